@@ -1,0 +1,109 @@
+"""Inputs and the float64 reference check, in NumPy only.
+
+The check covers every y[i]: the output is copied into a NaN-poisoned buffer, so a strategy that
+leaves vectors unwritten (the classic while_loop that keeps only the last result) or returns the
+wrong shape is caught, not averaged away.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+
+HOST_DTYPES: dict[str, Any] = {
+    "float16": np.float16,
+    "bfloat16": ml_dtypes.bfloat16,
+    "float32": np.float32,
+    "float64": np.float64,
+}
+# Unit roundoff-sized machine epsilon per dtype.
+EPS: dict[str, float] = {
+    "float16": float(np.finfo(np.float16).eps),
+    "bfloat16": float(ml_dtypes.finfo(ml_dtypes.bfloat16).eps),
+    "float32": float(np.finfo(np.float32).eps),
+    "float64": float(np.finfo(np.float64).eps),
+}
+# Rows of the reference computed at once, so float64 copies never double the memory footprint.
+REFERENCE_CHUNK_ELEMENTS = 8_000_000
+
+
+def make_inputs(
+    matrices: int, rows: int, cols: int, dtype: str, seed: int, stream: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Standard-normal A (B, m, n) and x (B, n) in `dtype`; `stream` separates input sets."""
+    rng = np.random.default_rng([seed, stream])
+    draw = np.float64 if dtype == "float64" else np.float32
+    a = rng.standard_normal((matrices, rows, cols), dtype=draw)
+    x = rng.standard_normal((matrices, cols), dtype=draw)
+    host = HOST_DTYPES[dtype]
+    return a.astype(host, copy=False), x.astype(host, copy=False)
+
+
+def reference(a: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """y = A @ x in float64 from the exact (already rounded) inputs, in chunks."""
+    matrices, rows, cols = a.shape
+    out = np.empty((matrices, rows), dtype=np.float64)
+    step = max(1, REFERENCE_CHUNK_ELEMENTS // max(1, rows * cols))
+    for start in range(0, matrices, step):
+        stop = min(matrices, start + step)
+        a64 = a[start:stop].astype(np.float64)
+        x64 = x[start:stop].astype(np.float64)
+        out[start:stop] = np.matmul(a64, x64[..., None])[..., 0]
+    return out
+
+
+def tolerance(dtype: str, cols: int) -> float:
+    """Allowed error relative to the largest |y|: rounding grows about like sqrt(n)·eps."""
+    return 4.0 * math.sqrt(cols) * EPS[dtype] + 2.0 * EPS[dtype]
+
+
+@dataclass(frozen=True)
+class Check:
+    max_rel_error: float  # max |y - ref| / max |ref|, over every element of every y[i]
+    rel_error_norm: float  # ||y - ref||_F / ||ref||_F
+    max_abs_error: float
+    tolerance: float
+    correct: bool
+    message: str | None
+
+
+def poisoned_output(matrices: int, rows: int) -> np.ndarray:
+    return np.full((matrices, rows), np.nan, dtype=np.float64)
+
+
+def fill(buffer: np.ndarray, output: Any, rows: slice = slice(None)) -> str | None:
+    """Copy `output` into `buffer[rows]`; a shape mismatch is reported, never broadcast."""
+    values = np.asarray(output)
+    target = buffer[rows]
+    if values.shape != target.shape:
+        return f"output shape {values.shape}, expected {target.shape}"
+    target[...] = values.astype(np.float64)
+    return None
+
+
+def check(result: np.ndarray, ref: np.ndarray, dtype: str, cols: int) -> Check:
+    tol = tolerance(dtype, cols)
+    unwritten = int(np.count_nonzero(~np.isfinite(result)))
+    diff = np.abs(result - ref)
+    scale = float(np.max(np.abs(ref))) if ref.size else 0.0
+    scale = scale if scale > 0 else 1.0
+    max_abs = float(np.nanmax(diff)) if unwritten < diff.size else math.inf
+    norm_ref = float(np.linalg.norm(ref)) or 1.0
+    if unwritten:
+        return Check(
+            math.inf,
+            math.inf,
+            math.inf,
+            tol,
+            False,
+            f"{unwritten} of {result.size} output elements are NaN/inf or were never written",
+        )
+    max_rel = max_abs / scale
+    rel_norm = float(np.linalg.norm(result - ref)) / norm_ref
+    correct = max_rel <= tol and rel_norm <= tol
+    message = None if correct else f"max relative error {max_rel:.3g} exceeds tolerance {tol:.3g}"
+    return Check(max_rel, rel_norm, max_abs, tol, correct, message)

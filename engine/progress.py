@@ -1,0 +1,61 @@
+"""Progress reporters for the runner's events: a tqdm bar for people, JSON lines for programs.
+
+The dashboard's worker is the CLI itself with `--progress jsonl`, so the dashboard and the CLI
+share one code path and the same event stream.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from typing import Any, TextIO
+
+from tqdm import tqdm
+
+
+class JsonLinesProgress:
+    """One JSON object per line, flushed at once, each stamped with elapsed seconds."""
+
+    def __init__(self, stream: TextIO = sys.stdout) -> None:
+        self.stream = stream
+        self.start = time.perf_counter()
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        stamped = {**event, "elapsed_s": round(time.perf_counter() - self.start, 3)}
+        self.stream.write(json.dumps(stamped) + "\n")
+        self.stream.flush()
+
+
+class BarProgress:
+    """A tqdm bar per strategy variant on stderr, counting samples."""
+
+    def __init__(self, stream: TextIO = sys.stderr) -> None:
+        self.stream = stream
+        self.bar: tqdm | None = None
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        kind = event.get("event")
+        if kind == "phase" and "variant" not in event:
+            self.stream.write(f"{event['phase']}...\n")
+        elif kind == "variant" and event.get("phase") == "start":
+            self.close()
+            self.bar = tqdm(desc=f"{event['variant']:<20}", file=self.stream, unit="sample")
+        elif kind == "sample" and self.bar is not None:
+            self.bar.total = event["of"]
+            self.bar.update(event["sample"] - self.bar.n)
+        elif kind == "variant" and event.get("phase") == "done":
+            if self.bar is not None:
+                self.bar.set_postfix_str(event.get("status", ""))
+            self.close()
+        elif kind == "done":
+            self.close()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+
+def silent(_event: dict[str, Any]) -> None:
+    return None
