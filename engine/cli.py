@@ -7,6 +7,7 @@ invalid input, with one line on stderr and no traceback; 1 on an unexpected inte
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -16,6 +17,7 @@ from typing import Any, NoReturn
 
 from engine.catalog import STRATEGIES
 from engine.config import CACHE_STATES, DTYPES, MODES, BenchConfig, ConfigError
+from engine.run_queue import RunQueue
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INVALID = 0, 1, 2
 
@@ -66,6 +68,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="bar on stderr (default), jsonl events on stdout (for programs), none",
     )
 
+    run.add_argument(
+        "--no-queue",
+        action="store_true",
+        help="do not wait for other runs on this machine (their timings will disturb yours)",
+    )
+
     devices = commands.add_parser("devices", help="show detected devices")
     devices.add_argument("--json", action="store_true", help="print JSON")
     strategies = commands.add_parser("strategies", help="list strategies")
@@ -111,15 +119,26 @@ def command_run(args: argparse.Namespace) -> int:
     # Refuse impossible runs before TensorFlow is even imported.
     memory.preflight(config, probe_kind(), memory.last_level_cache_bytes()[0])
     quiet_tensorflow()
-    from engine.formatting import summary_table
     from engine.progress import BarProgress, JsonLinesProgress, silent
-    from engine.runner import run_benchmark
 
     reporter: Any = {"bar": BarProgress, "jsonl": JsonLinesProgress}.get(args.progress)
     progress = reporter() if reporter else silent
-    result = run_benchmark(config, progress=progress)
+
+    def waiting(position: int) -> None:
+        progress({"event": "queued", "position": position})
+        if args.progress == "bar":
+            print(f"waiting for another run to finish (position {position})", file=sys.stderr)
+
+    queue = contextlib.nullcontext() if args.no_queue else RunQueue().turn(on_wait=waiting)
+    with queue:
+        progress({"event": "phase", "phase": "starting TensorFlow"})
+        from engine.runner import run_benchmark
+
+        result = run_benchmark(config, progress=progress)
     if args.json_path:
         result.write_json(args.json_path)
+    from engine.formatting import summary_table
+
     if args.progress == "jsonl":
         progress({"event": "result", "json_path": args.json_path, "run_id": result.run_id})
     else:

@@ -113,6 +113,7 @@ def describe_devices() -> dict[str, Any]:
     }
     return {
         "device_kind": setup.kind,
+        "tensorflow": tf.__version__,
         "default_device": setup.devices[0],
         "devices": list(setup.available),
         "physical_devices": physical,

@@ -1,0 +1,96 @@
+"""RunResult -> the tidy DataFrames the charts, tables and reports read. No Streamlit here."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from engine.formatting import format_number, format_seconds
+from engine.results import RunResult
+
+BASELINES: tuple[str, ...] = ("python_loop", "numpy")
+
+
+def verdict(status: str, correct: bool) -> str:
+    """The one-word state users scan for: a wrong answer must never look like a result."""
+    if status != "ok":
+        return status
+    return "ok" if correct else "WRONG"
+
+
+def summary(result: RunResult) -> pd.DataFrame:
+    """One row per variant, plus verdict and speedups over the baselines present in the run."""
+    frame = result.summary_frame()
+    if frame.empty:
+        return frame
+    frame["verdict"] = [verdict(s, c) for s, c in zip(frame["status"], frame["correct"])]
+    for base in BASELINES:
+        rows = frame[(frame["variant"] == base) & (frame["verdict"] == "ok")]
+        base_s = rows["median_s"].iloc[0] if not rows.empty else math.nan
+        frame[f"speedup_vs_{base}"] = base_s / frame["median_s"].astype(float)
+    return frame
+
+
+def samples(result: RunResult) -> pd.DataFrame:
+    frame = result.samples_frame()
+    if frame.empty:
+        return frame
+    frame["ms"] = frame["seconds"] * 1e3
+    return frame
+
+
+def replicas(result: RunResult) -> pd.DataFrame:
+    """One row per (variant, replica): device, matrices held, own compute time."""
+    rows = []
+    for entry in result.results:
+        for replica in entry.replicas:
+            rows.append(
+                {
+                    "variant": entry.variant,
+                    "mode": entry.mode,
+                    "replica": replica.replica,
+                    "device": replica.device,
+                    "matrices": replica.matrices,
+                    "median_s": replica.median_s,
+                    "bytes_per_s": replica.bytes_per_s,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def winner(frame: pd.DataFrame) -> pd.Series | None:
+    """Fastest variant that ran and was correct, or None."""
+    if frame.empty:
+        return None
+    good = frame[frame["verdict"] == "ok"].dropna(subset=["median_s"])
+    if good.empty:
+        return None
+    return good.loc[good["median_s"].astype(float).idxmin()]
+
+
+def _count(value: object) -> str:
+    return "-" if pd.isna(value) else str(int(value))
+
+
+def display_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """Human-formatted summary table; failed and wrong variants stay visible with their reason."""
+    rows = []
+    for _, row in frame.iterrows():
+        roof = row["roofline_fraction"]
+        rows.append(
+            {
+                "strategy": row["variant"],
+                "status": row["verdict"],
+                "median": format_seconds(row["median_s"]),
+                "IQR": format_seconds(row["iqr_s"]),
+                "GB/s": format_number(row["gbytes_per_s"], ".1f"),
+                "GFLOP/s": format_number(row["gflops_per_s"], ".1f"),
+                "% roofline": "-" if roof is None or pd.isna(roof) else f"{roof:.0%}",
+                "max rel error": format_number(row["max_rel_error"], ".1e"),
+                "first call": format_seconds(row["first_call_s"]),
+                "calls/sample": _count(row["calls_per_sample"]),
+                "note": row["error"] or row["warnings"] or "",
+            }
+        )
+    return pd.DataFrame(rows)

@@ -1,0 +1,67 @@
+"""Plain-language reasons a strategy wins, computed from the run's own numbers."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+
+from engine.catalog import split_variant, strategy_info
+from engine.roofline import arithmetic_intensity
+
+WHY_BY_KIND = {
+    "graph": (
+        "It runs as one TensorFlow graph, so Python is out of the loop: "
+        "the whole batch is dispatched once instead of once per matrix."
+    ),
+    "eager": (
+        "It is driven from Python op by op, so every matrix (or batch) pays a Python and "
+        "dispatch round trip."
+    ),
+    "host": "It runs NumPy on the host CPU, with no TensorFlow dispatch at all.",
+}
+ONE_KERNEL = {"batched_matvec", "batched_matmul", "einsum", "vectorized_map"}
+
+
+def fastest_way(winner: pd.Series, config: dict[str, Any], peak_bytes_per_s: float | None) -> str:
+    """Markdown: what won, by how much, and why for this shape."""
+    strategy, xla = split_variant(winner["variant"])
+    lines = [f"**{winner['variant']}** is the fastest correct strategy in this run."]
+    speedups = [
+        f"{winner[f'speedup_vs_{base}']:.3g}× faster than `{base}`"
+        for base in ("python_loop", "numpy")
+        if f"speedup_vs_{base}" in winner
+        and winner[f"speedup_vs_{base}"] == winner[f"speedup_vs_{base}"]  # not NaN
+        and base != strategy
+    ]
+    if speedups:
+        lines.append("It is " + " and ".join(speedups) + ".")
+    lines.append(WHY_BY_KIND[strategy_info(strategy).kind])
+    if strategy in ONE_KERNEL:
+        lines.append(
+            f"It computes all {config['matrices']:,} matrix-vector products in a single batched "
+            "kernel launch, which keeps every core streaming through memory."
+        )
+    if xla:
+        lines.append("XLA compiled the graph into fused machine code for this exact shape.")
+    rows, cols = int(config["dim"]), int(config["cols"])
+    itemsize = winner["bytes"] / (config["matrices"] * (rows * cols + rows + cols))
+    intensity = arithmetic_intensity(rows, cols, round(itemsize))
+    lines.append(
+        f"A matvec does only {intensity:.2f} FLOP per byte moved, far below any device's "
+        "ridge point, so it is **memory-bound**: the time is set by the bytes read, "
+        f"{winner['bytes'] / 1e6:,.1f} MB per call here."
+    )
+    fraction = winner.get("roofline_fraction")
+    if peak_bytes_per_s and fraction is not None and not math.isnan(fraction):
+        lines.append(
+            f"It moved {winner['gbytes_per_s']:.1f} GB/s, {fraction:.0%} of the "
+            f"{peak_bytes_per_s / 1e9:.1f} GB/s peak measured on this device in the same run."
+        )
+        if fraction > 1.0:
+            lines.append(
+                "Above 100% means the inputs were served from cache, not DRAM: "
+                "try cache = cold for the DRAM-bound figure."
+            )
+    return "\n\n".join(lines)

@@ -1,0 +1,170 @@
+"""Run page: settings in the sidebar, a run in a worker process, then charts and the winner."""
+
+from __future__ import annotations
+
+import time
+
+import streamlit as st
+
+from dashboard import charts, controls, data, devices_panel
+from dashboard.explain import fastest_way
+from dashboard.report import run_report
+from dashboard.settings import config_from_settings
+from dashboard.worker import Job, JobStatus
+from engine.catalog import kernel_source
+from engine.config import ConfigError
+from engine.results import RunResult
+
+POLL_S = 0.5
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def parse_result(text: str) -> RunResult:
+    return RunResult.from_json(text)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def report_html(text: str) -> str:
+    return run_report(parse_result(text))
+
+
+def collect(job: Job, status: JobStatus) -> None:
+    """Move a finished job's outcome into the session (once)."""
+    st.session_state.pop("job", None)
+    st.session_state["last_outcome"] = (status.state, status.message)
+    if status.state == "done" and status.result_path:
+        with open(status.result_path, encoding="utf-8") as handle:
+            st.session_state["result_text"] = handle.read()
+
+
+def start_run(settings: dict) -> None:
+    try:
+        config = config_from_settings(settings)
+    except ConfigError as error:
+        st.session_state["last_outcome"] = ("refused", str(error))
+        return
+    st.session_state["job"] = Job(config)
+    st.session_state.pop("last_outcome", None)
+
+
+def describe(status: JobStatus) -> str:
+    if status.state == "queued":
+        return (
+            f"Waiting in the queue: position {status.queue_position} "
+            "(another run is using this machine; runs never overlap)."
+        )
+    if status.variant:
+        sample = f", sample {status.sample}/{status.samples}" if status.samples else ""
+        return (
+            f"Running {status.variant} ({status.variant_index}/{status.variant_count})"
+            f"{sample} · {status.elapsed_s:.1f} s elapsed"
+        )
+    return f"{status.phase or 'Starting worker'}… · {status.elapsed_s:.1f} s elapsed"
+
+
+@st.fragment(run_every=POLL_S)
+def progress_panel() -> None:
+    job: Job | None = st.session_state.get("job")
+    if job is None:
+        return
+    status = job.status()
+    if status.finished:
+        collect(job, status)
+        st.rerun()
+    fraction = (status.variant_index - 1 + (status.sample / status.samples if status.samples
+                else 0)) / status.variant_count if status.variant_count else 0.0  # fmt: skip
+    st.progress(min(1.0, max(0.0, fraction)), text=describe(status))
+    if st.button("Cancel run", type="secondary", key="cancel"):
+        job.cancel()
+        time.sleep(0.1)
+        st.rerun()
+
+
+def show_outcome() -> None:
+    state, message = st.session_state.get("last_outcome", (None, ""))
+    if state == "refused":
+        st.error(f"Run refused: {message}")
+    elif state == "cancelled":
+        st.warning(message)
+    elif state in ("died", "failed"):
+        st.error(message)
+
+
+def show_results(text: str) -> None:
+    result = parse_result(text)
+    summary = data.summary(result)
+    samples = data.samples(result)
+    replicas = data.replicas(result)
+    best = data.winner(summary)
+    label = result.config.get("label")
+    st.subheader(f"Results{': ' + label if label else ''}")
+    st.caption(
+        f"{result.config['matrices']:,} matrices of {result.config['dim']}×{result.config['cols']}"
+        f" {result.config['dtype']} · {result.config['mode']} · cache {result.config['cache']}"
+        f" · {result.environment.get('device_kind')} · run {result.run_id[:8]}"
+    )
+    for warning in result.warnings[1:]:
+        st.info(warning)
+
+    st.markdown("### The fastest way")
+    if best is None:
+        st.error("No strategy produced a correct result in this run.")
+    else:
+        st.markdown(fastest_way(best, result.config, result.peak_bytes_per_s))
+        st.code(kernel_source(best["variant"]), language="python")
+
+    st.markdown("### Summary")
+    table = data.display_table(summary)
+    st.dataframe(table, hide_index=True, width="stretch")
+    bad = table[table["status"] != "ok"]
+    for _, row in bad.iterrows():
+        st.error(f"{row['strategy']}: {row['status']} — {row['note']}")
+
+    figures = charts.all_figures(summary, samples, replicas, result.peak_bytes_per_s)
+    st.markdown("### Charts")
+    for name, figure in figures.items():
+        if name == "replicas" and replicas.empty:
+            continue
+        st.plotly_chart(figure, width="stretch", key=f"chart_{name}")
+
+    st.markdown("### Share")
+    stem = f"matvec-{result.run_id[:8]}"
+    cols = st.columns(3)
+    cols[0].download_button("Results JSON", text, f"{stem}.json", "application/json")
+    cols[1].download_button(
+        "Samples CSV", lambda: samples.to_csv(index=False), f"{stem}.csv", "text/csv"
+    )
+    cols[2].download_button(
+        "HTML report", lambda: report_html(text), f"{stem}.html", "text/html", key="report"
+    )
+    st.caption("The page link reproduces these settings: copy it from the address bar.")
+
+
+st.title("Batched MatVec Profiler")
+st.caption(
+    "How fast can TensorFlow compute y[i] = A[i]·x[i] for many small matrices? "
+    "Every strategy timed honestly (synchronised, repeated) and checked against float64."
+)
+for notice in controls.seed_from_url():
+    st.warning(notice)
+settings = controls.render()
+
+current: RunResult | None = (
+    parse_result(st.session_state["result_text"]) if "result_text" in st.session_state else None
+)
+devices_panel.render(
+    current.peak_bytes_per_s if current else None,
+    current.peak.get("method", "") if current else "",
+)
+
+job: Job | None = st.session_state.get("job")
+if job is not None and job.status().finished:
+    collect(job, job.status())
+    job = None
+if st.button("Run benchmark", type="primary", disabled=job is not None, key="run"):
+    start_run(settings)
+    st.rerun()
+progress_panel()
+show_outcome()
+if "result_text" in st.session_state:
+    show_results(st.session_state["result_text"])

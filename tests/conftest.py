@@ -1,0 +1,69 @@
+"""Shared test setup: quiet TensorFlow logs and the repo root on sys.path."""
+
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+
+import json  # noqa: E402
+import subprocess  # noqa: E402
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def real_result_path(tmp_path_factory) -> Path:
+    """A results JSON from a real, small CLI run (shared by chart, report and app tests)."""
+    path = tmp_path_factory.mktemp("run") / "results.json"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "engine",
+            "run",
+            "--matrices",
+            "64",
+            "--dim",
+            "8",
+            "--cols",
+            "6",
+            "--strategy",
+            "python_loop",
+            "--strategy",
+            "einsum",
+            "--strategy",
+            "batched_matvec",
+            "--strategy",
+            "numpy",
+            "--xla",
+            "--repeats",
+            "4",
+            "--warmup",
+            "1",
+            "--label",
+            "<b>ci</b> & <script>x</script>",
+            "--progress",
+            "none",
+            "--json",
+            str(path),
+        ],  # fmt: skip
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    json.loads(path.read_text())
+    return path
+
+
+@pytest.fixture(scope="session")
+def real_result(real_result_path):
+    from engine.results import RunResult
+
+    return RunResult.from_json(real_result_path.read_text())

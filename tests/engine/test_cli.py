@@ -1,0 +1,141 @@
+"""The CLI contract, through real subprocesses: exit codes, one-line errors, the JSON file."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT
+
+
+def engine(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
+    return subprocess.run(
+        [sys.executable, "-m", "engine", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--matrices", "0"], "error: matrices: must be an integer from 1 to"),
+        (["--matrices", "-3"], "error: matrices: must be an integer from 1 to"),
+        (["--dim", "2.5"], "error: dim: must be an integer"),
+        (["--cols", "nan"], "error: cols: must be an integer"),
+        (["--dtype", "int8"], "error: dtype: must be one of float16, bfloat16, float32, float64"),
+        (["--strategy", "turbo"], "error: strategy: unknown 'turbo'; allowed: all, python_loop"),
+        (["--cache", "lukewarm"], "error: cache: must be one of warm, cold"),
+        (["--repeats", "0"], "error: repeats: must be an integer from 1"),
+        (["--warmup", "-1"], "error: warmup: must be an integer from 0"),
+        (["--seed", "abc"], "error: seed: must be an integer"),
+        (["--time-budget", "-4"], "error: time_budget_s: must be a number of seconds"),
+        (["--mode", "mirrored"], "error: mode: must be one of single, replicated, sharded"),
+        (["--replicas", "2"], "error: replicas: must be 1 in mode single"),
+        (["--no-such-flag"], "error: unrecognized arguments: --no-such-flag"),
+        (["--json", "/no/such/dir/out.json"], "error: json: directory"),
+        (["--matrices", "100000000", "--dim", "1000"], "error: memory: this run needs"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line_and_no_traceback(args, message):
+    done = engine("run", *args, timeout=60)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith(message)
+    assert "Traceback" not in done.stderr
+
+
+def test_no_command_is_a_usage_error():
+    done = engine(timeout=60)
+    assert done.returncode == 2 and done.stderr.startswith("error:")
+
+
+def test_run_writes_json_and_prints_a_table(tmp_path):
+    out = tmp_path / "out.json"
+    done = engine(
+        "run",
+        "--matrices",
+        "30",
+        "--dim",
+        "8",
+        "--cols",
+        "5",
+        "--strategy",
+        "einsum",
+        "--strategy",
+        "numpy",
+        "--xla",
+        "--repeats",
+        "3",
+        "--warmup",
+        "1",
+        "--label",
+        "ci <run>",
+        "--json",
+        str(out),
+    )
+    assert done.returncode == 0, done.stderr
+    for column in ("strategy", "median", "IQR", "GB/s", "GFLOP/s", "roofline", "max rel err"):
+        assert column in done.stdout
+    assert "einsum+xla" in done.stdout
+    data = json.loads(out.read_text())
+    assert data["schema_version"] == 1
+    assert [r["variant"] for r in data["results"]] == ["einsum", "einsum+xla", "numpy"]
+    assert data["config"]["label"] == "ci <run>" and data["config"]["cols"] == 5
+    assert all(r["correct"] for r in data["results"])
+
+
+def test_jsonl_progress_is_machine_readable(tmp_path):
+    out = tmp_path / "r.json"
+    done = engine(
+        "run",
+        "--matrices",
+        "10",
+        "--dim",
+        "4",
+        "--repeats",
+        "2",
+        "--warmup",
+        "0",
+        "--progress",
+        "jsonl",
+        "--json",
+        str(out),
+    )
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    kinds = [e["event"] for e in events]
+    assert kinds[0] == "start" and kinds[-1] == "result"
+    assert "sample" in kinds and all("elapsed_s" in e for e in events)
+    assert events[-1]["json_path"] == str(out)
+
+
+def test_strategies_lists_every_name_as_json():
+    done = engine("strategies", "--json", timeout=60)
+    assert done.returncode == 0
+    names = [row["name"] for row in json.loads(done.stdout)]
+    assert names == [
+        "python_loop",
+        "while_loop",
+        "map_fn",
+        "vectorized_map",
+        "batched_matvec",
+        "batched_matmul",
+        "einsum",
+        "dataset",
+        "numpy",
+    ]
+
+
+def test_devices_reports_the_cpu():
+    done = engine("devices", "--json", timeout=120)
+    assert done.returncode == 0, done.stderr
+    info = json.loads(done.stdout)
+    assert info["device_kind"] == "CPU" and info["default_device"].endswith("CPU:0")
