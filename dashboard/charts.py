@@ -157,17 +157,23 @@ def _paired_bars(
 def first_call_vs_steady(summary: pd.DataFrame) -> go.Figure:
     """Tracing and compilation cost (first call) beside the steady-state time."""
     return _paired_bars(
-        summary, "first_call_s", "first call (trace + compile)",
-        "First call vs steady state", "no timings",
-    )  # fmt: skip
+        summary,
+        "first_call_s",
+        "first call (trace + compile)",
+        "First call vs steady state",
+        "no timings",
+    )
 
 
 def dispatch_vs_synchronised(summary: pd.DataFrame) -> go.Figure:
     """The 0.001 s illusion: time to return without waiting vs time until the work is done."""
     return _paired_bars(
-        summary, "dispatch_s", "returns (no sync)",
-        "Dispatch only vs synchronised", "no timings",
-    )  # fmt: skip
+        summary,
+        "dispatch_s",
+        "returns (no sync)",
+        "Dispatch only vs synchronised",
+        "no timings",
+    )
 
 
 def replica_breakdown(replicas: pd.DataFrame) -> go.Figure:

@@ -32,8 +32,9 @@ def seed_from_url() -> list[str]:
 
 def _int_input(label: str, name: str, help_text: str | None = None, **kwargs: Any) -> None:
     lo, hi = INT_LIMITS[name]
-    st.number_input(label, min_value=lo, max_value=hi, step=1, key=_key(name), help=help_text,
-                    **kwargs)  # fmt: skip
+    st.number_input(
+        label, min_value=lo, max_value=hi, step=1, key=_key(name), help=help_text, **kwargs
+    )
 
 
 def render() -> dict[str, Any]:
@@ -64,15 +65,25 @@ def render() -> dict[str, Any]:
             st.session_state[_key("replicas")] = 1
         _int_input("Replicas", "replicas", disabled=mode == "single")
         st.header("Timing")
-        st.radio("Cache", CACHE_STATES, key=_key("cache"), horizontal=True,
-                 help="cold rotates input copies larger than the last-level cache")  # fmt: skip
+        st.radio(
+            "Cache",
+            CACHE_STATES,
+            key=_key("cache"),
+            horizontal=True,
+            help="cold rotates input copies larger than the last-level cache",
+        )
         _int_input("Warm-up calls", "warmup")
         _int_input("Samples (repeats)", "repeats")
         _int_input("Seed", "seed")
-        st.number_input("Time budget per strategy (s)", min_value=0.1, max_value=86_400.0,
-                        key=_key("time_budget_s"))  # fmt: skip
-        st.text_input("Run label", key=_key("label"), max_chars=200,
-                      placeholder="e.g. laptop, Colab TPU v2")  # fmt: skip
+        st.number_input(
+            "Time budget per strategy (s)",
+            min_value=0.1,
+            max_value=86_400.0,
+            key=_key("time_budget_s"),
+        )
+        st.text_input(
+            "Run label", key=_key("label"), max_chars=200, placeholder="e.g. laptop, Colab TPU v2"
+        )
     settings = {name: st.session_state.get(_key(name), DEFAULTS[name]) for name in DEFAULTS}
     wanted = params_from_settings(settings)
     if st.query_params.to_dict() != wanted:

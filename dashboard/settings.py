@@ -102,20 +102,32 @@ def config_from_settings(settings: Mapping[str, Any]) -> BenchConfig:
 def cli_args(config: BenchConfig) -> list[str]:
     """The `python -m engine run` flags that reproduce `config` exactly."""
     args = [
-        "--matrices", str(config.matrices),
-        "--dim", str(config.dim),
-        "--cols", str(config.columns),
-        "--dtype", config.dtype,
-        "--mode", config.mode,
-        "--replicas", str(config.replicas),
-        "--cache", config.cache,
-        "--warmup", str(config.warmup),
-        "--repeats", str(config.repeats),
-        "--seed", str(config.seed),
-        "--time-budget", f"{config.time_budget_s:g}",
-        "--dataset-batch", str(config.dataset_batch),
+        "--matrices",
+        str(config.matrices),
+        "--dim",
+        str(config.dim),
+        "--cols",
+        str(config.columns),
+        "--dtype",
+        config.dtype,
+        "--mode",
+        config.mode,
+        "--replicas",
+        str(config.replicas),
+        "--cache",
+        config.cache,
+        "--warmup",
+        str(config.warmup),
+        "--repeats",
+        str(config.repeats),
+        "--seed",
+        str(config.seed),
+        "--time-budget",
+        f"{config.time_budget_s:g}",
+        "--dataset-batch",
+        str(config.dataset_batch),
         f"--label={config.label}",  # one token, so a label starting with "-" stays text
-    ]  # fmt: skip
+    ]
     for name in config.strategies:
         args += ["--strategy", name]
     if config.xla:

@@ -59,9 +59,16 @@ class Job:
         self.workdir = Path(tempfile.mkdtemp(prefix="matvec-run-"))
         self.result_path = self.workdir / "results.json"
         self.command = [
-            python, "-m", "engine", "run", *cli_args(config),
-            "--progress", "jsonl", "--json", str(self.result_path),
-        ]  # fmt: skip
+            python,
+            "-m",
+            "engine",
+            "run",
+            *cli_args(config),
+            "--progress",
+            "jsonl",
+            "--json",
+            str(self.result_path),
+        ]
         self.started_at = time.monotonic()
         self._status = JobStatus()
         self._lock = threading.Lock()

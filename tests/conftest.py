@@ -21,12 +21,36 @@ def real_result_path(tmp_path_factory) -> Path:
     """A results JSON from a real, small CLI run (shared by chart, report and app tests)."""
     path = tmp_path_factory.mktemp("run") / "results.json"
     command = [
-        sys.executable, "-m", "engine", "run", "--matrices", "64", "--dim", "8",
-        "--cols", "6", "--strategy", "python_loop", "--strategy", "einsum",
-        "--strategy", "batched_matvec", "--strategy", "numpy", "--xla",
-        "--repeats", "4", "--warmup", "1", "--label", "<b>ci</b> & <script>x</script>",
-        "--progress", "none", "--json", str(path),
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "engine",
+        "run",
+        "--matrices",
+        "64",
+        "--dim",
+        "8",
+        "--cols",
+        "6",
+        "--strategy",
+        "python_loop",
+        "--strategy",
+        "einsum",
+        "--strategy",
+        "batched_matvec",
+        "--strategy",
+        "numpy",
+        "--xla",
+        "--repeats",
+        "4",
+        "--warmup",
+        "1",
+        "--label",
+        "<b>ci</b> & <script>x</script>",
+        "--progress",
+        "none",
+        "--json",
+        str(path),
+    ]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     json.loads(path.read_text())

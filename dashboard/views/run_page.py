@@ -62,6 +62,15 @@ def describe(status: JobStatus) -> str:
     return f"{status.phase or 'Starting worker'}… · {status.elapsed_s:.1f} s elapsed"
 
 
+def overall_fraction(status: JobStatus) -> float:
+    """Variants done plus the current one's share of samples, over all variants."""
+    if not status.variant_count:
+        return 0.0
+    current = status.sample / status.samples if status.samples else 0.0
+    done = max(0, status.variant_index - 1) + current
+    return min(1.0, done / status.variant_count)
+
+
 @st.fragment(run_every=POLL_S)
 def progress_panel() -> None:
     job: Job | None = st.session_state.get("job")
@@ -71,9 +80,7 @@ def progress_panel() -> None:
     if status.finished:
         collect(job, status)
         st.rerun()
-    fraction = (status.variant_index - 1 + (status.sample / status.samples if status.samples
-                else 0)) / status.variant_count if status.variant_count else 0.0  # fmt: skip
-    st.progress(min(1.0, max(0.0, fraction)), text=describe(status))
+    st.progress(overall_fraction(status), text=describe(status))
     if st.button("Cancel run", type="secondary", key="cancel"):
         job.cancel()
         time.sleep(0.1)

@@ -11,8 +11,14 @@ def test_every_chart_builds_from_a_real_run(real_result):
         data.replicas(real_result),
         real_result.peak_bytes_per_s,
     )
-    assert list(figures) == ["latency", "throughput", "speedup", "first_call", "dispatch",
-                             "replicas"]  # fmt: skip
+    assert list(figures) == [
+        "latency",
+        "throughput",
+        "speedup",
+        "first_call",
+        "dispatch",
+        "replicas",
+    ]
     assert all(isinstance(f, go.Figure) for f in figures.values())
 
 
@@ -47,11 +53,15 @@ def test_speedup_against_both_baselines(real_result):
 def test_wrong_results_are_red_not_dropped():
     summary = pd.DataFrame(
         {
-            "variant": ["a", "b", "c"], "verdict": ["ok", "WRONG", "failed"],
-            "median_s": [0.001, 0.002, None], "gbytes_per_s": [1.0, 2.0, None],
-            "gflops_per_s": [0.5, 1.0, None], "flops": [10, 10, 10], "bytes": [20, 20, 20],
+            "variant": ["a", "b", "c"],
+            "verdict": ["ok", "WRONG", "failed"],
+            "median_s": [0.001, 0.002, None],
+            "gbytes_per_s": [1.0, 2.0, None],
+            "gflops_per_s": [0.5, 1.0, None],
+            "flops": [10, 10, 10],
+            "bytes": [20, 20, 20],
         }
-    )  # fmt: skip
+    )
     fig = charts.throughput(summary, 2e9)
     bar = fig.data[0]
     assert list(bar.x) == ["a", "b"]
@@ -69,12 +79,15 @@ def test_dispatch_and_first_call_pair_with_the_synchronised_median(real_result):
 def test_replica_breakdown_groups_by_mode():
     replicas = pd.DataFrame(
         {
-            "variant": ["einsum"] * 4, "mode": ["replicated"] * 2 + ["sharded"] * 2,
-            "replica": [0, 1, 0, 1], "device": ["cpu:0", "cpu:1"] * 2,
-            "matrices": [10, 10, 5, 5], "median_s": [0.002, 0.002, 0.001, 0.0011],
+            "variant": ["einsum"] * 4,
+            "mode": ["replicated"] * 2 + ["sharded"] * 2,
+            "replica": [0, 1, 0, 1],
+            "device": ["cpu:0", "cpu:1"] * 2,
+            "matrices": [10, 10, 5, 5],
+            "median_s": [0.002, 0.002, 0.001, 0.0011],
             "bytes_per_s": [1.0] * 4,
         }
-    )  # fmt: skip
+    )
     fig = charts.replica_breakdown(replicas)
     assert [t.name for t in fig.data[::2]] == ["einsum · replicated", "einsum · sharded"]
     assert list(fig.data[3].y) == [5, 5]

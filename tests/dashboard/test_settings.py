@@ -16,11 +16,22 @@ def test_defaults_give_an_empty_link_and_back():
 
 def test_link_round_trip_keeps_every_setting():
     settings = {
-        **DEFAULTS, "matrices": 500, "dim": 32, "cols": 8, "dtype": "bfloat16",
-        "strategies": ["einsum", "numpy"], "mode": "sharded", "replicas": 3, "xla": True,
-        "cache": "cold", "warmup": 0, "repeats": 7, "seed": 9, "time_budget_s": 12.5,
+        **DEFAULTS,
+        "matrices": 500,
+        "dim": 32,
+        "cols": 8,
+        "dtype": "bfloat16",
+        "strategies": ["einsum", "numpy"],
+        "mode": "sharded",
+        "replicas": 3,
+        "xla": True,
+        "cache": "cold",
+        "warmup": 0,
+        "repeats": 7,
+        "seed": 9,
+        "time_budget_s": 12.5,
         "label": "laptop & <tpu>",
-    }  # fmt: skip
+    }
     params = params_from_settings(settings)
     assert params["strategy"] == "einsum,numpy" and params["time_budget"] == "12.5"
     parsed = settings_from_params(params)
