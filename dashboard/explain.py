@@ -8,6 +8,7 @@ from typing import Any
 import pandas as pd
 
 from engine.catalog import split_variant, strategy_info
+from engine.memory import format_bytes
 from engine.roofline import arithmetic_intensity
 
 WHY_BY_KIND = {
@@ -24,12 +25,16 @@ WHY_BY_KIND = {
 ONE_KERNEL = {"batched_matvec", "batched_matmul", "einsum", "vectorized_map"}
 
 
+def times(ratio: float) -> str:
+    return f"{ratio:,.0f}×" if ratio >= 100 else f"{ratio:.2g}×"
+
+
 def fastest_way(winner: pd.Series, config: dict[str, Any], peak_bytes_per_s: float | None) -> str:
     """Markdown: what won, by how much, and why for this shape."""
     strategy, xla = split_variant(winner["variant"])
     lines = [f"**{winner['variant']}** is the fastest correct strategy in this run."]
     speedups = [
-        f"{winner[f'speedup_vs_{base}']:.3g}× faster than `{base}`"
+        f"{times(winner[f'speedup_vs_{base}'])} faster than `{base}`"
         for base in ("python_loop", "numpy")
         if f"speedup_vs_{base}" in winner
         and winner[f"speedup_vs_{base}"] == winner[f"speedup_vs_{base}"]  # not NaN
@@ -51,7 +56,7 @@ def fastest_way(winner: pd.Series, config: dict[str, Any], peak_bytes_per_s: flo
     lines.append(
         f"A matvec does only {intensity:.2f} FLOP per byte moved, far below any device's "
         "ridge point, so it is **memory-bound**: the time is set by the bytes read, "
-        f"{winner['bytes'] / 1e6:,.1f} MB per call here."
+        f"{format_bytes(winner['bytes'])} per call here."
     )
     fraction = winner.get("roofline_fraction")
     if peak_bytes_per_s and fraction is not None and not math.isnan(fraction):

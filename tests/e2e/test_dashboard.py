@@ -1,0 +1,72 @@
+"""End to end: a real browser against a real Streamlit server running real benchmarks."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from tests.e2e.conftest import ARTIFACTS
+
+pytestmark = pytest.mark.e2e
+TIMEOUT_MS = 180_000
+
+
+def wait_for_app(page, url: str) -> float:
+    start = time.monotonic()
+    page.goto(url)
+    page.get_by_text("Batched MatVec Profiler").first.wait_for(timeout=60_000)
+    page.get_by_role("button", name="Run benchmark").wait_for(timeout=60_000)
+    return time.monotonic() - start
+
+
+def set_number(page, label: str, value: int) -> None:
+    box = page.get_by_label(label, exact=True)
+    box.fill(str(value))
+    box.press("Enter")
+
+
+def test_load_change_settings_run_and_see_charts(page, server):
+    wait_for_app(page, f"{server}/?matrices=48&dim=8&warmup=0&strategy=python_loop,einsum,numpy")
+    set_number(page, "Samples (repeats)", 3)
+    page.wait_for_url(re.compile(r"repeats=3"), timeout=30_000)
+    page.get_by_role("button", name="Run benchmark").click()
+    page.get_by_text("The fastest way").wait_for(timeout=TIMEOUT_MS)
+    page.locator(".js-plotly-plot").nth(4).wait_for(timeout=60_000)
+    assert page.locator(".js-plotly-plot").count() == 5
+    assert page.get_by_text("48 matrices of 8×8 float32").count() == 1
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.set_viewport_size({"width": 1400, "height": 4200})
+    page.wait_for_timeout(1500)
+    page.screenshot(path=str(ARTIFACTS / "dashboard-finished.png"), full_page=True)
+
+
+def test_cancel_a_long_run(page, server):
+    wait_for_app(page, f"{server}/?strategy=python_loop&repeats=1000&time_budget=600")
+    page.get_by_role("button", name="Run benchmark").click()
+    page.get_by_text(re.compile(r"Running python_loop")).wait_for(timeout=TIMEOUT_MS)
+    page.get_by_role("button", name="Cancel run").click()
+    page.get_by_text("Run cancelled").wait_for(timeout=60_000)
+    assert page.get_by_role("button", name="Run benchmark").is_enabled()
+
+
+def test_html_report_downloads_and_opens_offline(page, server, browser, tmp_path):
+    wait_for_app(page, f"{server}/?matrices=32&dim=4&repeats=2&warmup=0&strategy=einsum,numpy")
+    page.get_by_role("button", name="Run benchmark").click()
+    page.get_by_text("The fastest way").wait_for(timeout=TIMEOUT_MS)
+    with page.expect_download(timeout=60_000) as download_info:
+        page.get_by_role("button", name="HTML report").click()
+    report = tmp_path / "report.html"
+    download_info.value.save_as(report)
+
+    offline = browser.new_context(offline=True)
+    requests: list[str] = []
+    offline.on("request", lambda request: requests.append(request.url))
+    viewer = offline.new_page()
+    viewer.goto(report.as_uri())
+    viewer.locator(".js-plotly-plot").nth(5).wait_for(timeout=60_000)
+    assert viewer.locator(".js-plotly-plot .main-svg").count() > 0  # plotly really drew
+    foreign = [u for u in requests if not u.startswith(("file:", "data:", "blob:"))]
+    assert foreign == []
+    offline.close()

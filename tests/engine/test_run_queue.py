@@ -1,0 +1,64 @@
+"""The machine-wide queue with real processes: one run at a time, first come first served."""
+
+import multiprocessing
+import time
+
+from engine.run_queue import RunQueue
+
+
+def hold(directory, log_path, name, seconds):
+    queue = RunQueue(directory)
+    with queue.turn():
+        with open(log_path, "a") as log:
+            log.write(f"start {name} {time.monotonic()}\n")
+        time.sleep(seconds)
+        with open(log_path, "a") as log:
+            log.write(f"end {name} {time.monotonic()}\n")
+
+
+def test_runs_never_overlap_and_keep_arrival_order(tmp_path):
+    log = tmp_path / "log"
+    ctx = multiprocessing.get_context("spawn")
+    procs = []
+    for name in ("a", "b", "c"):
+        proc = ctx.Process(target=hold, args=(tmp_path / "q", log, name, 0.4))
+        proc.start()
+        procs.append(proc)
+        time.sleep(0.3)  # arrival order a, b, c
+    for proc in procs:
+        proc.join(30)
+        assert proc.exitcode == 0
+    events = [line.split() for line in log.read_text().splitlines()]
+    assert [e[:2] for e in events] == [
+        ["start", "a"],
+        ["end", "a"],
+        ["start", "b"],
+        ["end", "b"],
+        ["start", "c"],
+        ["end", "c"],
+    ]
+
+
+def test_a_killed_holder_does_not_block_the_queue(tmp_path):
+    ctx = multiprocessing.get_context("spawn")
+    holder = ctx.Process(target=hold, args=(tmp_path / "q", tmp_path / "log", "x", 60))
+    holder.start()
+    time.sleep(1.0)
+    holder.kill()
+    holder.join()
+    positions = []
+    with RunQueue(tmp_path / "q").turn(on_wait=positions.append):
+        pass
+    assert not list((tmp_path / "q").glob("*.ticket"))
+
+
+def test_waiters_see_their_position(tmp_path):
+    ctx = multiprocessing.get_context("spawn")
+    holder = ctx.Process(target=hold, args=(tmp_path / "q", tmp_path / "log", "x", 1.5))
+    holder.start()
+    time.sleep(0.5)
+    positions = []
+    with RunQueue(tmp_path / "q").turn(on_wait=positions.append):
+        pass
+    holder.join()
+    assert positions[0] == 1
