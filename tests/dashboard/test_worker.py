@@ -4,6 +4,7 @@ import json
 import os
 import signal
 import time
+from pathlib import Path
 
 import pytest
 
@@ -33,7 +34,7 @@ def test_a_real_run_reports_progress_and_writes_results():
     job = Job(BenchConfig(**TINY, strategies=("einsum", "numpy")))
     status = wait(job)
     assert status.state == "done", status.message
-    data = json.loads(open(status.result_path).read())
+    data = json.loads(Path(status.result_path).read_text())
     assert [r["variant"] for r in data["results"]] == ["einsum", "numpy"]
     kinds = {e["event"] for e in status.events}
     assert {"start", "variant", "sample", "result"} <= kinds

@@ -65,9 +65,21 @@ def server(tmp_path_factory) -> Iterator[str]:
     env = {**os.environ, "MATVEC_QUEUE_DIR": str(queue)}
     with open(log_path, "w") as log:
         process = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "dashboard/app.py",
-             "--server.port", str(port), "--server.headless", "true"],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+            [
+                sys.executable,
+                "-m",
+                "streamlit",
+                "run",
+                "dashboard/app.py",
+                "--server.port",
+                str(port),
+                "--server.headless",
+                "true",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
         )
         url = f"http://localhost:{port}"
         deadline = time.monotonic() + 60
