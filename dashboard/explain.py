@@ -31,7 +31,7 @@ def times(ratio: float) -> str:
 
 def fastest_way(winner: pd.Series, config: dict[str, Any], peak_bytes_per_s: float | None) -> str:
     """Markdown: what won, by how much, and why for this shape."""
-    strategy, xla = split_variant(winner["variant"])
+    strategy, option = split_variant(winner["variant"])
     lines = [f"**{winner['variant']}** is the fastest correct strategy in this run."]
     speedups = [
         f"{times(winner[f'speedup_vs_{base}'])} faster than `{base}`"
@@ -48,7 +48,7 @@ def fastest_way(winner: pd.Series, config: dict[str, Any], peak_bytes_per_s: flo
             f"It computes all {config['matrices']:,} matrix-vector products in a single batched "
             "kernel launch, which keeps every core streaming through memory."
         )
-    if xla:
+    if option == "xla":
         lines.append("XLA compiled the graph into fused machine code for this exact shape.")
     rows, cols = int(config["dim"]), int(config["cols"])
     itemsize = winner["bytes"] / (config["matrices"] * (rows * cols + rows + cols))

@@ -19,8 +19,20 @@ PROBE_REPEATS = 15
 PROBE_BUDGET_S = 20.0
 
 
-def sync_all(_: Any = None) -> None:
-    tf.test.experimental.sync_devices()
+_SYNC_DEVICES = {"supported": True}
+
+
+def sync_all(output: Any = None) -> None:
+    """Block until all queued device work is done; `output` is read back where that is the
+    only way (a multi-worker eager context has no SyncDevice op)."""
+    if _SYNC_DEVICES["supported"]:
+        try:
+            tf.test.experimental.sync_devices()
+            return
+        except tf.errors.InternalError:
+            _SYNC_DEVICES["supported"] = False
+    if output is not None:
+        tf.nest.map_structure(lambda t: t.numpy() if hasattr(t, "numpy") else t, output)
 
 
 def measure_peak(device: str, llc_bytes: int) -> dict[str, Any]:

@@ -75,13 +75,18 @@ def strategy_info(name: str) -> StrategyInfo:
     return _BY_NAME[name]
 
 
-def variant_name(strategy: str, xla: bool) -> str:
-    return f"{strategy}+xla" if xla else strategy
+# Variant options: "" (plain), "xla" (jit_compile=True), "from_function" (the dataset strategy
+# through distribute_datasets_from_function instead of experimental_distribute_dataset).
+OPTIONS: tuple[str, ...] = ("", "xla", "from_function")
 
 
-def split_variant(variant: str) -> tuple[str, bool]:
-    base, _, suffix = variant.partition("+")
-    return base, suffix == "xla"
+def variant_name(strategy: str, option: str = "") -> str:
+    return f"{strategy}+{option}" if option else strategy
+
+
+def split_variant(variant: str) -> tuple[str, str]:
+    base, _, option = variant.partition("+")
+    return base, option
 
 
 @functools.cache

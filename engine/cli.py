@@ -109,7 +109,7 @@ def quiet_tensorflow() -> None:
 
 def command_run(args: argparse.Namespace) -> int:
     from engine import memory
-    from engine.devices import probe_kind
+    from engine.devices import probe_kind, worker_count
 
     config = config_from_args(args)
     if args.json_path:
@@ -129,7 +129,9 @@ def command_run(args: argparse.Namespace) -> int:
         if args.progress == "bar":
             print(f"waiting for another run to finish (position {position})", file=sys.stderr)
 
-    queue = contextlib.nullcontext() if args.no_queue else RunQueue().turn(on_wait=waiting)
+    # Workers of one multi-worker run wait for each other: queueing them would deadlock.
+    skip_queue = args.no_queue or worker_count() > 1
+    queue = contextlib.nullcontext() if skip_queue else RunQueue().turn(on_wait=waiting)
     with queue:
         progress({"event": "phase", "phase": "starting TensorFlow"})
         from engine.runner import run_benchmark

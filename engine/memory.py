@@ -78,7 +78,8 @@ def estimate(config: BenchConfig, llc_bytes: int) -> MemoryEstimate:
     """Peak bytes held at once during a run (the bandwidth probe runs first and is freed)."""
     set_bytes = input_set_bytes(config)
     copies = cold_copies(config, llc_bytes)
-    holders = config.replicas if config.mode == "replicated" else 1
+    # Replicated holds N full copies; sharded also times a replicated baseline for its speedup.
+    holders = config.replicas if config.mode != "single" else 1
     out_bytes = config.matrices * config.rows * config.itemsize
     ref_bytes = config.matrices * config.rows * 8
     # Inputs are drawn in float32 (float64 for float64) before the cast: the staging peak.

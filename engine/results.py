@@ -97,6 +97,7 @@ class StrategyResult:
     budget_exhausted: bool = False
     work_multiplier: int = 1  # replicated mode does N× the necessary work
     notes: list[str] = field(default_factory=list)
+    distribution: dict[str, Any] | None = None  # step time, imbalance, shards (modes != single)
 
     @property
     def measurement(self) -> Measurement | None:

@@ -19,7 +19,7 @@ from engine import correctness, memory, roofline
 from engine.bandwidth import measure_peak, sync_all
 from engine.catalog import strategy_info, variant_name
 from engine.config import BenchConfig
-from engine.devices import DeviceSetup, setup_devices
+from engine.devices import DeviceSetup, setup_devices, worker_count
 from engine.environment import capture
 from engine.kernels import build_kernel
 from engine.placement import Inputs, prepare
@@ -31,20 +31,30 @@ Builder = Callable[..., Callable[..., Any]]
 ERROR_MAX_CHARS = 500
 
 
-def plan_variants(config: BenchConfig) -> list[tuple[str, bool]]:
-    """(strategy, xla) pairs in catalogue order; +xla right after its plain variant."""
-    variants: list[tuple[str, bool]] = []
+def plan_variants(config: BenchConfig) -> list[tuple[str, str]]:
+    """(strategy, option) pairs in catalogue order; +xla right after its plain variant.
+
+    Distributed runs of `dataset` also try distribute_datasets_from_function beside
+    experimental_distribute_dataset: the two tf.data APIs of the original question.
+    """
+    variants: list[tuple[str, str]] = []
     for name in config.strategies:
-        variants.append((name, False))
+        variants.append((name, ""))
         if config.xla and strategy_info(name).supports_xla:
-            variants.append((name, True))
+            variants.append((name, "xla"))
+        if name == "dataset" and config.mode == "sharded":
+            variants.append((name, "from_function"))
     return variants
 
 
+NOISE_PREFIXES = ("Graph execution error", "Detected at node", "Stack trace", "File ", "[[", "in ")
+
+
 def one_line(error: BaseException) -> str:
-    """TensorFlow errors carry pages of graph context; users need the first line."""
-    text = str(error).strip().splitlines()
-    first = next((line.strip() for line in text if line.strip()), "")
+    """TensorFlow errors carry pages of graph context; users need the line that says why."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    useful = [line for line in lines if not line.startswith(NOISE_PREFIXES)]
+    first = (useful or lines or [""])[0]
     return f"{type(error).__name__}: {first}"[:ERROR_MAX_CHARS]
 
 
@@ -61,11 +71,11 @@ def to_host(output: Any) -> np.ndarray:
     return output.numpy() if hasattr(output, "numpy") else np.asarray(output)
 
 
-def blank_result(config: BenchConfig, strategy: str, xla: bool, status: str) -> StrategyResult:
+def blank_result(config: BenchConfig, strategy: str, option: str, status: str) -> StrategyResult:
     m, n = config.rows, config.columns
     return StrategyResult(
         strategy=strategy,
-        variant=variant_name(strategy, xla),
+        variant=variant_name(strategy, option),
         mode=config.mode,
         status=status,  # type: ignore[arg-type]
         matrices=config.matrices,
@@ -87,16 +97,16 @@ def apply_check(result: StrategyResult, check: correctness.Check) -> None:
 def run_single(
     config: BenchConfig,
     strategy: str,
-    xla: bool,
+    option: str,
     inputs: Inputs,
     device: str,
     builder: Builder,
     emit: Progress,
 ) -> StrategyResult:
-    result = blank_result(config, strategy, xla, "ok")
+    result = blank_result(config, strategy, option, "ok")
     on_host = strategy == "numpy"
     sets = inputs.host_timed if on_host else inputs.timed
-    fn = builder(strategy, xla=xla, dataset_batch=config.dataset_batch)
+    fn = builder(strategy, xla=option == "xla", dataset_batch=config.dataset_batch)
     with tf.device(device):
         timing = time_kernel(
             Kernel(call=lambda i: fn(*sets[i % len(sets)]), sync=sync_all),
@@ -131,22 +141,29 @@ class RunContext:
     inputs: Inputs
     builder: Builder
     emit: Progress
+    strategy: Any = None  # tf.distribute.Strategy for modes replicated and sharded
 
 
-def run_variant(ctx: RunContext, strategy: str, xla: bool) -> StrategyResult:
-    variant = variant_name(strategy, xla)
+def run_variant(ctx: RunContext, strategy: str, option: str) -> StrategyResult:
+    variant = variant_name(strategy, option)
     ctx.emit({"event": "variant", "variant": variant, "phase": "start"})
     try:
         if ctx.config.mode == "single":
             result = run_single(
-                ctx.config, strategy, xla, ctx.inputs, ctx.setup.devices[0], ctx.builder, ctx.emit
+                ctx.config,
+                strategy,
+                option,
+                ctx.inputs,
+                ctx.setup.devices[0],
+                ctx.builder,
+                ctx.emit,
             )
         else:
             from engine.distribution import run_distributed
 
-            result = run_distributed(ctx, strategy, xla)
+            result = run_distributed(ctx, strategy, option)
     except Exception as error:  # noqa: BLE001 - one strategy's failure must not lose the others
-        result = blank_result(ctx.config, strategy, xla, classify(error))
+        result = blank_result(ctx.config, strategy, option, classify(error))
         result.error = one_line(error)
     ctx.emit({"event": "variant", "variant": variant, "phase": "done", "status": result.status})
     return result
@@ -161,8 +178,16 @@ def run_benchmark(
     """Measure every variant of `config`; raises PreflightError/DeviceError before any work."""
     emit = progress or (lambda _event: None)
     llc_bytes, llc_source = memory.last_level_cache_bytes()
+    distributed = None
+    if config.mode != "single" and worker_count() > 1:
+        # Collectives must be configured before TensorFlow initialises its context.
+        distributed = tf.distribute.MultiWorkerMirroredStrategy()
     setup = setup or setup_devices(config.replicas)
     estimate = memory.preflight(config, setup.kind, llc_bytes)
+    if config.mode != "single" and distributed is None:
+        from engine.distribution import make_strategy
+
+        distributed = make_strategy(setup)
     environment = capture(setup, llc_bytes, llc_source)
     variants = plan_variants(config)
     emit({"event": "start", "variants": [variant_name(s, x) for s, x in variants]})
@@ -178,8 +203,8 @@ def run_benchmark(
         custom = (builders or {}).get(strategy)
         return (custom or build_kernel)(strategy, **options)
 
-    ctx = RunContext(config, setup, inputs, builder, emit)
-    results = [run_variant(ctx, strategy, xla) for strategy, xla in variants]
+    ctx = RunContext(config, setup, inputs, builder, emit, distributed)
+    results = [run_variant(ctx, strategy, option) for strategy, option in variants]
     run_warnings = [f"memory estimate {memory.format_bytes(estimate.total_bytes)}"]
     set_bytes = memory.input_set_bytes(config)
     if config.cache == "warm" and set_bytes < llc_bytes:

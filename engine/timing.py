@@ -101,8 +101,14 @@ def time_kernel(
     min_block_s: float = MIN_BLOCK_S,
     clock: Clock = time.perf_counter,
     on_sample: Callable[[int, int], None] | None = None,
+    fixed_calls: int | None = None,
 ) -> Timing:
-    """First call alone, warm-up, autorange, dispatch time, then `repeats` synced samples."""
+    """First call alone, warm-up, autorange, dispatch time, then `repeats` synced samples.
+
+    `fixed_calls` skips autorange: multi-worker runs need every worker to make exactly the
+    same calls (each holds collectives the others wait for), so nothing may depend on local
+    timings there; pass an unreachable budget too.
+    """
     counter = _Counter()
     deadline = Deadline(budget_s, clock)
     warnings: list[str] = []
@@ -116,7 +122,7 @@ def time_kernel(
     if done_warmup < warmup:
         warnings.append(f"warm-up cut to {done_warmup} of {warmup} calls by the time budget")
 
-    calls = autorange(kernel, counter, deadline, min_block_s, clock)
+    calls = fixed_calls or autorange(kernel, counter, deadline, min_block_s, clock)
 
     start = clock()
     out = None
