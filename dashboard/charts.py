@@ -176,12 +176,16 @@ def dispatch_vs_synchronised(summary: pd.DataFrame) -> go.Figure:
     )
 
 
-def replica_breakdown(replicas: pd.DataFrame) -> go.Figure:
-    """Each replica's own compute time and matrices held, replicated beside sharded."""
+def replica_breakdown(replicas: pd.DataFrame, steps: pd.DataFrame | None = None) -> go.Figure:
+    """Each replica's own compute time and matrices held; step time sharded vs replicated."""
     title = "Per-replica breakdown"
     if replicas.empty or replicas["median_s"].isna().all():
         return _empty(title, "run in replicated or sharded mode to see replicas")
-    fig = make_subplots(rows=1, cols=2, subplot_titles=("Compute time per replica", "Matrices"))
+    fig = make_subplots(
+        rows=1,
+        cols=3,
+        subplot_titles=("Compute time per replica", "Matrices held", "Step: sharded vs replicated"),
+    )
     for (mode, variant), group in replicas.groupby(["mode", "variant"], sort=False):
         label = f"{variant} · {mode}"
         names = [f"r{r}" for r in group["replica"]]
@@ -195,8 +199,29 @@ def replica_breakdown(replicas: pd.DataFrame) -> go.Figure:
             row=1,
             col=2,
         )
+    if steps is not None and not steps.empty:
+        for column, name, color in (
+            ("step_s", "in-sync step (this mode)", OK_COLOR),
+            ("replicated_step_s", "replicated step", WRONG_COLOR),
+        ):
+            if steps[column].notna().any():
+                fig.add_trace(
+                    go.Bar(
+                        x=steps["variant"],
+                        y=steps[column] * 1e3,
+                        name=name,
+                        marker_color=color,
+                        text=[
+                            f"imbalance {v:.2f}" if column == "step_s" and v == v else ""
+                            for v in steps["load_imbalance"]
+                        ],
+                    ),
+                    row=1,
+                    col=3,
+                )
     fig.update_yaxes(title="ms", row=1, col=1)
     fig.update_yaxes(title="matrices held", row=1, col=2)
+    fig.update_yaxes(title="ms", row=1, col=3)
     fig.update_layout(title=title, barmode="group", **LAYOUT)
     return fig
 
@@ -206,6 +231,7 @@ def all_figures(
     samples: pd.DataFrame,
     replicas: pd.DataFrame,
     peak_bytes_per_s: float | None,
+    steps: pd.DataFrame | None = None,
 ) -> dict[str, go.Figure]:
     """Every chart of a run, in page order; the app and the report both use this."""
     return {
@@ -214,5 +240,5 @@ def all_figures(
         "speedup": speedups(summary),
         "first_call": first_call_vs_steady(summary),
         "dispatch": dispatch_vs_synchronised(summary),
-        "replicas": replica_breakdown(replicas),
+        "replicas": replica_breakdown(replicas, steps),
     }

@@ -59,6 +59,49 @@ def replicas(result: RunResult) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def distribution(result: RunResult) -> pd.DataFrame:
+    """One row per distributed variant: in-sync step, imbalance, speedup over replicated."""
+    rows = []
+    for entry in result.results:
+        info = entry.distribution or {}
+        if not info:
+            continue
+        rows.append(
+            {
+                "variant": entry.variant,
+                "mode": entry.mode,
+                "strategy": info.get("strategy"),
+                "replicas": info.get("replicas_in_sync"),
+                "shard_sizes": ", ".join(map(str, info.get("shard_sizes", []))),
+                "step_s": info.get("step_s"),
+                "replicated_step_s": info.get("replicated_step_s"),
+                "speedup_over_replicated": info.get("speedup_over_replicated"),
+                "load_imbalance": info.get("load_imbalance"),
+                "padded": info.get("padded", False),
+                "work_multiplier": entry.work_multiplier,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def display_distribution(frame: pd.DataFrame) -> pd.DataFrame:
+    if frame.empty:
+        return frame
+    return pd.DataFrame(
+        {
+            "strategy": frame["variant"],
+            "mode": frame["mode"],
+            "replicas": frame["replicas"],
+            "matrices per replica": frame["shard_sizes"],
+            "step (in sync)": [format_seconds(v) for v in frame["step_s"]],
+            "replicated step": [format_seconds(v) for v in frame["replicated_step_s"]],
+            "sharded speedup": [format_number(v, ".2f") for v in frame["speedup_over_replicated"]],
+            "load imbalance": [format_number(v, ".2f") for v in frame["load_imbalance"]],
+            "work done": [f"{m}x" for m in frame["work_multiplier"]],
+        }
+    )
+
+
 def winner(frame: pd.DataFrame) -> pd.Series | None:
     """Fastest variant that ran and was correct, or None."""
     if frame.empty:

@@ -106,8 +106,11 @@ def run_sections(result: RunResult) -> list[str]:
     if result.warnings:
         items = "".join(f"<li>{escape(w)}</li>" for w in result.warnings)
         sections.append(f"<ul class='muted'>{items}</ul>")
+    steps = data.distribution(result)
+    if not steps.empty:
+        sections += ["<h2>Distribution</h2>", frame_table(data.display_distribution(steps))]
     figures = charts.all_figures(
-        summary, data.samples(result), data.replicas(result), result.peak_bytes_per_s
+        summary, data.samples(result), data.replicas(result), result.peak_bytes_per_s, steps
     )
     sections += ["<h2>Charts</h2>", *(figure_html(f) for f in figures.values())]
     sections += [

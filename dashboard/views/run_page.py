@@ -127,7 +127,11 @@ def show_results(text: str) -> None:
     for _, row in bad.iterrows():
         st.error(f"{row['strategy']}: {row['status']} — {row['note']}")
 
-    figures = charts.all_figures(summary, samples, replicas, result.peak_bytes_per_s)
+    steps = data.distribution(result)
+    if not steps.empty:
+        st.markdown("### Distribution")
+        st.dataframe(data.display_distribution(steps), hide_index=True, width="stretch")
+    figures = charts.all_figures(summary, samples, replicas, result.peak_bytes_per_s, steps)
     st.markdown("### Charts")
     for name, figure in figures.items():
         if name == "replicas" and replicas.empty:

@@ -1,0 +1,37 @@
+"""Project contracts: the README's two quick-start commands and CI running the same one."""
+
+import re
+
+from tests.conftest import ROOT
+
+
+def quick_start_commands() -> list[str]:
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```bash\n(.+?)\n```", section)
+
+
+def test_quick_start_has_exactly_two_commands():
+    commands = quick_start_commands()
+    assert len(commands) == 2
+    assert "streamlit run dashboard/app.py" in commands[0]
+    assert "pytest" in commands[1]
+
+
+def test_ci_runs_the_readme_test_command():
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert quick_start_commands()[1] in ci.splitlines()
+
+
+def test_streamlit_listens_on_localhost_without_usage_stats():
+    config = (ROOT / ".streamlit" / "config.toml").read_text()
+    assert 'address = "localhost"' in config
+    assert "gatherUsageStats = false" in config
+
+
+def test_requirements_are_pinned():
+    for name in ("requirements.txt", "requirements-dev.txt"):
+        for line in (ROOT / name).read_text().splitlines():
+            line = line.strip()
+            if line and not line.startswith(("#", "-r")):
+                assert "==" in line, f"{name}: {line} is not pinned"
