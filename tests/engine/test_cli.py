@@ -112,7 +112,7 @@ def test_jsonl_progress_is_machine_readable(tmp_path):
     assert done.returncode == 0, done.stderr
     events = [json.loads(line) for line in done.stdout.splitlines()]
     kinds = [e["event"] for e in events]
-    assert kinds[0] == "start" and kinds[-1] == "result"
+    assert kinds[0] == "phase" and "start" in kinds and kinds[-1] == "result"
     assert "sample" in kinds and all("elapsed_s" in e for e in events)
     assert events[-1]["json_path"] == str(out)
 

@@ -16,15 +16,26 @@ def hold(directory, log_path, name, seconds):
             log.write(f"end {name} {time.monotonic()}\n")
 
 
+def wait_for(condition, timeout=30.0):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.02)
+
+
+def tickets(directory):
+    return list(directory.glob("*.ticket")) if directory.exists() else []
+
+
 def test_runs_never_overlap_and_keep_arrival_order(tmp_path):
     log = tmp_path / "log"
     ctx = multiprocessing.get_context("spawn")
     procs = []
-    for name in ("a", "b", "c"):
+    for count, name in enumerate(("a", "b", "c"), start=1):
         proc = ctx.Process(target=hold, args=(tmp_path / "q", log, name, 0.4))
         proc.start()
         procs.append(proc)
-        time.sleep(0.3)  # arrival order a, b, c
+        wait_for(lambda c=count: len(tickets(tmp_path / "q")) >= c)  # arrival order a, b, c
     for proc in procs:
         proc.join(30)
         assert proc.exitcode == 0
@@ -43,7 +54,7 @@ def test_a_killed_holder_does_not_block_the_queue(tmp_path):
     ctx = multiprocessing.get_context("spawn")
     holder = ctx.Process(target=hold, args=(tmp_path / "q", tmp_path / "log", "x", 60))
     holder.start()
-    time.sleep(1.0)
+    wait_for(lambda: (tmp_path / "log").exists())
     holder.kill()
     holder.join()
     positions = []
@@ -56,7 +67,7 @@ def test_waiters_see_their_position(tmp_path):
     ctx = multiprocessing.get_context("spawn")
     holder = ctx.Process(target=hold, args=(tmp_path / "q", tmp_path / "log", "x", 1.5))
     holder.start()
-    time.sleep(0.5)
+    wait_for(lambda: (tmp_path / "log").exists())
     positions = []
     with RunQueue(tmp_path / "q").turn(on_wait=positions.append):
         pass
