@@ -27,15 +27,21 @@ def tickets(directory):
     return list(directory.glob("*.ticket")) if directory.exists() else []
 
 
+def arrived(directory, log):
+    """Processes that have taken a ticket: those waiting or running, plus those finished."""
+    finished = log.read_text().count("end ") if log.exists() else 0
+    return len(tickets(directory)) + finished
+
+
 def test_runs_never_overlap_and_keep_arrival_order(tmp_path):
     log = tmp_path / "log"
     ctx = multiprocessing.get_context("spawn")
     procs = []
     for count, name in enumerate(("a", "b", "c"), start=1):
-        proc = ctx.Process(target=hold, args=(tmp_path / "q", log, name, 0.4))
+        proc = ctx.Process(target=hold, args=(tmp_path / "q", log, name, 1.0))
         proc.start()
         procs.append(proc)
-        wait_for(lambda c=count: len(tickets(tmp_path / "q")) >= c)  # arrival order a, b, c
+        wait_for(lambda c=count: arrived(tmp_path / "q", log) >= c)  # arrival order a, b, c
     for proc in procs:
         proc.join(30)
         assert proc.exitcode == 0
