@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from engine import cli_history
 from engine.catalog import STRATEGIES
 from engine.config import CACHE_STATES, DTYPES, MODES, BenchConfig, ConfigError
 from engine.run_queue import RunQueue
@@ -73,6 +74,10 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="do not wait for other runs on this machine (their timings will disturb yours)",
     )
+
+    run.add_argument("--no-history", action="store_true", help="do not store the run")
+    cli_history.add_history_flag(run)
+    cli_history.add_parsers(commands)
 
     devices = commands.add_parser("devices", help="show detected devices")
     devices.add_argument("--json", action="store_true", help="print JSON")
@@ -139,6 +144,10 @@ def command_run(args: argparse.Namespace) -> int:
         result = run_benchmark(config, progress=progress)
     if args.json_path:
         result.write_json(args.json_path)
+    if not args.no_history:
+        from engine.history import History
+
+        History(args.history).add_run(result)
     from engine.formatting import summary_table
 
     if args.progress == "jsonl":
@@ -182,7 +191,12 @@ def command_strategies(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"run": command_run, "devices": command_devices, "strategies": command_strategies}
+COMMANDS = {
+    "run": command_run,
+    "devices": command_devices,
+    "strategies": command_strategies,
+    **cli_history.COMMANDS,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

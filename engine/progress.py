@@ -59,3 +59,27 @@ class BarProgress:
 
 def silent(_event: dict[str, Any]) -> None:
     return None
+
+
+class SweepBarProgress:
+    """One tqdm bar over the sweep's points (tqdm's own ETA), on stderr."""
+
+    def __init__(self, stream: TextIO = sys.stderr) -> None:
+        self.stream = stream
+        self.bar: tqdm | None = None
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        kind = event.get("event")
+        if kind == "sweep":
+            skipped = event["points"] - event["todo"]
+            if skipped:
+                self.stream.write(f"resuming: {skipped} of {event['points']} points done\n")
+            self.bar = tqdm(total=event["todo"], desc="sweep", unit="point", file=self.stream)
+        elif kind == "sweep_point" and self.bar is not None:
+            self.bar.update(event["index"] - self.bar.n)
+            self.bar.set_postfix_str(event["point"])
+        elif kind == "sweep_refused":
+            self.stream.write(f"refused {event['point']}: {event['message']}\n")
+        elif kind == "sweep_done" and self.bar is not None:
+            self.bar.update(self.bar.total - self.bar.n)
+            self.bar.close()

@@ -2,10 +2,15 @@
 
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+# Tests never touch the user's real run history or queue: every process they start inherits.
+_SCRATCH = Path(tempfile.mkdtemp(prefix="matvec-tests-"))
+os.environ["MATVEC_HISTORY"] = str(_SCRATCH / "history.sqlite3")
+os.environ["MATVEC_QUEUE_DIR"] = str(_SCRATCH / "queue")
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
