@@ -16,5 +16,8 @@ st.set_page_config(page_title="Batched MatVec Profiler", page_icon="🧮", layou
 VIEWS = Path(__file__).parent / "views"
 pages = [
     st.Page(VIEWS / "run_page.py", title="Run", icon="⏱️", default=True, url_path="run"),
+    st.Page(VIEWS / "sweep_page.py", title="Sweeps", icon="📈", url_path="sweeps"),
+    st.Page(VIEWS / "history_page.py", title="History", icon="🗂️", url_path="history"),
+    st.Page(VIEWS / "compare_page.py", title="Compare", icon="⚖️", url_path="compare"),
 ]
 st.navigation(pages).run()

@@ -129,6 +129,54 @@ def run_report(result: RunResult) -> str:
     return page(f"Batched MatVec report: {label}", run_sections(result))
 
 
+def comparison_report(runs: Sequence[RunResult], baseline: int = 0) -> str:
+    """Side-by-side table, ratio and significance per strategy, chart, environments."""
+    from dashboard import history_charts, history_data
+    from engine.compare import compare_runs, environments, run_label
+
+    frame = compare_runs(runs, baseline)
+    names = " vs ".join(run_label(r) for r in runs)
+    sections = [
+        f"<h1>Batched MatVec comparison</h1><p class='muted'>{escape(names)}</p>",
+        "<p class='muted'>Ratios are medians over the baseline run "
+        f"({escape(run_label(runs[baseline]))}); differences are called only when a two-sided "
+        "Mann-Whitney U test on the raw samples gives p &lt; 0.05.</p>",
+        "<h2>Summary</h2>",
+        frame_table(history_data.comparison_table(frame)),
+        figure_html(history_charts.compare_medians(frame)),
+        "<h2>Environments</h2>",
+        frame_table(environments(runs)),
+    ]
+    return page(f"Batched MatVec comparison: {names}", sections)
+
+
+def sweep_report(runs: Sequence[RunResult], label: str) -> str:
+    """Scaling views, crossover map and cost fit of a sweep's stored points."""
+    from dashboard import history_charts, history_data
+
+    tables = history_data.sweep_tables(runs)
+    points = tables["points"]
+    peak = max((r.peak_bytes_per_s or 0) for r in runs) / 1e9 if runs else None
+    figures = [
+        history_charts.scaling(points, "matrices", "median_s", peak),
+        history_charts.scaling(points, "matrices", "gbytes_per_s", peak),
+        history_charts.scaling(points, "cols", "median_s", peak),
+        history_charts.crossover_map(tables["cells"]),
+        history_charts.cost_fit(points, tables["fits"]),
+    ]
+    sections = [
+        f"<h1>Batched MatVec sweep: {escape(label or 'untitled')}</h1>",
+        f"<p class='muted'>{len(runs)} points</p>",
+        "<h2>Crossover</h2>",
+        frame_table(tables["cells_view"]),
+        "<h2>Fixed overhead and per-byte cost</h2>",
+        frame_table(tables["fits_view"]),
+        "<h2>Charts</h2>",
+        *(figure_html(f) for f in figures),
+    ]
+    return page(f"Batched MatVec sweep: {label}", sections)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m dashboard.report", description="Write a self-contained HTML report."

@@ -42,6 +42,10 @@ class JobStatus:
     sample: int = 0
     samples: int = 0
     elapsed_s: float = 0.0
+    points_done: int = 0
+    points_total: int = 0
+    eta_s: float | None = None
+    sweep_id: str = ""
     message: str = ""
     result_path: str | None = None
     events: list[dict[str, Any]] = field(default_factory=list)
@@ -87,6 +91,14 @@ class Job:
         )
         threading.Thread(target=self._drain_stderr, daemon=True).start()
         threading.Thread(target=self._follow, daemon=True).start()
+
+    @classmethod
+    def for_run(cls, config: BenchConfig) -> Job:
+        return cls("run", cli_args(config))
+
+    @classmethod
+    def for_sweep(cls, args: list[str]) -> Job:
+        return cls("sweep", args)
 
     def status(self) -> JobStatus:
         with self._lock:
@@ -146,6 +158,14 @@ def apply_event(status: JobStatus, event: dict[str, Any]) -> None:
         status.phase, status.sample, status.samples = "timing", 0, 0
     elif kind == "sample":
         status.sample, status.samples = event["sample"], event["of"]
+    elif kind == "sweep":
+        status.sweep_id = event["sweep_id"]
+        status.points_total = event["todo"]
+    elif kind == "sweep_point":
+        status.points_done, status.eta_s = event["index"], event.get("eta_s")
+        status.variant_index, status.variant_count = 0, 0
+    elif kind == "result" and "sweep_id" in event:
+        status.points_done = status.points_total
 
 
 def finish(status: JobStatus, code: int, cancelled: bool, stderr: list[str]) -> None:

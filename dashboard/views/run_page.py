@@ -6,26 +6,14 @@ import time
 
 import streamlit as st
 
-from dashboard import charts, controls, data, devices_panel
-from dashboard.explain import fastest_way
-from dashboard.report import run_report
+from dashboard import controls, devices_panel
+from dashboard.results_view import parse_result, show_results
 from dashboard.settings import config_from_settings
 from dashboard.worker import Job, JobStatus
-from engine.catalog import kernel_source
 from engine.config import ConfigError
 from engine.results import RunResult
 
 POLL_S = 0.5
-
-
-@st.cache_data(show_spinner=False, max_entries=8)
-def parse_result(text: str) -> RunResult:
-    return RunResult.from_json(text)
-
-
-@st.cache_data(show_spinner=False, max_entries=8)
-def report_html(text: str) -> str:
-    return run_report(parse_result(text))
 
 
 def collect(job: Job, status: JobStatus) -> None:
@@ -43,7 +31,7 @@ def start_run(settings: dict) -> None:
     except ConfigError as error:
         st.session_state["last_outcome"] = ("refused", str(error))
         return
-    st.session_state["job"] = Job(config)
+    st.session_state["job"] = Job.for_run(config)
     st.session_state.pop("last_outcome", None)
 
 
@@ -95,60 +83,6 @@ def show_outcome() -> None:
         st.warning(message)
     elif state in ("died", "failed"):
         st.error(message)
-
-
-def show_results(text: str) -> None:
-    result = parse_result(text)
-    summary = data.summary(result)
-    samples = data.samples(result)
-    replicas = data.replicas(result)
-    best = data.winner(summary)
-    label = result.config.get("label")
-    st.subheader(f"Results{': ' + label if label else ''}")
-    st.caption(
-        f"{result.config['matrices']:,} matrices of {result.config['dim']}×{result.config['cols']}"
-        f" {result.config['dtype']} · {result.config['mode']} · cache {result.config['cache']}"
-        f" · {result.environment.get('device_kind')} · run {result.run_id[:8]}"
-    )
-    for warning in result.warnings[1:]:
-        st.info(warning)
-
-    st.markdown("### The fastest way")
-    if best is None:
-        st.error("No strategy produced a correct result in this run.")
-    else:
-        st.markdown(fastest_way(best, result.config, result.peak_bytes_per_s))
-        st.code(kernel_source(best["variant"]), language="python")
-
-    st.markdown("### Summary")
-    table = data.display_table(summary)
-    st.dataframe(table, hide_index=True, width="stretch")
-    bad = table[table["status"] != "ok"]
-    for _, row in bad.iterrows():
-        st.error(f"{row['strategy']}: {row['status']} — {row['note']}")
-
-    steps = data.distribution(result)
-    if not steps.empty:
-        st.markdown("### Distribution")
-        st.dataframe(data.display_distribution(steps), hide_index=True, width="stretch")
-    figures = charts.all_figures(summary, samples, replicas, result.peak_bytes_per_s, steps)
-    st.markdown("### Charts")
-    for name, figure in figures.items():
-        if name == "replicas" and replicas.empty:
-            continue
-        st.plotly_chart(figure, width="stretch", key=f"chart_{name}")
-
-    st.markdown("### Share")
-    stem = f"matvec-{result.run_id[:8]}"
-    cols = st.columns(3)
-    cols[0].download_button("Results JSON", text, f"{stem}.json", "application/json")
-    cols[1].download_button(
-        "Samples CSV", lambda: samples.to_csv(index=False), f"{stem}.csv", "text/csv"
-    )
-    cols[2].download_button(
-        "HTML report", lambda: report_html(text), f"{stem}.html", "text/html", key="report"
-    )
-    st.caption("The page link reproduces these settings: copy it from the address bar.")
 
 
 st.title("Batched MatVec Profiler")

@@ -31,7 +31,7 @@ def private_queue(tmp_path, monkeypatch):
 
 
 def test_a_real_run_reports_progress_and_writes_results():
-    job = Job(BenchConfig(**TINY, strategies=("einsum", "numpy")))
+    job = Job.for_run(BenchConfig(**TINY, strategies=("einsum", "numpy")))
     status = wait(job)
     assert status.state == "done", status.message
     data = json.loads(Path(status.result_path).read_text())
@@ -42,7 +42,7 @@ def test_a_real_run_reports_progress_and_writes_results():
 
 
 def test_a_preflight_refusal_is_a_message_not_a_traceback():
-    job = Job(BenchConfig(matrices=100_000_000, dim=1000))
+    job = Job.for_run(BenchConfig(matrices=100_000_000, dim=1000))
     status = wait(job, timeout=60)
     assert status.state == "refused"
     assert status.message.startswith("memory: this run needs an estimated")
@@ -53,7 +53,7 @@ def test_cancel_ends_a_long_run_and_its_process_group():
     config = BenchConfig(
         matrices=3000, dim=100, strategies=("python_loop",), repeats=1000, time_budget_s=600
     )
-    job = Job(config)
+    job = Job.for_run(config)
     wait(job, until=lambda s: s.variant == "python_loop")
     job.cancel()
     status = wait(job, timeout=30)
@@ -64,7 +64,7 @@ def test_cancel_ends_a_long_run_and_its_process_group():
 
 
 def test_a_killed_worker_is_reported_as_died():
-    job = Job(BenchConfig(**{**TINY, "repeats": 1000}, strategies=("python_loop",)))
+    job = Job.for_run(BenchConfig(**{**TINY, "repeats": 1000}, strategies=("python_loop",)))
     wait(job, until=lambda s: s.state == "running")
     os.killpg(job.process.pid, signal.SIGKILL)
     status = wait(job, timeout=30)
@@ -75,9 +75,9 @@ def test_a_second_job_waits_in_the_queue_with_its_position():
     long_config = BenchConfig(
         matrices=3000, dim=100, strategies=("python_loop",), repeats=1000, time_budget_s=600
     )
-    first = Job(long_config)
+    first = Job.for_run(long_config)
     wait(first, until=lambda s: s.state == "running")
-    second = Job(BenchConfig(**TINY))
+    second = Job.for_run(BenchConfig(**TINY))
     status = wait(second, until=lambda s: s.state == "queued")
     assert status.queue_position == 1
     time.sleep(1.0)

@@ -58,11 +58,17 @@ def browser():
 
 
 @pytest.fixture(scope="session")
-def server(tmp_path_factory) -> Iterator[str]:
+def history_path(tmp_path_factory) -> Path:
+    """The SQLite history the e2e server (and its workers) read and write."""
+    return tmp_path_factory.mktemp("history") / "history.sqlite3"
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory, history_path) -> Iterator[str]:
     port = free_port()
     queue = tmp_path_factory.mktemp("queue")
     log_path = tmp_path_factory.mktemp("server") / "streamlit.log"
-    env = {**os.environ, "MATVEC_QUEUE_DIR": str(queue)}
+    env = {**os.environ, "MATVEC_QUEUE_DIR": str(queue), "MATVEC_HISTORY": str(history_path)}
     with open(log_path, "w") as log:
         process = subprocess.Popen(
             [

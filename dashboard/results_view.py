@@ -1,0 +1,81 @@
+"""Rendering of one run's results: shared by the Run page and the History page."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import charts, data
+from dashboard.explain import fastest_way
+from dashboard.report import run_report
+from engine.catalog import kernel_source
+from engine.results import RunResult
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def parse_result(text: str) -> RunResult:
+    return RunResult.from_json(text)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def report_html(text: str) -> str:
+    return run_report(parse_result(text))
+
+
+def show_results(text: str, key: str = "run") -> None:
+    result = parse_result(text)
+    summary = data.summary(result)
+    samples = data.samples(result)
+    replicas = data.replicas(result)
+    best = data.winner(summary)
+    label = result.config.get("label")
+    st.subheader(f"Results{': ' + label if label else ''}")
+    st.caption(
+        f"{result.config['matrices']:,} matrices of {result.config['dim']}×{result.config['cols']}"
+        f" {result.config['dtype']} · {result.config['mode']} · cache {result.config['cache']}"
+        f" · {result.environment.get('device_kind')} · run {result.run_id[:8]}"
+    )
+    for warning in result.warnings[1:]:
+        st.info(warning)
+
+    st.markdown("### The fastest way")
+    if best is None:
+        st.error("No strategy produced a correct result in this run.")
+    else:
+        st.markdown(fastest_way(best, result.config, result.peak_bytes_per_s))
+        st.code(kernel_source(best["variant"]), language="python")
+
+    st.markdown("### Summary")
+    table = data.display_table(summary)
+    st.dataframe(table, hide_index=True, width="stretch")
+    bad = table[table["status"] != "ok"]
+    for _, row in bad.iterrows():
+        st.error(f"{row['strategy']}: {row['status']} — {row['note']}")
+
+    steps = data.distribution(result)
+    if not steps.empty:
+        st.markdown("### Distribution")
+        st.dataframe(data.display_distribution(steps), hide_index=True, width="stretch")
+    figures = charts.all_figures(summary, samples, replicas, result.peak_bytes_per_s, steps)
+    st.markdown("### Charts")
+    for name, figure in figures.items():
+        if name == "replicas" and replicas.empty:
+            continue
+        st.plotly_chart(figure, width="stretch", key=f"{key}_chart_{name}")
+
+    st.markdown("### Share")
+    stem = f"matvec-{result.run_id[:8]}"
+    cols = st.columns(3)
+    cols[0].download_button(
+        "Results JSON", text, f"{stem}.json", "application/json", key=f"{key}_json"
+    )
+    cols[1].download_button(
+        "Samples CSV",
+        lambda: samples.to_csv(index=False),
+        f"{stem}.csv",
+        "text/csv",
+        key=f"{key}_csv",
+    )
+    cols[2].download_button(
+        "HTML report", lambda: report_html(text), f"{stem}.html", "text/html", key=f"{key}_report"
+    )
+    st.caption("The page link reproduces these settings: copy it from the address bar.")

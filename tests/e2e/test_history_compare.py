@@ -1,0 +1,71 @@
+"""End to end in a real browser: the History and Compare pages over a real SQLite history."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from engine.history import History
+from tests.factories import make_run
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture
+def two_runs(history_path):
+    history = History(history_path)
+    laptop = make_run(
+        {"einsum": [0.002] * 6, "numpy": [0.003] * 6}, label="e2e-laptop", device_kind="CPU"
+    )
+    tpu = make_run(
+        {"einsum": [0.0005] * 6, "numpy": [0.003] * 6}, label="e2e-colab", device_kind="TPU"
+    )
+    history.add_run(laptop)
+    history.add_run(tpu)
+    yield laptop, tpu
+    history.delete_run(laptop.run_id)
+    history.delete_run(tpu.run_id)
+
+
+def click_first_row(page) -> None:
+    """st.dataframe draws on a canvas: click the selection box of the first data row."""
+    grid = page.locator("[data-testid='stDataFrame']").first
+    grid.wait_for()
+    box = grid.bounding_box()
+    page.mouse.click(box["x"] + 18, box["y"] + 35 + 17)
+
+
+def test_history_filters_opens_and_deletes(page, server, two_runs, history_path):
+    laptop, _ = two_runs
+    page.goto(f"{server}/history")
+    page.get_by_text("Run history").wait_for(timeout=60_000)
+    page.get_by_label("Label contains").fill("e2e-laptop")
+    page.get_by_label("Label contains").press("Enter")
+    page.get_by_text(re.compile(r"^1 run\(s\)$")).wait_for(timeout=30_000)
+    click_first_row(page)
+    open_button = page.get_by_role("button", name="Open run")
+    page.wait_for_function("b => !b.disabled", arg=open_button.element_handle(), timeout=30_000)
+    open_button.click()
+    page.get_by_text("The fastest way").wait_for(timeout=30_000)
+    page.locator(".js-plotly-plot").nth(3).wait_for(timeout=30_000)
+    page.get_by_role("button", name="Delete runs").click()
+    page.get_by_role("button", name="Yes, delete").click()
+    page.get_by_text(re.compile(r"^0 run\(s\)$")).wait_for(timeout=30_000)
+    assert not History(history_path).has_run(laptop.run_id)
+
+
+def test_compare_page_from_a_link(page, server, two_runs):
+    laptop, tpu = two_runs
+    page.goto(f"{server}/compare?runs={laptop.run_id},{tpu.run_id}")
+    page.get_by_text("Compare runs").wait_for(timeout=60_000)
+    chart = page.locator(".js-plotly-plot").first
+    chart.wait_for(timeout=60_000)
+    legend = chart.inner_text()
+    assert "e2e-laptop" in legend and "e2e-colab" in legend
+    assert "0.25x faster" in legend
+    with page.expect_download(timeout=60_000) as download:
+        page.get_by_role("button", name="HTML report").click()
+    html = Path(download.value.path()).read_text(encoding="utf-8")
+    assert "Batched MatVec comparison" in html and "Mann-Whitney" in html
