@@ -12,6 +12,7 @@ from typing import Any
 
 from engine.catalog import FAST_STRATEGIES
 from engine.config import BenchConfig, ConfigError
+from engine.sweep import SweepSpec
 
 DEFAULTS: dict[str, Any] = {
     "matrices": 3000,
@@ -132,4 +133,31 @@ def cli_args(config: BenchConfig) -> list[str]:
         args += ["--strategy", name]
     if config.xla:
         args.append("--xla")
+    return args
+
+
+def sweep_args(raw: dict) -> list[str]:
+    """Validate like the CLI does, then the CLI flags for the worker."""
+    spec = SweepSpec.from_raw(raw)
+    args = [
+        "--matrices",
+        ",".join(map(str, spec.matrices)),
+        "--dim",
+        ",".join(map(str, spec.dims)),
+        "--dtype",
+        ",".join(spec.dtypes),
+        "--mode",
+        ",".join(spec.modes),
+        "--replicas",
+        str(spec.replicas),
+        "--repeats",
+        str(spec.repeats),
+        "--warmup",
+        str(spec.warmup),
+        f"--label={spec.label}",
+    ]
+    if spec.cols:
+        args += ["--cols", ",".join(map(str, spec.cols))]
+    for name in spec.strategies:
+        args += ["--strategy", name]
     return args

@@ -58,21 +58,11 @@ class JobStatus:
 class Job:
     """One worker process and a thread that follows its progress events."""
 
-    def __init__(self, config: BenchConfig, python: str = sys.executable) -> None:
-        self.config = config
+    def __init__(self, command: str, args: list[str], python: str = sys.executable) -> None:
         self.workdir = Path(tempfile.mkdtemp(prefix="matvec-run-"))
         self.result_path = self.workdir / "results.json"
-        self.command = [
-            python,
-            "-m",
-            "engine",
-            "run",
-            *cli_args(config),
-            "--progress",
-            "jsonl",
-            "--json",
-            str(self.result_path),
-        ]
+        self.command = [python, "-m", "engine", command, *args]
+        self.command += ["--progress", "jsonl", "--json", str(self.result_path)]
         self.started_at = time.monotonic()
         self._status = JobStatus()
         self._lock = threading.Lock()

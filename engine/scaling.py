@@ -72,6 +72,8 @@ def crossover(frame: pd.DataFrame) -> pd.DataFrame:
 def fit_costs(frame: pd.DataFrame) -> pd.DataFrame:
     """Per variant: least-squares `median_s = overhead_s + bytes * seconds_per_byte`."""
     rows = []
+    if frame.empty:
+        return pd.DataFrame(rows)
     for variant, group in frame.groupby("variant", sort=False):
         if group["bytes"].nunique() < 2:
             continue

@@ -6,40 +6,13 @@ import streamlit as st
 
 from dashboard import history_charts, history_data
 from dashboard.report import sweep_report
+from dashboard.settings import sweep_args
 from dashboard.store import history
 from dashboard.worker import Job, JobStatus
 from engine.catalog import FAST_STRATEGIES, STRATEGY_NAMES
 from engine.config import ConfigError
-from engine.sweep import SweepSpec
 
 POLL_S = 0.5
-
-
-def sweep_args(raw: dict) -> list[str]:
-    """Validate like the CLI does, then the CLI flags for the worker."""
-    spec = SweepSpec.from_raw(raw)
-    args = [
-        "--matrices",
-        ",".join(map(str, spec.matrices)),
-        "--dim",
-        ",".join(map(str, spec.dims)),
-        "--dtype",
-        ",".join(spec.dtypes),
-        "--mode",
-        ",".join(spec.modes),
-        "--replicas",
-        str(spec.replicas),
-        "--repeats",
-        str(spec.repeats),
-        "--warmup",
-        str(spec.warmup),
-        f"--label={spec.label}",
-    ]
-    if spec.cols:
-        args += ["--cols", ",".join(map(str, spec.cols))]
-    for name in spec.strategies:
-        args += ["--strategy", name]
-    return args
 
 
 def describe(status: JobStatus) -> str:

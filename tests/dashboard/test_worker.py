@@ -114,3 +114,16 @@ def test_exit_codes_map_to_states(code, cancelled, state):
     assert status.state == state
     if state == "refused":
         assert status.message == "dim: must be an integer"
+
+
+def test_a_sweep_job_reports_points_and_stores_them(tmp_path, monkeypatch):
+    from dashboard.settings import sweep_args
+    from engine.history import History
+
+    monkeypatch.setenv("MATVEC_HISTORY", str(tmp_path / "h.sqlite3"))
+    raw = {"matrices": "4,8", "dim": "3", "strategies": ["einsum"], "repeats": 2, "warmup": 0}
+    job = Job.for_sweep(sweep_args(raw))
+    status = wait(job)
+    assert status.state == "done", status.message
+    assert status.points_total == 2 and status.points_done == 2
+    assert len(History(tmp_path / "h.sqlite3").sweep_runs(status.sweep_id)) == 2

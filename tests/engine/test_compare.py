@@ -81,3 +81,14 @@ def test_crossover_and_cost_fit_on_synthetic_sweep():
     assert costs.loc["batched_matvec", "overhead_s"] == pytest.approx(50e-6, rel=1e-3)
     assert costs.loc["python_loop", "overhead_s"] == pytest.approx(0, abs=1e-9)
     assert costs.loc["batched_matvec", "r2"] == pytest.approx(1.0)
+
+
+def test_a_sweep_with_no_timings_gives_empty_tables():
+    from dashboard.history_data import sweep_tables
+    from tests.factories import make_run as run
+
+    failed = run()
+    for entry in failed.results:
+        entry.status, entry.samples_s = "failed", ()
+    tables = sweep_tables([failed])
+    assert tables["points"].empty and tables["cells"].empty and tables["fits"].empty
