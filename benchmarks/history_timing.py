@@ -10,23 +10,17 @@ Stores N copies (fresh run_ids) of a real results JSON into a new SQLite file, t
 from __future__ import annotations
 
 import argparse
-import os
-import socket
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
-import urllib.request
 import uuid
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
+from benchmarks.server import CHROMIUM_ARGS, streamlit_server
 from engine.history import History
 from engine.validate import read_results_file
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def main() -> None:
@@ -51,55 +45,21 @@ def main() -> None:
         history.list_runs()
         listings.append(time.perf_counter() - began)
 
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    env = {**os.environ, "MATVEC_HISTORY": str(path)}
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "dashboard/app.py",
-            "--server.port",
-            str(port),
-            "--server.headless",
-            "true",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
     loads = []
-    try:
-        url = f"http://localhost:{port}"
-        while True:
-            try:
-                urllib.request.urlopen(f"{url}/_stcore/health", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.05)
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(
-                executable_path=args.chromium, args=["--no-sandbox", "--disable-gpu"]
-            )
-            page = browser.new_page()
-            page.goto(f"{url}/history")  # warm the server once
+    with streamlit_server(MATVEC_HISTORY=str(path)) as url, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=args.chromium, args=CHROMIUM_ARGS)
+        page = browser.new_page()
+        page.goto(f"{url}/history")  # warm the server once
+        page.get_by_text(f"{args.runs:,} run(s)").wait_for(timeout=60_000)
+        for _ in range(5):
+            page.goto(f"{url}/run")
+            page.get_by_role("button", name="Run benchmark").wait_for()
+            began = time.perf_counter()
+            page.goto(f"{url}/history")
             page.get_by_text(f"{args.runs:,} run(s)").wait_for(timeout=60_000)
-            for _ in range(5):
-                page.goto(f"{url}/run")
-                page.get_by_role("button", name="Run benchmark").wait_for()
-                began = time.perf_counter()
-                page.goto(f"{url}/history")
-                page.get_by_text(f"{args.runs:,} run(s)").wait_for(timeout=60_000)
-                page.locator("[data-testid='stDataFrame']").wait_for()
-                loads.append(time.perf_counter() - began)
-            browser.close()
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+            page.locator("[data-testid='stDataFrame']").wait_for()
+            loads.append(time.perf_counter() - began)
+        browser.close()
     print(
         f"stored {args.runs} runs in {insert_s:.2f} s; database {size / 2**20:.2f} MiB, "
         f"{size / args.runs / 1024:.1f} KiB per run"
