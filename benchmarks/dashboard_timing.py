@@ -24,31 +24,32 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     args = parser.parse_args()
-    start = time.monotonic()
-    with streamlit_server() as url, sync_playwright() as playwright:
+    with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=args.chromium, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        page.goto(url)
-        page.get_by_role("button", name="Run benchmark").wait_for()
-        first_page_s = time.monotonic() - start
+        start = time.monotonic()  # the browser is ready: time the server and the page only
+        with streamlit_server() as url:
+            page.goto(url)
+            page.get_by_role("button", name="Run benchmark").wait_for()
+            first_page_s = time.monotonic() - start
 
-        renders = []
-        for value in (1234, 2345, 3456, 1000, 3000):
-            box = page.get_by_label("Matrices (B)", exact=True)
-            box.fill(str(value))
+            renders = []
+            for value in (1234, 2345, 3456, 1000, 3000):
+                box = page.get_by_label("Matrices (B)", exact=True)
+                box.fill(str(value))
+                began = time.monotonic()
+                box.press("Enter")
+                if value == 3000:
+                    page.wait_for_url(lambda u: "matrices=" not in u)
+                else:
+                    page.wait_for_url(re.compile(rf"matrices={value}"))
+                renders.append(time.monotonic() - began)
+
             began = time.monotonic()
-            box.press("Enter")
-            if value == 3000:
-                page.wait_for_url(lambda u: "matrices=" not in u)
-            else:
-                page.wait_for_url(re.compile(rf"matrices={value}"))
-            renders.append(time.monotonic() - began)
-
-        began = time.monotonic()
-        page.get_by_role("button", name="Run benchmark").click()
-        page.get_by_text("The fastest way").wait_for(timeout=600_000)
-        run_s = time.monotonic() - began
-        browser.close()
+            page.get_by_role("button", name="Run benchmark").click()
+            page.get_by_text("The fastest way").wait_for(timeout=600_000)
+            run_s = time.monotonic() - began
+            browser.close()
     print(f"streamlit run -> first rendered page: {first_page_s:.2f} s")
     print(
         f"re-render after a widget change: median {sorted(renders)[len(renders) // 2]:.3f} s "

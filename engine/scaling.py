@@ -70,7 +70,7 @@ def crossover(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def fit_costs(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per variant: least-squares `median_s = overhead_s + bytes * seconds_per_byte`."""
+    """Per variant: relative least squares `median_s = overhead_s + bytes * seconds_per_byte`."""
     rows = []
     if frame.empty:
         return pd.DataFrame(rows)
@@ -80,7 +80,12 @@ def fit_costs(frame: pd.DataFrame) -> pd.DataFrame:
         x = group["bytes"].to_numpy(dtype=float)
         y = group["median_s"].to_numpy(dtype=float)
         design = np.column_stack([np.ones_like(x), x])
-        (overhead, per_byte), *_ = np.linalg.lstsq(design, y, rcond=None)
+        # Relative (1/y-weighted) least squares: points span decades, and a plain fit would
+        # let the largest points swamp the fixed overhead that the small ones reveal.
+        weights = 1.0 / y
+        (overhead, per_byte), *_ = np.linalg.lstsq(
+            design * weights[:, None], y * weights, rcond=None
+        )
         predicted = design @ np.array([overhead, per_byte])
         total = float(np.sum((y - y.mean()) ** 2))
         r2 = 1 - float(np.sum((y - predicted) ** 2)) / total if total > 0 else None
