@@ -75,12 +75,9 @@ def strategy_info(name: str) -> StrategyInfo:
     return _BY_NAME[name]
 
 
-# Variant options: "" (plain), "xla" (jit_compile=True), "from_function" (the dataset strategy
-# through distribute_datasets_from_function instead of experimental_distribute_dataset).
-OPTIONS: tuple[str, ...] = ("", "xla", "from_function")
-
-
 def variant_name(strategy: str, option: str = "") -> str:
+    """Options: "xla" (jit_compile=True), "from_function" (dataset through
+    distribute_datasets_from_function rather than experimental_distribute_dataset)."""
     return f"{strategy}+{option}" if option else strategy
 
 

@@ -131,7 +131,7 @@ def command_import(args: argparse.Namespace) -> int:
 
 
 def command_history(args: argparse.Namespace) -> int:
-    from engine.history import History, RunFilter
+    from engine.history import DISPLAY_COLUMNS, History, RunFilter
 
     frame = History(args.history).list_runs(
         RunFilter(device_kind=args.device, label_contains=args.label)
@@ -145,20 +145,7 @@ def command_history(args: argparse.Namespace) -> int:
             frame["best_median_s"] = frame["best_median_s"].map(
                 lambda v: f"{v * 1e3:.4g} ms" if v == v and v is not None else "-"
             )
-        columns = [
-            "run_id",
-            "created_at",
-            "label",
-            "device_kind",
-            "matrices",
-            "dim",
-            "cols",
-            "dtype",
-            "mode",
-            "best_variant",
-            "best_median_s",
-        ]
-        print(frame[columns].to_string(index=False))
+        print(frame[list(DISPLAY_COLUMNS)].to_string(index=False))
     return EXIT_OK
 
 

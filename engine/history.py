@@ -62,6 +62,21 @@ CREATE TABLE IF NOT EXISTS sweeps (
     points INTEGER NOT NULL
 );
 """
+# What a listing shows, in order (the History page and `python -m engine history`).
+DISPLAY_COLUMNS: tuple[str, ...] = (
+    "created_at",
+    "label",
+    "device_kind",
+    "matrices",
+    "dim",
+    "cols",
+    "dtype",
+    "mode",
+    "best_variant",
+    "best_median_s",
+    "source",
+    "run_id",
+)
 LIST_COLUMNS = (
     "run_id, created_at, label, device_kind, hostname, matrices, dim, cols, dtype, mode, "
     "replicas, cache, strategies, best_variant, best_median_s, peak_bytes_per_s, sweep_id, source"

@@ -51,11 +51,6 @@ def replicated_shards(matrices: int, replicas: int) -> list[Shard]:
     return [Shard(replica, 0, matrices, matrices) for replica in range(replicas)]
 
 
-def gathered_rows(shards: list[Shard]) -> int:
-    """Rows after concatenating every replica's output in replica order."""
-    return sum(s.padded_size for s in shards)
-
-
 def load_imbalance(times_s: list[float]) -> float | None:
     """Slowest replica over the mean: 1.0 is perfectly balanced."""
     valid = [t for t in times_s if t is not None]

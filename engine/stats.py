@@ -44,10 +44,6 @@ class Measurement:
         return float(np.min(self._array))
 
     @property
-    def max_s(self) -> float:
-        return float(np.max(self._array))
-
-    @property
     def p5_s(self) -> float:
         return float(np.percentile(self._array, 5))
 

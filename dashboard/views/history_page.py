@@ -8,7 +8,7 @@ import streamlit as st
 
 from dashboard.results_view import show_results
 from dashboard.store import history
-from engine.history import RunFilter
+from engine.history import DISPLAY_COLUMNS, RunFilter
 from engine.validate import ImportRejected, parse_results
 
 MAX_UPLOAD_MB = 64
@@ -58,22 +58,7 @@ frame = history().list_runs(
     )
 )
 st.write(f"{len(frame):,} run(s)")
-view = frame.assign(best_ms=frame["best_median_s"] * 1e3)[
-    [
-        "created_at",
-        "label",
-        "device_kind",
-        "matrices",
-        "dim",
-        "cols",
-        "dtype",
-        "mode",
-        "best_variant",
-        "best_ms",
-        "source",
-        "run_id",
-    ]
-]
+view = frame[list(DISPLAY_COLUMNS)].assign(best_median_s=frame["best_median_s"] * 1e3)
 selection = st.dataframe(
     view,
     hide_index=True,
@@ -81,7 +66,7 @@ selection = st.dataframe(
     on_select="rerun",
     selection_mode="multi-row",
     key="history_table",
-    column_config={"best_ms": st.column_config.NumberColumn("best (ms)", format="%.4g")},
+    column_config={"best_median_s": st.column_config.NumberColumn("best (ms)", format="%.4g")},
 )
 chosen = [frame.iloc[i]["run_id"] for i in selection.selection.rows] if selection else []
 

@@ -5,19 +5,12 @@ Prints one JSON list of results dicts."""
 import json
 import sys
 
+from engine.catalog import STRATEGIES as CATALOGUE
 from engine.config import BenchConfig
 from engine.devices import setup_devices
 from engine.runner import run_benchmark
 
-STRATEGIES = (
-    "while_loop",
-    "map_fn",
-    "vectorized_map",
-    "batched_matvec",
-    "batched_matmul",
-    "einsum",
-    "dataset",
-)
+STRATEGIES = tuple(s.name for s in CATALOGUE if s.distributable)
 
 
 def main() -> None:
