@@ -215,6 +215,9 @@ def run_benchmark(
         probes += measure_probes(device, llc_bytes, "after")
         peak = peak_from(probes, device, llc_bytes)
     run_warnings = [f"memory estimate {memory.format_bytes(estimate.total_bytes)}"]
+    limit, limit_source = memory.available_bytes(setup.kind)
+    if limit is None:
+        run_warnings.append(f"memory preflight could not check the limit: {limit_source}")
     set_bytes = memory.input_set_bytes(config)
     if config.cache == "warm" and set_bytes < llc_bytes:
         run_warnings.append(

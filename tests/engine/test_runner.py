@@ -129,3 +129,9 @@ def test_frames_are_tidy(small_run):
 def test_build_kernel_for_unknown_strategy_raises():
     with pytest.raises(KeyError):
         build_kernel("nope")
+
+
+def test_an_unknown_memory_limit_is_said_in_the_results(monkeypatch):
+    monkeypatch.setattr("engine.memory.available_bytes", lambda kind: (None, "TPU unknown"))
+    result = run(BenchConfig(**SMALL, strategies=("einsum",)))
+    assert "memory preflight could not check the limit: TPU unknown" in result.warnings
