@@ -1,4 +1,5 @@
-"""A real `streamlit run` server on a free localhost port, for the dashboard benchmarks."""
+"""A real `streamlit run` server on a free localhost port, for the dashboard benchmarks and the
+browser tests."""
 
 from __future__ import annotations
 
@@ -11,24 +12,36 @@ import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
-    "--no-first-run",
+    "--disable-dev-shm-usage",
 ]
 
 
-@contextmanager
-def streamlit_server(**env: str) -> Iterator[str]:
-    """Yield the server's URL once its health check answers; stop it afterwards."""
+def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def streamlit_server(
+    log: IO[str] | None = None, startup_timeout_s: float = 60.0, **env: str
+) -> Iterator[str]:
+    """Yield the server's URL once its health check answers; stop it afterwards.
+
+    Raises RuntimeError when it does not answer within `startup_timeout_s`.
+    """
+    port = free_port()
     process = subprocess.Popen(
         [
             sys.executable,
@@ -43,18 +56,24 @@ def streamlit_server(**env: str) -> Iterator[str]:
         ],
         cwd=ROOT,
         env={**os.environ, **env},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stdout=log or subprocess.DEVNULL,
+        stderr=subprocess.STDOUT,
     )
     url = f"http://localhost:{port}"
     try:
+        deadline = time.monotonic() + startup_timeout_s
         while True:
             try:
-                urllib.request.urlopen(f"{url}/_stcore/health", timeout=1)
-                break
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2):
+                    break
             except OSError:
-                time.sleep(0.05)
+                if time.monotonic() > deadline or process.poll() is not None:
+                    raise RuntimeError("streamlit did not start") from None
+                time.sleep(0.1)
         yield url
     finally:
         process.terminate()
-        process.wait(timeout=10)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()

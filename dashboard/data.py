@@ -6,17 +6,10 @@ import math
 
 import pandas as pd
 
-from engine.formatting import format_number, format_seconds
+from engine.formatting import format_entry, format_number, format_seconds, verdict
 from engine.results import RunResult
 
 BASELINES: tuple[str, ...] = ("python_loop", "numpy")
-
-
-def verdict(status: str, correct: bool) -> str:
-    """The one-word state users scan for: a wrong answer must never look like a result."""
-    if status != "ok":
-        return status
-    return "ok" if correct else "WRONG"
 
 
 def summary(result: RunResult) -> pd.DataFrame:
@@ -120,17 +113,9 @@ def display_table(frame: pd.DataFrame) -> pd.DataFrame:
     """Human-formatted summary table; failed and wrong variants stay visible with their reason."""
     rows = []
     for _, row in frame.iterrows():
-        roof = row["roofline_fraction"]
         rows.append(
             {
-                "strategy": row["variant"],
-                "status": row["verdict"],
-                "median": format_seconds(row["median_s"]),
-                "IQR": format_seconds(row["iqr_s"]),
-                "GB/s": format_number(row["gbytes_per_s"], ".1f"),
-                "GFLOP/s": format_number(row["gflops_per_s"], ".1f"),
-                "% roofline": "-" if roof is None or pd.isna(roof) else f"{roof:.0%}",
-                "max rel error": format_number(row["max_rel_error"], ".1e"),
+                **format_entry(row),
                 "first call": format_seconds(row["first_call_s"]),
                 "calls/sample": _count(row["calls_per_sample"]),
                 "note": row["error"] or row["warnings"] or "",

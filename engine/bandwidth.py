@@ -14,6 +14,7 @@ from typing import Any
 
 import tensorflow as tf
 
+from engine.device_sync import sync_all
 from engine.memory import bandwidth_buffer_bytes
 from engine.timing import Kernel, time_kernel
 
@@ -21,21 +22,6 @@ PROBE_WARMUP = 2
 PROBE_REPEATS = 15
 PROBE_BUDGET_S = 10.0
 ROW_LENGTH = 128  # row sums over (N, 128): the access pattern of a batched matvec
-
-_SYNC_DEVICES = {"supported": True}
-
-
-def sync_all(output: Any = None) -> None:
-    """Block until all queued device work is done; `output` is read back where that is the
-    only way (a multi-worker eager context has no SyncDevice op)."""
-    if _SYNC_DEVICES["supported"]:
-        try:
-            tf.test.experimental.sync_devices()
-            return
-        except tf.errors.InternalError:
-            _SYNC_DEVICES["supported"] = False
-    if output is not None:
-        tf.nest.map_structure(lambda t: t.numpy() if hasattr(t, "numpy") else t, output)
 
 
 def _probe(name: str, fn: Any, buffer: tf.Tensor, when: str) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from typing import Any, NoReturn
 
 from engine import cli_history
 from engine.catalog import STRATEGIES
-from engine.config import CACHE_STATES, DTYPES, MODES, BenchConfig, ConfigError
+from engine.config import DTYPES, MODES, BenchConfig, ConfigError
 from engine.run_queue import RunQueue
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INVALID = 0, 1, 2
@@ -43,32 +43,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--dim", default="100", help="m: rows of each matrix (default 100)")
     run.add_argument("--cols", default=None, help="n: columns (default: dim, square)")
     run.add_argument("--dtype", default="float32", help=f"one of {', '.join(DTYPES)}")
-    run.add_argument(
-        "--strategy",
-        action="append",
-        default=None,
-        help="strategy name, repeatable, or 'all' (default batched_matvec)",
-    )
     run.add_argument("--mode", default="single", help=f"one of {', '.join(MODES)}")
-    run.add_argument("--replicas", default="1", help="replica devices (default 1)")
-    run.add_argument("--xla", action="store_true", help="add a +xla variant of graph strategies")
-    run.add_argument("--cache", default="warm", help=f"one of {', '.join(CACHE_STATES)}")
-    run.add_argument("--warmup", default="3", help="untimed warm-up calls (default 3)")
-    run.add_argument("--repeats", default="20", help="timed samples (default 20)")
-    run.add_argument("--seed", default="0", help="random seed for the inputs (default 0)")
-    run.add_argument(
-        "--time-budget", default="60", help="seconds per strategy before sampling stops early"
-    )
     run.add_argument("--dataset-batch", default="256", help="batch size of the dataset strategy")
-    run.add_argument("--label", default="", help="free text stored with the run")
     run.add_argument("--json", dest="json_path", default=None, help="write results JSON here")
-    run.add_argument(
-        "--progress",
-        choices=("bar", "jsonl", "none"),
-        default="bar",
-        help="bar on stderr (default), jsonl events on stdout (for programs), none",
-    )
-
+    cli_history.add_shared_args(run)
     run.add_argument(
         "--no-queue",
         action="store_true",
@@ -76,7 +54,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     run.add_argument("--no-history", action="store_true", help="do not store the run")
-    cli_history.add_history_flag(run)
     cli_history.add_parsers(commands)
 
     devices = commands.add_parser("devices", help="show detected devices")

@@ -21,6 +21,33 @@ def add_history_flag(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_shared_args(parser: argparse.ArgumentParser) -> None:
+    """The settings `run` and `sweep` share, with the same names, defaults and help."""
+    parser.add_argument(
+        "--strategy",
+        action="append",
+        default=None,
+        help="strategy name, repeatable, or 'all' (default batched_matvec)",
+    )
+    parser.add_argument("--replicas", default="1", help="replica devices (default 1)")
+    parser.add_argument("--xla", action="store_true", help="add a +xla variant of graph strategies")
+    parser.add_argument("--cache", default="warm", help=f"one of {', '.join(CACHE_STATES)}")
+    parser.add_argument("--warmup", default="3", help="untimed warm-up calls (default 3)")
+    parser.add_argument("--repeats", default="20", help="timed samples (default 20)")
+    parser.add_argument("--seed", default="0", help="random seed for the inputs (default 0)")
+    parser.add_argument(
+        "--time-budget", default="60", help="seconds per strategy before sampling stops early"
+    )
+    parser.add_argument("--label", default="", help="free text stored with the run")
+    parser.add_argument(
+        "--progress",
+        choices=("bar", "jsonl", "none"),
+        default="bar",
+        help="bar on stderr (default), jsonl events on stdout (for programs), none",
+    )
+    add_history_flag(parser)
+
+
 def add_parsers(commands: Any) -> None:
     sweep = commands.add_parser("sweep", help="run a grid of configs, saving each point")
     sweep.add_argument("--matrices", required=True, help="comma-separated B values")
@@ -28,18 +55,8 @@ def add_parsers(commands: Any) -> None:
     sweep.add_argument("--cols", default=None, help="comma-separated n values (default square)")
     sweep.add_argument("--dtype", default="float32", help=f"comma-separated: {', '.join(DTYPES)}")
     sweep.add_argument("--mode", default="single", help=f"comma-separated: {', '.join(MODES)}")
-    sweep.add_argument("--strategy", action="append", default=None, help="repeatable, or all")
-    sweep.add_argument("--replicas", default="1")
-    sweep.add_argument("--xla", action="store_true")
-    sweep.add_argument("--cache", default="warm", help=f"one of {', '.join(CACHE_STATES)}")
-    sweep.add_argument("--warmup", default="3")
-    sweep.add_argument("--repeats", default="20")
-    sweep.add_argument("--seed", default="0")
-    sweep.add_argument("--time-budget", default="60")
-    sweep.add_argument("--label", default="")
     sweep.add_argument("--json", dest="json_path", default=None, help="write all runs here")
-    sweep.add_argument("--progress", choices=("bar", "jsonl", "none"), default="bar")
-    add_history_flag(sweep)
+    add_shared_args(sweep)
 
     imports = commands.add_parser("import", help="store results JSON files from elsewhere")
     imports.add_argument("files", nargs="+", help="results JSON written by `run --json`")
@@ -53,7 +70,7 @@ def add_parsers(commands: Any) -> None:
 
 
 def command_sweep(args: argparse.Namespace) -> int:
-    from engine.history import History
+    from engine.history import History, best_of
     from engine.progress import JsonLinesProgress, SweepBarProgress, silent
     from engine.run_queue import RunQueue
     from engine.sweep import SweepSpec, run_sweep
@@ -100,8 +117,6 @@ def command_sweep(args: argparse.Namespace) -> int:
     for line in outcome["refused"]:
         print(f"  refused {line}")
     for run in runs:
-        from engine.history import best_of
-
         variant, median = best_of(run)
         config = run.config
         shape = f"{config['matrices']}x{config['dim']}x{config['cols']} {config['dtype']}"

@@ -14,7 +14,7 @@ import numpy as np
 import tensorflow as tf
 
 from engine import correctness
-from engine.bandwidth import sync_all
+from engine.device_sync import sync_all
 from engine.kernels import batched_matvec
 from engine.results import ReplicaTiming, StrategyResult
 from engine.timing import Kernel, time_kernel

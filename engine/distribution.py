@@ -17,8 +17,8 @@ import numpy as np
 import tensorflow as tf
 
 from engine import correctness, roofline, sharding
-from engine.bandwidth import sync_all
 from engine.catalog import strategy_info
+from engine.device_sync import sync_all
 from engine.devices import DeviceSetup, task_index, worker_count
 from engine.kernels import GRAPH_KERNELS
 from engine.results import ReplicaTiming, StrategyResult

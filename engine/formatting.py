@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from typing import Any
 
 import pandas as pd
 
@@ -32,30 +34,35 @@ def format_number(value: float | None, fmt: str = ".3g") -> str:
     return format(value, fmt)
 
 
+def verdict(status: str, correct: bool) -> str:
+    """The one-word state users scan for: a wrong answer must never look like a result."""
+    if status != "ok":
+        return status
+    return "ok" if correct else "WRONG"
+
+
+def format_entry(entry: Mapping[str, Any]) -> dict[str, str]:
+    """The human columns of one results-JSON entry, shared by the CLI and the dashboard."""
+    roof = entry["roofline_fraction"]
+    return {
+        "strategy": entry["variant"],
+        "status": verdict(entry["status"], entry["correct"]),
+        "median": format_seconds(entry["median_s"]),
+        "IQR": format_seconds(entry["iqr_s"]),
+        "GB/s": format_number(entry["gbytes_per_s"], ".1f"),
+        "GFLOP/s": format_number(entry["gflops_per_s"], ".1f"),
+        "% roofline": "-" if roof is None or roof != roof else f"{roof:.0%}",
+        "max rel error": format_number(entry["max_rel_error"], ".1e"),
+    }
+
+
 def summary_table(result: RunResult) -> str:
     """The CLI's readable table: one row per variant, failures and wrong results spelt out."""
-    rows = []
-    for entry in result.to_dict()["results"]:
-        status = entry["status"]
-        if status == "ok" and not entry["correct"]:
-            status = "WRONG"
-        roof = entry["roofline_fraction"]
-        rows.append(
-            {
-                "strategy": entry["variant"],
-                "median": format_seconds(entry["median_s"]),
-                "IQR": format_seconds(entry["iqr_s"]),
-                "GB/s": format_number(entry["gbytes_per_s"], ".1f"),
-                "GFLOP/s": format_number(entry["gflops_per_s"], ".1f"),
-                "roofline": "-" if roof is None else f"{roof:.0%}",
-                "max rel err": format_number(entry["max_rel_error"], ".1e"),
-                "status": status,
-            }
-        )
-    table = pd.DataFrame(rows).to_string(index=False)
+    entries = result.to_dict()["results"]
+    table = pd.DataFrame([format_entry(entry) for entry in entries]).to_string(index=False)
     notes = [
         f"  {entry['variant']}: {entry['error'] or '; '.join(entry['warnings'])}"
-        for entry in result.to_dict()["results"]
+        for entry in entries
         if entry["error"] or entry["warnings"]
     ]
     peak = result.peak.get("bandwidth_bytes_per_s")

@@ -65,6 +65,8 @@ def bandwidth_buffer_bytes(llc_bytes: int) -> int:
 @dataclass(frozen=True)
 class MemoryEstimate:
     parts: dict[str, int]
+    limit_bytes: int | None = None  # what the device had free (None: could not be read)
+    limit_source: str = ""
 
     @property
     def total_bytes(self) -> int:
@@ -118,8 +120,9 @@ def available_bytes(device_kind: str) -> tuple[int | None, str]:
 
 def preflight(config: BenchConfig, device_kind: str, llc_bytes: int) -> MemoryEstimate:
     """Raise PreflightError when the estimate exceeds what the device has available."""
-    needed = estimate(config, llc_bytes)
+    parts = estimate(config, llc_bytes).parts
     limit, source = available_bytes(device_kind)
+    needed = MemoryEstimate(parts, limit, source)
     probe = bandwidth_buffer_bytes(llc_bytes)
     if limit is not None and max(needed.total_bytes, probe) > limit:
         raise PreflightError(

@@ -12,9 +12,9 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
-from engine.bandwidth import sync_all
 from engine.config import BenchConfig
 from engine.correctness import make_inputs, reference
+from engine.device_sync import sync_all
 
 CHECK_STREAM = 1_000_003  # a stream no timed input set uses: the check runs on fresh inputs
 

@@ -16,9 +16,10 @@ import numpy as np
 import tensorflow as tf
 
 from engine import correctness, memory, roofline
-from engine.bandwidth import measure_probes, peak_from, sync_all
+from engine.bandwidth import measure_probes, peak_from
 from engine.catalog import strategy_info, variant_name
 from engine.config import BenchConfig
+from engine.device_sync import sync_all
 from engine.devices import DeviceSetup, setup_devices, worker_count
 from engine.environment import capture
 from engine.kernels import build_kernel
@@ -215,9 +216,8 @@ def run_benchmark(
         probes += measure_probes(device, llc_bytes, "after")
         peak = peak_from(probes, device, llc_bytes)
     run_warnings = [f"memory estimate {memory.format_bytes(estimate.total_bytes)}"]
-    limit, limit_source = memory.available_bytes(setup.kind)
-    if limit is None:
-        run_warnings.append(f"memory preflight could not check the limit: {limit_source}")
+    if estimate.limit_bytes is None:
+        run_warnings.append(f"memory preflight could not check the limit: {estimate.limit_source}")
     set_bytes = memory.input_set_bytes(config)
     if config.cache == "warm" and set_bytes < llc_bytes:
         run_warnings.append(

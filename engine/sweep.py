@@ -29,6 +29,9 @@ def parse_list(field: str, text: str, parse: Callable[[str], Any]) -> tuple[Any,
     return tuple(dict.fromkeys(parse(item) for item in items))
 
 
+_DEFAULTS = BenchConfig()
+
+
 @dataclass(frozen=True)
 class SweepSpec:
     matrices: tuple[int, ...]
@@ -38,18 +41,22 @@ class SweepSpec:
     modes: tuple[str, ...]
     strategies: tuple[str, ...]
     replicas: int = 1
-    xla: bool = False
-    cache: str = "warm"
-    warmup: int = 3
-    repeats: int = 20
-    seed: int = 0
-    time_budget_s: float = 60.0
+    xla: bool = _DEFAULTS.xla
+    cache: str = _DEFAULTS.cache
+    warmup: int = _DEFAULTS.warmup
+    repeats: int = _DEFAULTS.repeats
+    seed: int = _DEFAULTS.seed
+    time_budget_s: float = _DEFAULTS.time_budget_s
     label: str = ""
 
     @classmethod
     def from_raw(cls, raw: dict[str, Any]) -> SweepSpec:
         """Comma-separated lists for the grid axes; every value validated like a run's."""
         cols = raw.get("cols")
+        # The per-point settings, parsed once by the run's own rules (so "20" and 20 are one
+        # sweep, whichever front end started it); defaults are BenchConfig's.
+        shared = ("strategies", "xla", "cache", "warmup", "repeats", "seed", "time_budget_s")
+        base = BenchConfig.from_raw({k: raw[k] for k in (*shared, "label") if k in raw})
         spec = cls(
             matrices=parse_list("matrices", raw["matrices"], lambda v: parse_int("matrices", v)),
             dims=parse_list("dim", raw["dim"], lambda v: parse_int("dim", v)),
@@ -60,15 +67,15 @@ class SweepSpec:
             modes=parse_list(
                 "mode", raw.get("mode", "single"), lambda v: parse_choice("mode", v, MODES)
             ),
-            strategies=BenchConfig.from_raw({"strategies": raw["strategies"]}).strategies,
+            strategies=base.strategies,
             replicas=parse_int("replicas", raw.get("replicas", 1)),
-            xla=bool(raw.get("xla", False)),
-            cache=raw.get("cache", "warm"),
-            warmup=raw.get("warmup", 3),
-            repeats=raw.get("repeats", 20),
-            seed=raw.get("seed", 0),
-            time_budget_s=raw.get("time_budget_s", 60.0),
-            label=raw.get("label", ""),
+            xla=base.xla,
+            cache=base.cache,
+            warmup=base.warmup,
+            repeats=base.repeats,
+            seed=base.seed,
+            time_budget_s=base.time_budget_s,
+            label=base.label,
         )
         spec.points()  # validates every point's config, and the grid size
         return spec

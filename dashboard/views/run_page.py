@@ -103,8 +103,8 @@ devices_panel.render(
 )
 
 job: Job | None = st.session_state.get("job")
-if job is not None and job.status().finished:
-    collect(job, job.status())
+if job is not None and (status := job.status()).finished:
+    collect(job, status)
     job = None
 if st.button("Run benchmark", type="primary", disabled=job is not None, key="run"):
     start_run(settings)

@@ -4,29 +4,15 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from benchmarks.server import CHROMIUM_ARGS, streamlit_server
 from tests.conftest import ROOT
 
 ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-dev-shm-usage",
-]
 
 
 def chromium_path() -> str | None:
@@ -34,12 +20,6 @@ def chromium_path() -> str | None:
     if configured:
         return configured
     return next((p for p in map(shutil.which, ("chromium", "chromium-browser")) if p), None)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.fixture(scope="session")
@@ -65,46 +45,15 @@ def history_path(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def server(tmp_path_factory, history_path) -> Iterator[str]:
-    port = free_port()
     queue = tmp_path_factory.mktemp("queue")
     log_path = tmp_path_factory.mktemp("server") / "streamlit.log"
-    env = {**os.environ, "MATVEC_QUEUE_DIR": str(queue), "MATVEC_HISTORY": str(history_path)}
+    env = {"MATVEC_QUEUE_DIR": str(queue), "MATVEC_HISTORY": str(history_path)}
     with open(log_path, "w") as log:
-        process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "streamlit",
-                "run",
-                "dashboard/app.py",
-                "--server.port",
-                str(port),
-                "--server.headless",
-                "true",
-            ],
-            cwd=ROOT,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        url = f"http://localhost:{port}"
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
-                    if reply.status == 200:
-                        break
-            except OSError:
-                time.sleep(0.2)
-        else:
-            process.kill()
-            pytest.fail(f"streamlit did not start: {Path(log_path).read_text()}")
-        yield url
-        process.terminate()
         try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
+            with streamlit_server(log=log, **env) as url:
+                yield url
+        except RuntimeError as error:
+            pytest.fail(f"{error}: {log_path.read_text()}")
 
 
 @pytest.fixture
