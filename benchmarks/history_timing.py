@@ -19,8 +19,8 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 from benchmarks.server import CHROMIUM_ARGS, streamlit_server
-from engine.history import History
-from engine.validate import read_results_file
+from engine.storage.history import History
+from engine.results.parse import read_results_file
 
 
 def main() -> None:

@@ -19,7 +19,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import tensorflow as tf
 
 from engine import BenchConfig, run
-from engine.kernels import batched_matvec
+from engine.backends.tensorflow.kernels import batched_matvec
 
 
 def plain_timeit(matrices: int, dim: int, calls: int, repeats: int) -> float:

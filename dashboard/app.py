@@ -1,4 +1,9 @@
-"""Entry point: `streamlit run dashboard/app.py`. Routes the pages; imports no TensorFlow."""
+"""Entry point: `streamlit run dashboard/app.py` (or `app.run()`). Routes the pages.
+
+Pages live in views/ (one file each, thin); their pieces are in components/ (Streamlit),
+figures/, tables/, text/ and report/ (pure). Nothing in the dashboard imports TensorFlow:
+runs happen in a worker process (services/worker.py).
+"""
 
 from __future__ import annotations
 
@@ -11,13 +16,23 @@ if str(ROOT) not in sys.path:  # `streamlit run` puts only dashboard/ on the pat
 
 import streamlit as st  # noqa: E402
 
-st.set_page_config(page_title="Batched MatVec Profiler", page_icon="🧮", layout="wide")
-
 VIEWS = Path(__file__).parent / "views"
-pages = [
-    st.Page(VIEWS / "run_page.py", title="Run", icon="⏱️", default=True, url_path="run"),
-    st.Page(VIEWS / "sweep_page.py", title="Sweeps", icon="📈", url_path="sweeps"),
-    st.Page(VIEWS / "history_page.py", title="History", icon="🗂️", url_path="history"),
-    st.Page(VIEWS / "compare_page.py", title="Compare", icon="⚖️", url_path="compare"),
-]
-st.navigation(pages).run()
+PAGES = (
+    ("run.py", "Run", "⏱️", "run"),
+    ("sweeps.py", "Sweeps", "📈", "sweeps"),
+    ("history.py", "History", "🗂️", "history"),
+    ("compare.py", "Compare", "⚖️", "compare"),
+)
+
+
+def run() -> None:
+    st.set_page_config(page_title="Batched MatVec Profiler", page_icon="🧮", layout="wide")
+    pages = [
+        st.Page(VIEWS / file, title=title, icon=icon, url_path=path, default=index == 0)
+        for index, (file, title, icon, path) in enumerate(PAGES)
+    ]
+    st.navigation(pages).run()
+
+
+if __name__ == "__main__":
+    run()

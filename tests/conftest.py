@@ -64,6 +64,6 @@ def real_result_path(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def real_result(real_result_path):
-    from engine.results import RunResult
+    from engine.results.model import RunResult
 
     return RunResult.from_json(real_result_path.read_text())

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import uuid
 
-from engine.results import RunResult, StrategyResult
+from engine.results.model import Environment, Peak, RunResult, StrategyResult
+from engine.spec.config import BenchConfig
 
 
 def make_run(
@@ -42,22 +43,18 @@ def make_run(
     return RunResult(
         run_id=run_id or uuid.uuid4().hex,
         created_at=created_at,
-        environment={
-            "device_kind": device_kind,
-            "hostname": "test-host",
-            "devices": ["cpu:0"],
-            "tensorflow": "2.21.0",
-        },
-        config={
-            "matrices": matrices,
-            "dim": dim,
-            "cols": dim,
-            "dtype": "float32",
-            "mode": "single",
-            "replicas": 1,
-            "cache": "warm",
-            "label": label,
-        },
-        peak={"bandwidth_bytes_per_s": peak, "method": "synthetic"},
+        environment=Environment(
+            device_kind=device_kind,
+            hostname="test-host",
+            devices=("cpu:0",),
+            tensorflow="2.21.0",
+        ),
+        config=BenchConfig(
+            matrices=matrices,
+            dim=dim,
+            strategies=tuple(dict.fromkeys(v.split("+")[0] for v in samples)),
+            label=label,
+        ),
+        peak=Peak(bandwidth_bytes_per_s=peak, method="synthetic"),
         results=results,
     )

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.history import History
+from engine.storage.history import History
 from tests.factories import make_run
 
 pytestmark = pytest.mark.e2e

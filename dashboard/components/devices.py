@@ -1,0 +1,67 @@
+"""Device panel: what the engine sees, found by the worker (the dashboard has no TensorFlow)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
+
+import streamlit as st
+
+from dashboard.components.plain import plain
+from dashboard.services.worker import ROOT
+
+PROBE_TIMEOUT_S = 120
+
+
+def _probe() -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, "-m", "engine", "devices", "--json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=PROBE_TIMEOUT_S,
+        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"},
+    )
+    if done.returncode != 0:
+        last = done.stderr.strip().splitlines()[-1:] or ["unknown error"]
+        return {"error": last[0]}
+    return json.loads(done.stdout)
+
+
+@st.cache_resource(show_spinner=False)
+def device_probe() -> Future:
+    """Started once per server, in the background, so the first page renders at once."""
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="device-probe").submit(_probe)
+
+
+def render(peak_bytes_per_s: float | None, peak_source: str) -> None:
+    probe = device_probe()
+    cols = st.columns(4)
+    if not probe.done():
+        cols[0].metric("Device", "detecting…")
+    else:
+        try:
+            info = probe.result()
+        except Exception as error:  # noqa: BLE001 - shown, never raised into the page
+            info = {"error": str(error)}
+        if "error" in info:
+            cols[0].metric("Device", "unknown")
+            st.caption(plain(f"Device detection failed: {info['error']}"))
+        else:
+            cols[0].metric("Device", info["device_kind"], help=", ".join(info["devices"]))
+            cols[1].metric("TensorFlow", info.get("tensorflow", "?"))
+            most = info["max_replicas"]
+            cols[2].metric(
+                "Replicas available",
+                most if isinstance(most, int) else "any",
+                help="On a CPU, replicas are simulated with logical devices sharing the cores.",
+            )
+    if peak_bytes_per_s:
+        cols[3].metric("Measured peak bandwidth", f"{peak_bytes_per_s / 1e9:.1f} GB/s")
+        st.caption(plain(peak_source))
+    else:
+        cols[3].metric("Measured peak bandwidth", "run to measure")

@@ -1,0 +1,29 @@
+"""The run history as the dashboard sees it: one History per server, cheap listings."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from engine.storage.history import History, default_path
+
+
+@st.cache_resource(show_spinner=False)
+def _history_at(path: str) -> History:
+    return History(path)
+
+
+def history() -> History:
+    """The same SQLite file the CLI and the dashboard's workers write to."""
+    return _history_at(str(default_path()))
+
+
+def run_choices(limit: int = 2000) -> dict[str, str]:
+    """run_id -> a readable one-line description, newest first."""
+    frame = history().list_runs().head(limit)
+    return {
+        row.run_id: (
+            f"{row.created_at[:16].replace('T', ' ')} · {row.label or 'no label'} · "
+            f"{row.device_kind} · {row.matrices}×{row.dim}×{row.cols} {row.dtype} {row.mode}"
+        )
+        for row in frame.itertuples()
+    }

@@ -1,0 +1,233 @@
+"""Pure chart builders of one run: DataFrame -> plotly Figure. No Streamlit, so the app and the
+HTML report draw exactly the same figures. Times are plotted in milliseconds; rates in GB/s
+and GFLOP/s (10^9). Wrong results are drawn in red and labelled, never silently dropped.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from dashboard.figures.style import (
+    LAYOUT,
+    OK_COLOR,
+    PEAK_COLOR,
+    SECOND_COLOR,
+    WRONG_COLOR,
+    colors,
+    empty,
+    measured,
+)
+
+
+def latency_distribution(samples: pd.DataFrame) -> go.Figure:
+    """Every raw sample (ms per call) per variant, as a box with the points, on a log axis."""
+    title = "Latency per call (every sample)"
+    if samples.empty:
+        return empty(title, "no timed samples")
+    fig = go.Figure()
+    for variant, group in samples.groupby("variant", sort=False):
+        correct = bool(group["correct"].iloc[0])
+        fig.add_trace(
+            go.Box(
+                y=group["ms"],
+                name=variant if correct else f"{variant} (WRONG)",
+                boxpoints="all",
+                jitter=0.4,
+                pointpos=0,
+                marker_color=OK_COLOR if correct else WRONG_COLOR,
+                hovertemplate="%{y:.4g} ms<extra>" + str(variant) + "</extra>",
+            )
+        )
+    fig.update_layout(title=title, showlegend=False, **LAYOUT)
+    fig.update_yaxes(type="log", title="ms per call (log)")
+    return fig
+
+
+def throughput(summary: pd.DataFrame, peak_bytes_per_s: float | None) -> go.Figure:
+    """GB/s and GFLOP/s per variant, with the roofline measured on the same device."""
+    frame = measured(summary)
+    title = "Throughput against the measured roofline"
+    if frame.empty:
+        return empty(title, "no variant produced timings")
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("Memory traffic", "Arithmetic"))
+    bar_colors = colors(frame)
+    fig.add_trace(
+        go.Bar(x=frame["variant"], y=frame["gbytes_per_s"], marker_color=bar_colors, name="GB/s"),
+        row=1,
+        col=1,
+    )
+    fig.add_trace(
+        go.Bar(
+            x=frame["variant"], y=frame["gflops_per_s"], marker_color=bar_colors, name="GFLOP/s"
+        ),
+        row=1,
+        col=2,
+    )
+    if peak_bytes_per_s:
+        peak_gb = peak_bytes_per_s / 1e9
+        intensity = float((frame["flops"] / frame["bytes"]).iloc[0])
+        fig.add_hline(
+            y=peak_gb,
+            line_color=PEAK_COLOR,
+            line_dash="dash",
+            annotation_text=f"measured peak {peak_gb:.1f} GB/s",
+            row=1,
+            col=1,
+        )
+        fig.add_hline(
+            y=peak_gb * intensity,
+            line_color=PEAK_COLOR,
+            line_dash="dash",
+            annotation_text=f"roofline {peak_gb * intensity:.1f} GFLOP/s at {intensity:.2f} FLOP/B",
+            row=1,
+            col=2,
+        )
+    fig.update_yaxes(title="GB/s (10^9 bytes/s)", row=1, col=1)
+    fig.update_yaxes(title="GFLOP/s", row=1, col=2)
+    fig.update_layout(title=title, showlegend=False, **LAYOUT)
+    return fig
+
+
+def speedups(summary: pd.DataFrame) -> go.Figure:
+    """How many times faster than the python_loop and numpy baselines (log axis)."""
+    frame = measured(summary)
+    title = "Speedup over the baselines"
+    columns = [
+        c
+        for c in ("speedup_vs_python_loop", "speedup_vs_numpy")
+        if c in frame and frame[c].notna().any()
+    ]
+    if frame.empty or not columns:
+        return empty(title, "include python_loop or numpy in the run to see speedups")
+    fig = go.Figure()
+    for column, color in zip(columns, (OK_COLOR, SECOND_COLOR)):
+        base = column.removeprefix("speedup_vs_")
+        fig.add_trace(
+            go.Bar(
+                x=frame["variant"],
+                y=frame[column],
+                name=f"vs {base}",
+                marker_color=color,
+                text=[f"{v:.2g}x" for v in frame[column]],
+                textposition="outside",
+            )
+        )
+    fig.add_hline(y=1.0, line_color="#6b7280", line_dash="dot")
+    fig.update_layout(title=title, barmode="group", **LAYOUT)
+    fig.update_yaxes(type="log", title="times faster (log)")
+    return fig
+
+
+def _paired_bars(
+    frame: pd.DataFrame, first: str, first_name: str, title: str, why: str
+) -> go.Figure:
+    frame = measured(frame)
+    if frame.empty or first not in frame:
+        return empty(title, why)
+    fig = go.Figure()
+    fig.add_trace(
+        go.Bar(x=frame["variant"], y=frame[first] * 1e3, name=first_name, marker_color=SECOND_COLOR)
+    )
+    fig.add_trace(
+        go.Bar(
+            x=frame["variant"],
+            y=frame["median_s"] * 1e3,
+            name="steady state (synchronised median)",
+            marker_color=OK_COLOR,
+        )
+    )
+    fig.update_layout(title=title, barmode="group", **LAYOUT)
+    fig.update_yaxes(type="log", title="ms (log)")
+    return fig
+
+
+def first_call_vs_steady(summary: pd.DataFrame) -> go.Figure:
+    """Tracing and compilation cost (first call) beside the steady-state time."""
+    return _paired_bars(
+        summary,
+        "first_call_s",
+        "first call (trace + compile)",
+        "First call vs steady state",
+        "no timings",
+    )
+
+
+def dispatch_vs_synchronised(summary: pd.DataFrame) -> go.Figure:
+    """The 0.001 s illusion: time to return without waiting vs time until the work is done."""
+    return _paired_bars(
+        summary,
+        "dispatch_s",
+        "returns (no sync)",
+        "Dispatch only vs synchronised",
+        "no timings",
+    )
+
+
+def replica_breakdown(replicas: pd.DataFrame, steps: pd.DataFrame | None = None) -> go.Figure:
+    """Each replica's own compute time and matrices held; step time sharded vs replicated."""
+    title = "Per-replica breakdown"
+    if replicas.empty or replicas["median_s"].isna().all():
+        return empty(title, "run in replicated or sharded mode to see replicas")
+    fig = make_subplots(
+        rows=1,
+        cols=3,
+        subplot_titles=("Compute time per replica", "Matrices held", "Step: sharded vs replicated"),
+    )
+    for (mode, variant), group in replicas.groupby(["mode", "variant"], sort=False):
+        label = f"{variant} · {mode}"
+        names = [f"r{r}" for r in group["replica"]]
+        fig.add_trace(
+            go.Bar(x=names, y=group["median_s"] * 1e3, name=label, legendgroup=label),
+            row=1,
+            col=1,
+        )
+        fig.add_trace(
+            go.Bar(x=names, y=group["matrices"], name=label, legendgroup=label, showlegend=False),
+            row=1,
+            col=2,
+        )
+    if steps is not None and not steps.empty:
+        for column, name, color in (
+            ("step_s", "in-sync step (this mode)", OK_COLOR),
+            ("replicated_step_s", "replicated step", WRONG_COLOR),
+        ):
+            if steps[column].notna().any():
+                fig.add_trace(
+                    go.Bar(
+                        x=steps["variant"],
+                        y=steps[column] * 1e3,
+                        name=name,
+                        marker_color=color,
+                        text=[
+                            f"imbalance {v:.2f}" if column == "step_s" and v == v else ""
+                            for v in steps["load_imbalance"]
+                        ],
+                    ),
+                    row=1,
+                    col=3,
+                )
+    fig.update_yaxes(title="ms", row=1, col=1)
+    fig.update_yaxes(title="matrices held", row=1, col=2)
+    fig.update_yaxes(title="ms", row=1, col=3)
+    fig.update_layout(title=title, barmode="group", **LAYOUT)
+    return fig
+
+
+def all_figures(
+    summary: pd.DataFrame,
+    samples: pd.DataFrame,
+    replicas: pd.DataFrame,
+    peak_bytes_per_s: float | None,
+    steps: pd.DataFrame | None = None,
+) -> dict[str, go.Figure]:
+    """Every chart of a run, in page order; the app and the report both use this."""
+    return {
+        "latency": latency_distribution(samples),
+        "throughput": throughput(summary, peak_bytes_per_s),
+        "speedup": speedups(summary),
+        "first_call": first_call_vs_steady(summary),
+        "dispatch": dispatch_vs_synchronised(summary),
+        "replicas": replica_breakdown(replicas, steps),
+    }

@@ -1,0 +1,142 @@
+"""Pure chart builders of a sweep: scaling, crossover map, cost fit. DataFrame -> Figure."""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.express as px
+import plotly.graph_objects as go
+
+from dashboard.figures.style import LAYOUT, PEAK_COLOR, empty
+
+AXIS_TITLES = {
+    "matrices": "matrices B (log)",
+    "cols": "columns n (log)",
+    "median_s": "ms per call (log)",
+    "gbytes_per_s": "GB/s (log)",
+}
+
+
+def scaling(frame: pd.DataFrame, x: str, y: str, peak_gbytes_per_s: float | None) -> go.Figure:
+    """`y` against `x` per strategy on log-log axes; GB/s views carry the measured roofline."""
+    title = f"{'Latency' if y == 'median_s' else 'Bandwidth'} against {x}"
+    if frame.empty:
+        return empty(title, "no sweep points yet")
+    data = frame.copy()
+    data["ms"] = data["median_s"] * 1e3
+    other = "cols" if x == "matrices" else "matrices"
+    data["series"] = data["variant"] + " · " + other + "=" + data[other].astype(str)
+    fig = px.line(
+        data.sort_values(x),
+        x=x,
+        y="ms" if y == "median_s" else y,
+        color="series",
+        markers=True,
+        log_x=True,
+        log_y=True,
+    )
+    if y == "gbytes_per_s" and peak_gbytes_per_s:
+        # A trace, not add_hline: shapes on log axes take log10 coordinates.
+        xs = sorted(data[x].unique())
+        fig.add_trace(
+            go.Scatter(
+                x=[xs[0], xs[-1]],
+                y=[peak_gbytes_per_s, peak_gbytes_per_s],
+                mode="lines",
+                line={"color": PEAK_COLOR, "dash": "dash"},
+                name=f"measured peak {peak_gbytes_per_s:.1f} GB/s",
+            )
+        )
+    fig.update_layout(title=title, **LAYOUT)
+    fig.update_xaxes(title=AXIS_TITLES[x])
+    fig.update_yaxes(title=AXIS_TITLES[y])
+    return fig
+
+
+def crossover_map(cells: pd.DataFrame) -> go.Figure:
+    """For each (B, n) cell, which correct strategy wins, coloured by winner, margin as text."""
+    title = "Crossover map: fastest correct strategy per (B, n)"
+    if cells.empty:
+        return empty(title, "no correct results in the sweep")
+    winners = sorted(cells["winner"].unique())
+    code = {name: index for index, name in enumerate(winners)}
+    matrices = sorted(cells["matrices"].unique())
+    cols = sorted(cells["cols"].unique())
+    z, text = [], []
+    for b in matrices:
+        row_z, row_text = [], []
+        for n in cols:
+            cell = cells[(cells["matrices"] == b) & (cells["cols"] == n)]
+            if cell.empty:
+                row_z.append(None)
+                row_text.append("")
+                continue
+            first = cell.iloc[0]
+            margin = "" if pd.isna(first["margin"]) else f"<br>×{first['margin']:.2f}"
+            row_z.append(code[first["winner"]])
+            row_text.append(f"{first['winner']}{margin}")
+        z.append(row_z)
+        text.append(row_text)
+    palette = px.colors.qualitative.Safe
+    scale = []
+    for index in range(len(winners)):
+        color = palette[index % len(palette)]
+        scale += [
+            [index / max(1, len(winners)), color],
+            [(index + 1) / max(1, len(winners)), color],
+        ]
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=[str(n) for n in cols],
+            y=[str(b) for b in matrices],
+            text=text,
+            texttemplate="%{text}",
+            colorscale=scale,
+            zmin=0,
+            zmax=len(winners),
+            showscale=False,
+            hovertemplate="B=%{y}, n=%{x}: %{text}<extra></extra>",
+        )
+    )
+    fig.update_layout(title=title, **LAYOUT)
+    fig.update_xaxes(title="columns n", type="category")
+    fig.update_yaxes(title="matrices B", type="category")
+    return fig
+
+
+def cost_fit(points: pd.DataFrame, fits: pd.DataFrame) -> go.Figure:
+    """Time against bytes moved per strategy, with the fitted overhead + per-byte line."""
+    title = "Time against work: fixed overhead + per-byte cost"
+    if points.empty:
+        return empty(title, "no sweep points yet")
+    fig = go.Figure()
+    for variant, group in points.groupby("variant", sort=False):
+        fig.add_trace(
+            go.Scatter(
+                x=group["bytes"],
+                y=group["median_s"] * 1e3,
+                mode="markers",
+                name=variant,
+                legendgroup=variant,
+            )
+        )
+        fit = fits[fits["variant"] == variant]
+        if not fit.empty:
+            xs = sorted(group["bytes"])
+            row = fit.iloc[0]
+            ys = [(row["overhead_s"] + row["seconds_per_byte"] * b) * 1e3 for b in xs]
+            fig.add_trace(
+                go.Scatter(
+                    x=xs,
+                    y=ys,
+                    mode="lines",
+                    name=f"{variant} fit",
+                    legendgroup=variant,
+                    line={"dash": "dot"},
+                    showlegend=False,
+                )
+            )
+    fig.update_layout(title=title, **LAYOUT)
+    fig.update_xaxes(type="log", title="bytes moved per call (log)")
+    fig.update_yaxes(type="log", title="ms per call (log)")
+    return fig

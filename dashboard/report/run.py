@@ -1,0 +1,80 @@
+"""The self-contained HTML report of one run."""
+
+from __future__ import annotations
+
+from dashboard.figures import run as charts
+from dashboard.report.html import (
+    escape,
+    figure_html,
+    frame_table,
+    key_value_table,
+    markdown_to_html,
+    page,
+)
+from dashboard.tables import run as data
+from dashboard.text.explain import fastest_way
+from engine.results.model import RunResult
+from engine.spec.catalog import kernel_source
+
+
+def run_sections(result: RunResult) -> list[str]:
+    summary = data.summary(result)
+    config = result.config
+    env = result.environment
+    label = config.label or "untitled run"
+    shape = f"{config.matrices:,} × {config.rows}×{config.columns} {config.dtype}"
+    sections = [
+        f"<h1>Batched MatVec report: {escape(label)}</h1>",
+        f"<p class='muted'>{escape(shape)} · {escape(env.device_kind)} · "
+        f"run {escape(result.run_id)} · {escape(result.created_at)}</p>",
+    ]
+    best = data.winner(summary)
+    if best is not None:
+        sections += [
+            "<h2>The fastest way</h2>",
+            markdown_to_html(fastest_way(best, config, result.peak_bytes_per_s)),
+            f"<pre><code>{escape(kernel_source(best['variant']))}</code></pre>",
+        ]
+    else:
+        sections.append("<h2>The fastest way</h2><p class='wrong'>No correct result.</p>")
+    sections += ["<h2>Summary</h2>", frame_table(data.display_table(summary))]
+    if result.warnings:
+        items = "".join(f"<li>{escape(w)}</li>" for w in result.warnings)
+        sections.append(f"<ul class='muted'>{items}</ul>")
+    steps = data.distribution(result)
+    if not steps.empty:
+        sections += ["<h2>Distribution</h2>", frame_table(data.display_distribution(steps))]
+    figures = charts.all_figures(
+        summary, data.samples(result), data.replicas(result), result.peak_bytes_per_s, steps
+    )
+    sections += ["<h2>Charts</h2>", *(figure_html(f) for f in figures.values())]
+    sections += [
+        "<h2>Settings</h2>",
+        key_value_table({**config.to_dict(), "cold_copies": result.cold_copies}),
+        "<h2>Peak bandwidth</h2>",
+        key_value_table(peak_summary(result)),
+        "<h2>Environment</h2>",
+        key_value_table(env.to_dict()),
+    ]
+    return sections
+
+
+def peak_summary(result: RunResult) -> dict[str, object]:
+    """The peak and each probe's bandwidth, without the raw samples."""
+    peak = result.peak
+    summary: dict[str, object] = {
+        "bandwidth_bytes_per_s": peak.bandwidth_bytes_per_s,
+        "method": peak.method,
+        "device": peak.device,
+        "buffer_bytes": peak.buffer_bytes,
+    }
+    for index, probe in enumerate(peak.probes):
+        summary[f"probe {index + 1}"] = (
+            f"{probe.kernel}, {probe.when}: {probe.bandwidth_bytes_per_s / 1e9:.1f} GB/s"
+        )
+    return summary
+
+
+def run_report(result: RunResult) -> str:
+    label = result.config.label or result.run_id
+    return page(f"Batched MatVec report: {label}", run_sections(result))

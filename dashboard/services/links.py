@@ -1,0 +1,88 @@
+"""Dashboard settings <-> URL query parameters, generated from the engine's field table.
+
+A shared link must reopen the same settings; a hand-edited or stale link must never crash the
+page: each bad parameter is dropped with a notice naming it, and the rest still apply. The
+URL names are the field table's (the CLI's flag names), and repeated parameters
+(`?strategy=einsum&strategy=numpy`, the CLI's own style) count like a comma list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.spec.catalog import interactive_strategies
+from engine.spec.config import BenchConfig, config_fields, url_name_of
+from engine.spec.fields import ConfigError, shown
+
+Settings = dict[str, Any]
+
+
+def defaults() -> Settings:
+    """The dashboard's starting settings: the field table's defaults, with the interactive
+    strategy set pre-selected (the CLI's single default strategy is too little to look at)."""
+    values: Settings = {item.name: item.default for item, _ in config_fields()}
+    values["strategies"] = list(interactive_strategies())
+    return values
+
+
+FIELD_FOR_URL: dict[str, str] = {url_name_of(item): item.name for item, _ in config_fields()}
+URL_FOR_FIELD: dict[str, str] = {name: url for url, name in FIELD_FOR_URL.items()}
+
+
+@dataclass
+class ParsedParams:
+    settings: Settings
+    notices: list[str] = field(default_factory=list)
+
+
+def _values(raw: str | list[str]) -> list[str]:
+    return [raw] if isinstance(raw, str) else list(raw)
+
+
+def settings_from_params(params: Mapping[str, str | list[str]]) -> ParsedParams:
+    """Defaults overridden by every valid URL parameter; invalid ones become notices."""
+    settings = defaults()
+    notices: list[str] = []
+    for url_name, raw in params.items():
+        name = FIELD_FOR_URL.get(url_name)
+        values = _values(raw)
+        if name is None:
+            notices.append(f"Ignored unknown link parameter {url_name[:60]!r}.")
+            continue
+        setting = next(s for item, s in config_fields() if item.name == name)
+        if len(values) > 1 and setting.kind != "strategies":
+            notices.append(
+                f"Link parameter {url_name} was given {len(values)} times; used the last."
+            )
+        value: Any = ",".join(values) if setting.kind == "strategies" else values[-1]
+        try:
+            parsed = setting.parse(name, value)
+        except ConfigError as error:
+            notices.append(f"Ignored link parameter {url_name}={shown(value)}: {error}")
+            continue
+        settings[name] = list(parsed) if isinstance(parsed, tuple) else parsed
+    if settings["mode"] == "single" and settings["replicas"] != 1:
+        notices.append(
+            f"Ignored link parameter replicas={settings['replicas']}: mode single uses 1 replica."
+        )
+        settings["replicas"] = 1
+    return ParsedParams(settings, notices)
+
+
+def params_from_settings(settings: Mapping[str, Any]) -> dict[str, str]:
+    """Only what differs from the defaults, so links stay short and readable."""
+    params: dict[str, str] = {}
+    start = defaults()
+    for item, setting in config_fields():
+        value = settings.get(item.name, start[item.name])
+        if value == start[item.name] or value is None:
+            continue
+        params[url_name_of(item)] = setting.to_text(value)
+    return params
+
+
+def config_from_settings(settings: Mapping[str, Any]) -> BenchConfig:
+    """The engine config for a run; raises ConfigError with a user-facing message."""
+    return BenchConfig.from_raw({name: settings[name] for name in defaults()})

@@ -1,0 +1,52 @@
+"""Compare page: two or more stored runs side by side, with significance on the raw samples."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard.components.store import history, run_choices
+from dashboard.figures.compare import compare_medians
+from dashboard.report import comparison_report
+from dashboard.tables.compare import comparison_table
+from engine.analysis.compare import compare_runs, environments, run_label
+
+st.title("Compare runs")
+st.caption(
+    "Pick two or more runs (say, a laptop CPU and a Colab TPU). Ratios are medians over the "
+    "baseline; a difference is claimed only when a two-sided Mann-Whitney U test on the raw "
+    "samples gives p < 0.05."
+)
+choices = run_choices()
+if "compare_runs" in st.session_state:
+    st.session_state["compare_select"] = [
+        r for r in st.session_state.pop("compare_runs") if r in choices
+    ]
+elif "compare_select" not in st.session_state:
+    linked = st.query_params.get("runs", "")
+    st.session_state["compare_select"] = [r for r in linked.split(",") if r in choices]
+selected = st.multiselect(
+    "Runs", list(choices), format_func=lambda r: choices[r], key="compare_select"
+)
+if selected:
+    st.query_params["runs"] = ",".join(selected)
+if len(selected) < 2:
+    st.info("Choose at least two runs to compare." if choices else "No stored runs yet.")
+    st.stop()
+
+runs = [history().get_run(run_id) for run_id in selected]
+runs = [r for r in runs if r is not None]
+baseline = st.selectbox(
+    "Baseline", range(len(runs)), format_func=lambda i: run_label(runs[i]), key="baseline"
+)
+frame = compare_runs(runs, baseline)
+st.dataframe(comparison_table(frame), hide_index=True, width="stretch")
+st.plotly_chart(compare_medians(frame), width="stretch", key="compare_chart")
+st.markdown("### Environments")
+st.dataframe(environments(runs), hide_index=True, width="stretch")
+st.download_button(
+    "HTML report",
+    lambda: comparison_report(runs, baseline),
+    "matvec-comparison.html",
+    "text/html",
+    key="compare_report",
+)

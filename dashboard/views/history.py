@@ -1,0 +1,108 @@
+"""History page: every stored run (dashboard, CLI, imports); filter, open, delete, import."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import streamlit as st
+
+from dashboard.components.plain import plain
+from dashboard.components.results import show_results
+from dashboard.components.store import history
+from engine.results.parse import parse_results
+from engine.results.reader import ResultsRejected
+from engine.storage.history import DISPLAY_COLUMNS, RunFilter
+
+MAX_UPLOAD_MB = 64
+
+
+def import_panel() -> None:
+    with st.expander("Import a results JSON from another machine"):
+        upload = st.file_uploader(
+            "Results JSON (from `python -m engine run --json`)", type=["json"], key="upload"
+        )
+        if upload is not None and st.session_state.get("imported") != upload.file_id:
+            st.session_state["imported"] = upload.file_id
+            try:
+                if upload.size > MAX_UPLOAD_MB * 2**20:
+                    raise ResultsRejected(f"file is larger than {MAX_UPLOAD_MB} MiB")
+                run = parse_results(upload.getvalue())
+            except ResultsRejected as error:
+                st.session_state["import_message"] = ("error", f"Not imported: {error}")
+            else:
+                stored = history().add_run(run, source="import")
+                st.session_state["import_message"] = (
+                    ("success", f"Imported run {run.run_id}.")
+                    if stored
+                    else ("info", f"Run {run.run_id} is already stored.")
+                )
+        kind, message = st.session_state.get("import_message", (None, ""))
+        if kind:
+            getattr(st, kind)(plain(message))
+
+
+st.title("Run history")
+st.caption(plain(f"Stored in {history().path}: runs from the dashboard, the CLI and imports."))
+import_panel()
+
+cols = st.columns([1, 2, 1, 1])
+kinds = ["all", *history().device_kinds()]
+device = cols[0].selectbox("Device", kinds, key="history_device")
+label = cols[1].text_input("Label contains", key="history_label")
+since = cols[2].date_input("From", value=None, key="history_since")
+until = cols[3].date_input("Until", value=None, key="history_until")
+frame = history().list_runs(
+    RunFilter(
+        device_kind=None if device == "all" else device,
+        label_contains=label or None,
+        since=since.isoformat() if isinstance(since, dt.date) else None,
+        until=until.isoformat() if isinstance(until, dt.date) else None,
+    )
+)
+st.write(f"{len(frame):,} run(s)")
+view = frame[list(DISPLAY_COLUMNS)].assign(best_median_s=frame["best_median_s"] * 1e3)
+selection = st.dataframe(
+    view,
+    hide_index=True,
+    width="stretch",
+    on_select="rerun",
+    selection_mode="multi-row",
+    key="history_table",
+    column_config={"best_median_s": st.column_config.NumberColumn("best (ms)", format="%.4g")},
+)
+chosen = [frame.iloc[i]["run_id"] for i in selection.selection.rows] if selection else []
+
+actions = st.columns(3)
+if actions[0].button("Open run", disabled=len(chosen) != 1, key="history_open"):
+    st.session_state["history_opened"] = chosen[0]
+if actions[1].button("Compare runs", disabled=len(chosen) < 2, key="history_compare"):
+    st.session_state["compare_runs"] = chosen
+    st.switch_page("views/compare.py")
+if actions[2].button("Delete runs", disabled=not chosen, key="history_delete"):
+    st.session_state["confirm_delete"] = chosen
+pending = st.session_state.get("confirm_delete")
+if pending:
+    st.warning(f"Delete {len(pending)} run(s) for good?")
+    yes, no = st.columns(2)
+    if yes.button("Yes, delete", key="delete_yes"):
+        for run_id in pending:
+            history().delete_run(run_id)
+        st.session_state.pop("confirm_delete")
+        st.session_state.pop("history_opened", None)
+        st.rerun()
+    if no.button("Keep them", key="delete_no"):
+        st.session_state.pop("confirm_delete")
+        st.rerun()
+
+opened = st.session_state.get("history_opened")
+if opened:
+    try:
+        run = history().get_run(opened)
+    except ResultsRejected as error:
+        st.error(plain(f"That stored run cannot be shown: {error}"))
+    else:
+        if run is None:
+            st.info("That run is no longer stored.")
+        else:
+            st.divider()
+            show_results(run.to_json(), key="history")

@@ -1,0 +1,1 @@
+"""Reading stored runs: comparisons between runs and sweep scaling analysis. No frameworks."""

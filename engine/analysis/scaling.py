@@ -1,0 +1,103 @@
+"""Sweep analysis: tidy points, the crossover map, and a fixed-cost + per-byte fit.
+
+Fitting `time = overhead + bytes × cost` per strategy separates what a strategy pays once per
+call (Python dispatch, kernel launch, graph overhead) from what it pays per byte moved: the two
+numbers that decide where one strategy overtakes another.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from engine.results.model import RunResult
+
+
+def sweep_frame(runs: Sequence[RunResult]) -> pd.DataFrame:
+    """One row per (point, variant) that produced a timing."""
+    rows = []
+    for run in runs:
+        config = run.config
+        for entry in run.results:
+            derived = entry.derived(run.peak_bytes_per_s)
+            if derived["median_s"] is None:
+                continue
+            rows.append(
+                {
+                    "run_id": run.run_id,
+                    "matrices": config.matrices,
+                    "dim": config.rows,
+                    "cols": config.columns,
+                    "dtype": config.dtype,
+                    "mode": config.mode,
+                    "variant": entry.variant,
+                    "median_s": derived["median_s"],
+                    "gbytes_per_s": derived["gbytes_per_s"],
+                    "bytes": entry.bytes,
+                    "flops": entry.flops,
+                    "work": config.matrices * config.rows * config.columns,
+                    "correct": entry.correct,
+                    "peak_gbytes_per_s": (run.peak_bytes_per_s or 0) / 1e9 or None,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def crossover(frame: pd.DataFrame) -> pd.DataFrame:
+    """For each (mode, dtype, B, n) cell: the fastest correct variant and its margin."""
+    if frame.empty:
+        return frame
+    good = frame[frame["correct"]]
+    rows = []
+    for key, cell in good.groupby(["mode", "dtype", "matrices", "cols"], sort=True):
+        ranked = cell.sort_values("median_s")
+        winner = ranked.iloc[0]
+        runner_up = ranked.iloc[1] if len(ranked) > 1 else None
+        rows.append(
+            {
+                "mode": key[0],
+                "dtype": key[1],
+                "matrices": key[2],
+                "cols": key[3],
+                "winner": winner["variant"],
+                "winner_median_s": winner["median_s"],
+                "runner_up": None if runner_up is None else runner_up["variant"],
+                "margin": None if runner_up is None else runner_up["median_s"] / winner["median_s"],
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def fit_costs(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per variant: relative least squares `median_s = overhead_s + bytes * seconds_per_byte`."""
+    rows = []
+    if frame.empty:
+        return pd.DataFrame(rows)
+    for variant, group in frame.groupby("variant", sort=False):
+        if group["bytes"].nunique() < 2:
+            continue
+        x = group["bytes"].to_numpy(dtype=float)
+        y = group["median_s"].to_numpy(dtype=float)
+        design = np.column_stack([np.ones_like(x), x])
+        # Relative (1/y-weighted) least squares: points span decades, and a plain fit would
+        # let the largest points swamp the fixed overhead that the small ones reveal.
+        weights = 1.0 / y
+        (overhead, per_byte), *_ = np.linalg.lstsq(
+            design * weights[:, None], y * weights, rcond=None
+        )
+        predicted = design @ np.array([overhead, per_byte])
+        total = float(np.sum((y - y.mean()) ** 2))
+        r2 = 1 - float(np.sum((y - predicted) ** 2)) / total if total > 0 else None
+        rows.append(
+            {
+                "variant": variant,
+                "overhead_s": float(overhead),
+                "seconds_per_byte": float(per_byte),
+                "asymptotic_gbytes_per_s": 1 / per_byte / 1e9 if per_byte > 0 else None,
+                "r2": r2,
+                "points": len(group),
+            }
+        )
+    return pd.DataFrame(rows)

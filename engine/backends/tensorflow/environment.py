@@ -1,0 +1,68 @@
+"""The machine context stored beside the numbers, so runs from two machines can be compared."""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+
+import numpy as np
+import tensorflow as tf
+
+from engine.backends.tensorflow.devices import DeviceSetup
+from engine.machine.host import cpu_model
+from engine.results.model import Environment
+
+FLAG_VARIABLES = (
+    "TF_ENABLE_ONEDNN_OPTS",
+    "TF_XLA_FLAGS",
+    "XLA_FLAGS",
+    "OMP_NUM_THREADS",
+    "TF_NUM_INTRAOP_THREADS",
+    "TF_NUM_INTEROP_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "OPENBLAS_CORETYPE",
+    "CUDA_VISIBLE_DEVICES",
+)
+
+
+def capture(setup: DeviceSetup, llc_bytes: int, llc_source: str) -> Environment:
+    """Versions, devices, threads and flags of this process, for the results' environment."""
+    try:
+        tf32 = bool(tf.config.experimental.tensor_float_32_execution_enabled())
+    except AttributeError:
+        tf32 = None
+    return Environment(
+        tensorflow=tf.__version__,
+        numpy=np.__version__,
+        python=sys.version.split()[0],
+        platform=platform.platform(),
+        hostname=platform.node(),
+        device_kind=setup.kind,
+        devices=tuple(setup.devices),
+        available_devices=tuple(setup.available),
+        replicas=len(setup.devices),
+        cpu_model=cpu_model(),
+        cpu_count=os.cpu_count(),
+        cpu_affinity_count=len(os.sched_getaffinity(0))
+        if hasattr(os, "sched_getaffinity")
+        else None,
+        last_level_cache_bytes=llc_bytes,
+        last_level_cache_source=llc_source,
+        threads={
+            "intra_op": tf.config.threading.get_intra_op_parallelism_threads(),
+            "inter_op": tf.config.threading.get_inter_op_parallelism_threads(),
+            "note": "0 means TensorFlow picks (usually one per core)",
+        },
+        flags={
+            "tensor_float_32": tf32,
+            "onednn": os.environ.get("TF_ENABLE_ONEDNN_OPTS", "default (on for x86 CPUs)"),
+            "env": {name: os.environ[name] for name in FLAG_VARIABLES if name in os.environ},
+        },
+        build={
+            key: value
+            for key, value in tf.sysconfig.get_build_info().items()
+            if key in ("is_cuda_build", "is_rocm_build", "is_tensorrt_build", "cuda_version")
+        },
+        device_notes=tuple(setup.notes),
+    )

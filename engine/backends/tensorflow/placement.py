@@ -1,0 +1,61 @@
+"""Inputs made once, placed on the device once, outside every timed region.
+
+Host->device transfer is timed here, on its own, so no strategy's number silently includes it.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import tensorflow as tf
+
+from engine.backends.tensorflow.sync import sync_all
+from engine.measure.correctness import make_inputs, reference
+from engine.spec.config import BenchConfig
+
+CHECK_STREAM = 1_000_003  # a stream no timed input set uses: the check runs on fresh inputs
+
+
+@dataclass
+class Inputs:
+    timed: list[tuple[Any, Any]]  # device tensors, one (A, x) per cold-cache copy
+    host_timed: list[tuple[np.ndarray, np.ndarray]]  # same values on the host (for numpy)
+    check_host: tuple[np.ndarray, np.ndarray]
+    check_device: tuple[Any, Any]
+    reference: np.ndarray  # float64 (B, m) for the check inputs
+    transfer_s: float  # host->device time for one (A, x) set
+
+
+def place(host: tuple[np.ndarray, np.ndarray], device: str) -> tuple[Any, Any]:
+    with tf.device(device):
+        a = tf.identity(tf.convert_to_tensor(host[0]))
+        x = tf.identity(tf.convert_to_tensor(host[1]))
+    sync_all()
+    return a, x
+
+
+def prepare(config: BenchConfig, device: str, copies: int, keep_host: bool) -> Inputs:
+    shape = (config.matrices, config.rows, config.columns, config.dtype, config.seed)
+    timed: list[tuple[Any, Any]] = []
+    host_timed: list[tuple[np.ndarray, np.ndarray]] = []
+    transfer_s = 0.0
+    for stream in range(copies):
+        host = make_inputs(*shape, stream=stream)
+        start = time.perf_counter()
+        timed.append(place(host, device))
+        if stream == 0:
+            transfer_s = time.perf_counter() - start
+        if keep_host:
+            host_timed.append(host)
+    check_host = make_inputs(*shape, stream=CHECK_STREAM)
+    return Inputs(
+        timed=timed,
+        host_timed=host_timed,
+        check_host=check_host,
+        check_device=place(check_host, device),
+        reference=reference(*check_host),
+        transfer_s=transfer_s,
+    )

@@ -1,0 +1,94 @@
+"""The commands around the history: `sweep`, `import` and `history`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from engine.cli.flags import raw_settings
+from engine.results.parse import read_results_file
+from engine.results.reader import ResultsRejected
+from engine.spec.sweep import SweepSpec
+
+EXIT_OK, EXIT_INVALID = 0, 2
+
+
+def command_sweep(args: argparse.Namespace) -> int:
+    from engine.cli.progress import SweepBarProgress
+    from engine.cli.run import quiet_tensorflow, reporter
+    from engine.storage.history import History, best_of
+    from engine.storage.run_queue import RunQueue
+
+    spec = SweepSpec.from_raw(raw_settings(args))
+    history = History(args.history)
+    progress = SweepBarProgress() if args.progress == "bar" else reporter(args.progress)
+    quiet_tensorflow()
+    from engine.execution.sweep import run_sweep
+    from engine.results.events import Queued, ResultWritten
+
+    with RunQueue().turn(on_wait=lambda p: progress(Queued(p))):
+        outcome = run_sweep(spec, history, progress)
+    runs = history.sweep_runs(outcome.sweep_id)
+    if args.json_path:
+        from engine.results.files import write_text_atomically
+
+        payload = {
+            "sweep_id": outcome.sweep_id,
+            "spec": spec.to_dict(),
+            "runs": [r.to_dict() for r in runs],
+        }
+        write_text_atomically(args.json_path, json.dumps(payload, indent=1))
+    if args.progress == "jsonl":
+        progress(ResultWritten(outcome.sweep_id, args.json_path))
+        return EXIT_OK
+    print(
+        f"sweep {outcome.sweep_id}: {outcome.points} points, ran {outcome.ran}, "
+        f"{outcome.skipped_done} already done, history {history.path}"
+    )
+    for line in outcome.refused:
+        print(f"  refused {line}")
+    for run in runs:
+        variant, median = best_of(run)
+        config = run.config
+        shape = f"{config.matrices}x{config.rows}x{config.columns} {config.dtype}"
+        best = f"{variant} {median * 1e3:.4g} ms" if median else "no correct result"
+        print(f"  {config.mode:<10} {shape:<28} fastest: {best}")
+    return EXIT_OK
+
+
+def command_import(args: argparse.Namespace) -> int:
+    from engine.storage.history import History
+
+    history = History(args.history)
+    status = EXIT_OK
+    for path in args.files:
+        try:
+            run = read_results_file(path)
+        except ResultsRejected as error:
+            print(f"error: {path}: {error}", file=sys.stderr)
+            status = EXIT_INVALID
+            continue
+        if history.add_run(run, source="import"):
+            print(f"imported {path}: run {run.run_id}")
+        else:
+            print(f"{path}: run {run.run_id} is already stored")
+    return status
+
+
+def command_history(args: argparse.Namespace) -> int:
+    from engine.storage.history import DISPLAY_COLUMNS, History, RunFilter
+
+    frame = History(args.history).list_runs(
+        RunFilter(device_kind=args.device, label_contains=args.label)
+    )
+    if args.json:
+        print(frame.to_json(orient="records", indent=1))
+    elif frame.empty:
+        print("no stored runs")
+    else:
+        frame["best_median_s"] = frame["best_median_s"].map(
+            lambda v: "-" if v is None or v != v else f"{v * 1e3:.4g} ms"
+        )
+        print(frame[list(DISPLAY_COLUMNS)].to_string(index=False))
+    return EXIT_OK

@@ -1,0 +1,116 @@
+"""The `run`, `devices` and `strategies` commands."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from engine.cli.flags import config_from_args
+from engine.machine.accelerators import probe_kind
+from engine.machine.cluster import worker_count
+from engine.machine.host import last_level_cache_bytes
+from engine.measure import memory
+from engine.results.events import Phase, Queued, ResultWritten, silent
+from engine.spec.catalog import strategies
+from engine.spec.fields import ConfigError
+from engine.storage.run_queue import RunQueue
+
+EXIT_OK = 0
+
+
+def quiet_tensorflow() -> None:
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+
+def reporter(kind: str) -> Any:
+    from engine.cli.progress import BarProgress, JsonLinesProgress
+
+    made = {"bar": BarProgress, "jsonl": JsonLinesProgress}.get(kind)
+    return made() if made else silent
+
+
+def command_run(args: argparse.Namespace) -> int:
+    config = config_from_args(args)
+    if args.json_path:
+        parent = Path(args.json_path).resolve().parent
+        if not parent.is_dir():
+            raise ConfigError("json", f"directory {str(parent)!r} does not exist")
+    # Refuse impossible runs before TensorFlow is even imported.
+    memory.preflight(config, probe_kind(), last_level_cache_bytes()[0])
+    quiet_tensorflow()
+    progress = reporter(args.progress)
+
+    def waiting(position: int) -> None:
+        progress(Queued(position))
+        if args.progress == "bar":
+            print(f"waiting for another run to finish (position {position})", file=sys.stderr)
+
+    # Workers of one multi-worker run wait for each other: queueing them would deadlock.
+    skip_queue = args.no_queue or worker_count() > 1
+    queue = contextlib.nullcontext() if skip_queue else RunQueue().turn(on_wait=waiting)
+    with queue:
+        progress(Phase("starting TensorFlow"))
+        from engine.execution.runner import run_benchmark
+
+        result = run_benchmark(config, progress=progress)
+    if args.json_path:
+        result.write_json(args.json_path)
+    if not args.no_history:
+        from engine.storage.history import History
+
+        History(args.history).add_run(result)
+    from engine.results.formatting import summary_table
+
+    if args.progress == "jsonl":
+        progress(ResultWritten(result.run_id, args.json_path))
+    else:
+        print(summary_table(result))
+        if args.json_path:
+            print(f"results written to {args.json_path}")
+    return EXIT_OK
+
+
+def command_devices(args: argparse.Namespace) -> int:
+    quiet_tensorflow()
+    from engine.backends.tensorflow.devices import describe_devices
+
+    info = describe_devices()
+    if args.json:
+        print(json.dumps(info, indent=2))
+    else:
+        for key, value in info.items():
+            print(f"{key:>18}: {value}")
+    return EXIT_OK
+
+
+def strategy_rows() -> list[dict[str, Any]]:
+    return [
+        {
+            "name": s.name,
+            "kind": s.kind,
+            "framework": s.framework,
+            "xla": s.supports_xla,
+            "distributable": s.distribution is not None,
+            "distribution": s.distribution,
+            "launches": s.launches,
+            "runs_on_host": s.runs_on_host,
+            "baseline": s.baseline,
+            "summary": s.summary,
+        }
+        for s in strategies()
+    ]
+
+
+def command_strategies(args: argparse.Namespace) -> int:
+    rows = strategy_rows()
+    if args.json:
+        print(json.dumps(rows, indent=2))
+    else:
+        for row in rows:
+            print(f"{row['name']:<16} {row['framework']:<11} {row['kind']:<6} {row['summary']}")
+    return EXIT_OK

@@ -1,0 +1,113 @@
+"""What every executor shares: the run's context, a blank result, timing and checking a variant.
+
+Each mode's executor (single, distributed, dataset) is a function
+`(RunContext, strategy, option) -> StrategyResult`; the pieces they all need are here, written
+once: the timed loop with its sample events, copying the timing into the result, and the
+poison/fill/check sequence against the float64 reference.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from engine.backends.tensorflow.build import Builder
+from engine.backends.tensorflow.devices import DeviceSetup
+from engine.backends.tensorflow.placement import Inputs
+from engine.backends.tensorflow.sync import sync_all
+from engine.measure import correctness, roofline
+from engine.measure.timing import Kernel, Timing, time_kernel
+from engine.results.events import Progress, Sample
+from engine.results.model import Status, StrategyResult
+from engine.spec.catalog import variant_name
+from engine.spec.config import BenchConfig
+
+
+@dataclass
+class RunContext:
+    config: BenchConfig
+    setup: DeviceSetup
+    inputs: Inputs
+    build: Builder
+    emit: Progress
+    strategy: Any = None  # tf.distribute.Strategy for modes replicated and sharded
+
+
+Executor = Callable[[RunContext, str, str], StrategyResult]
+
+
+def blank_result(config: BenchConfig, strategy: str, option: str, status: Status) -> StrategyResult:
+    m, n = config.rows, config.columns
+    return StrategyResult(
+        strategy=strategy,
+        variant=variant_name(strategy, option),
+        mode=config.mode,
+        status=status,
+        matrices=config.matrices,
+        flops=roofline.flops(config.matrices, m, n),
+        bytes=roofline.traffic_bytes(config.matrices, m, n, config.itemsize),
+    )
+
+
+def time_variant(
+    ctx: RunContext,
+    result: StrategyResult,
+    call: Callable[[int], Any],
+    *,
+    budget_s: float | None = None,
+    fixed_calls: int | None = None,
+) -> Timing:
+    """The timing method on `call(i)` (input set i), reporting each sample as an event."""
+    config = ctx.config
+    return time_kernel(
+        Kernel(call=call, sync=sync_all),
+        warmup=config.warmup,
+        repeats=config.repeats,
+        budget_s=config.time_budget_s if budget_s is None else budget_s,
+        fixed_calls=fixed_calls,
+        on_sample=lambda done, total: ctx.emit(Sample(result.variant, done, total)),
+    )
+
+
+def record_timing(result: StrategyResult, timing: Timing, transfer_s: float) -> None:
+    """Copy a finished timing into the result: samples are the truth, kept raw."""
+    result.first_call_s = timing.first_call_s
+    result.transfer_s = transfer_s
+    result.dispatch_s = timing.dispatch_s
+    result.calls_per_sample = timing.measurement.calls_per_sample
+    result.samples_s = timing.measurement.samples_s
+    result.warnings.extend(timing.warnings)
+    result.budget_exhausted = timing.budget_exhausted
+
+
+def to_host(output: Any) -> np.ndarray:
+    return output.numpy() if hasattr(output, "numpy") else np.asarray(output)
+
+
+def check_outputs(
+    result: StrategyResult, outputs: list[Any], reference: np.ndarray, config: BenchConfig
+) -> None:
+    """Check each full output (replicated mode has one per replica; the worst one counts).
+
+    Each is copied into a NaN-poisoned (B, m) buffer, so unwritten vectors and wrong shapes
+    are caught rather than broadcast or averaged away.
+    """
+    checks: list[correctness.Check] = []
+    for index, output in enumerate(outputs):
+        buffer = correctness.poisoned_output(*reference.shape)
+        mismatch = correctness.fill(buffer, to_host(output))
+        if mismatch:
+            where = f"replica {index}: " if len(outputs) > 1 else ""
+            result.warnings.append(f"incorrect: {where}{mismatch}")
+        checks.append(correctness.check(buffer, reference, config.dtype, config.columns))
+    worst = max(checks, key=lambda c: (not c.correct, c.max_rel_error))
+    result.max_rel_error = worst.max_rel_error
+    result.rel_error_norm = worst.rel_error_norm
+    result.max_abs_error = worst.max_abs_error
+    result.tolerance = worst.tolerance
+    result.correct = worst.correct
+    if worst.message:
+        result.warnings.append(f"incorrect: {worst.message}")

@@ -1,0 +1,139 @@
+"""Run a BenchConfig: devices, preflight, peak bandwidth, inputs, then each strategy variant.
+
+The executor of each variant is picked from a table by the mode and the strategy's own
+description (how it distributes). Each variant runs inside its own try: a strategy that fails
+(out of memory, dtype unsupported on the device, an XLA compile error) is recorded with its
+status and message, and the others go on.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from datetime import datetime, timezone
+
+import tensorflow as tf
+
+from engine.backends.tensorflow.bandwidth import measure_probes, peak_from
+from engine.backends.tensorflow.build import Builder, builder_with
+from engine.backends.tensorflow.devices import DeviceSetup, setup_devices
+from engine.backends.tensorflow.distribute import make_strategy
+from engine.backends.tensorflow.environment import capture
+from engine.backends.tensorflow.errors import classify, one_line
+from engine.backends.tensorflow.placement import prepare
+from engine.execution.base import Executor, RunContext, blank_result
+from engine.execution.dataset import run_dataset
+from engine.execution.distributed import run_distributed
+from engine.execution.plan import plan_variants
+from engine.execution.single import run_single
+from engine.machine.cluster import worker_count
+from engine.machine.host import last_level_cache_bytes
+from engine.measure import memory
+from engine.results.events import (
+    Done,
+    Phase,
+    Progress,
+    Started,
+    VariantDone,
+    VariantStarted,
+    silent,
+)
+from engine.results.model import Peak, RunResult, StrategyResult
+from engine.spec.catalog import strategy_info, variant_name
+from engine.spec.config import BenchConfig
+
+# Modes other than single, by how the strategy distributes (its catalogue `distribution`).
+DISTRIBUTED_EXECUTORS: dict[str, Executor] = {"graph": run_distributed, "dataset": run_dataset}
+
+
+def run_not_distributable(ctx: RunContext, strategy: str, option: str) -> StrategyResult:
+    result = blank_result(ctx.config, strategy, option, "skipped")
+    result.error = f"{strategy} has no tf.distribute form; run it in mode single"
+    return result
+
+
+def executor_for(config: BenchConfig, strategy: str) -> Executor:
+    if config.mode == "single":
+        return run_single
+    how = strategy_info(strategy).distribution
+    return DISTRIBUTED_EXECUTORS.get(how or "", run_not_distributable)
+
+
+def run_variant(ctx: RunContext, strategy: str, option: str) -> StrategyResult:
+    variant = variant_name(strategy, option)
+    ctx.emit(VariantStarted(variant))
+    try:
+        result = executor_for(ctx.config, strategy)(ctx, strategy, option)
+    except Exception as error:  # noqa: BLE001 - one strategy's failure must not lose the others
+        result = blank_result(ctx.config, strategy, option, classify(error))  # type: ignore[arg-type]
+        result.error = one_line(error)
+    ctx.emit(VariantDone(variant, result.status))
+    return result
+
+
+def run_warnings(config: BenchConfig, estimate: memory.MemoryEstimate, llc_bytes: int) -> list[str]:
+    found = []
+    if estimate.limit_bytes is None:
+        found.append(f"memory preflight could not check the limit: {estimate.limit_source}")
+    set_bytes = memory.input_set_bytes(config)
+    if config.cache == "warm" and set_bytes < llc_bytes:
+        found.append(
+            f"warm cache: the inputs ({memory.format_bytes(set_bytes)}) fit in the last-level "
+            f"cache ({memory.format_bytes(llc_bytes)}), so rates above the DRAM roofline are "
+            "possible; use cache=cold for DRAM-bound numbers"
+        )
+    return found
+
+
+def run_benchmark(
+    config: BenchConfig,
+    progress: Progress | None = None,
+    builders: Mapping[str, Builder] | None = None,
+    setup: DeviceSetup | None = None,
+    peak: Peak | None = None,
+) -> RunResult:
+    """Measure every variant of `config`; raises PreflightError/DeviceError before any work."""
+    emit = progress or silent
+    llc_bytes, llc_source = last_level_cache_bytes()
+    distributed = None
+    if config.mode != "single" and worker_count() > 1:
+        # Collectives must be configured before TensorFlow initialises its context.
+        distributed = tf.distribute.MultiWorkerMirroredStrategy()
+    setup = setup or setup_devices(config.replicas)
+    estimate = memory.preflight(config, setup.kind, llc_bytes)
+    if config.mode != "single" and distributed is None:
+        distributed = make_strategy(setup)
+    environment = capture(setup, llc_bytes, llc_source)
+    variants = plan_variants(config)
+    emit(Started(tuple(variant_name(s, x) for s, x in variants)))
+
+    device = setup.devices[0]
+    probes = []
+    if peak is None:
+        emit(Phase("peak bandwidth"))
+        probes = measure_probes(device, llc_bytes, "before")
+
+    emit(Phase("inputs"))
+    copies = memory.cold_copies(config, llc_bytes)
+    keep_host = any(strategy_info(name).runs_on_host for name in config.strategies)
+    inputs = prepare(config, device, copies, keep_host=keep_host)
+
+    ctx = RunContext(config, setup, inputs, builder_with(builders), emit, distributed)
+    results = [run_variant(ctx, strategy, option) for strategy, option in variants]
+    del ctx, inputs  # free the inputs before the second bandwidth probe
+    if peak is None:
+        emit(Phase("peak bandwidth (again)"))
+        probes += measure_probes(device, llc_bytes, "after")
+        peak = peak_from(probes, device, llc_bytes)
+    emit(Done())
+    return RunResult(
+        run_id=uuid.uuid4().hex,
+        created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        environment=environment,
+        config=config,
+        peak=peak,
+        results=results,
+        warnings=run_warnings(config, estimate, llc_bytes),
+        cold_copies=copies,
+        memory=estimate,
+    )

@@ -1,0 +1,105 @@
+"""Memory preflight: estimate every byte a run will hold and refuse it before allocating.
+
+Runs before TensorFlow is imported, so an impossible configuration fails in milliseconds with
+the estimate and the limit, instead of dying in the allocator halfway through a run.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from engine.machine.host import available_bytes
+from engine.spec.catalog import strategy_info
+from engine.spec.config import BenchConfig
+
+# Cold cache: enough input copies that the rotating footprint is this many times the LLC.
+COLD_FOOTPRINT_LLC_MULTIPLE = 4
+MAX_COLD_COPIES = 64
+# Streaming buffer for the peak-bandwidth measurement: several times the LLC, at least 256 MiB.
+BANDWIDTH_LLC_MULTIPLE = 4
+MIN_BANDWIDTH_BUFFER_BYTES = 256 * 2**20
+MAX_BANDWIDTH_BUFFER_BYTES = 2 * 2**30
+
+
+class PreflightError(ValueError):
+    """The run would not fit; `str()` names the estimate and the limit."""
+
+
+def input_set_bytes(config: BenchConfig) -> int:
+    m, n = config.rows, config.columns
+    return config.itemsize * config.matrices * (m * n + n)
+
+
+def cold_copies(config: BenchConfig, llc_bytes: int) -> int:
+    if config.cache == "warm":
+        return 1
+    wanted = COLD_FOOTPRINT_LLC_MULTIPLE * llc_bytes / max(1, input_set_bytes(config))
+    return int(min(MAX_COLD_COPIES, max(2, math.ceil(wanted))))
+
+
+def bandwidth_buffer_bytes(llc_bytes: int) -> int:
+    wanted = max(MIN_BANDWIDTH_BUFFER_BYTES, BANDWIDTH_LLC_MULTIPLE * llc_bytes)
+    return int(min(MAX_BANDWIDTH_BUFFER_BYTES, wanted))
+
+
+@dataclass(frozen=True)
+class MemoryEstimate:
+    """Bytes a run holds at its peak, by part, and the device limit it was checked against."""
+
+    parts: dict[str, int]
+    limit_bytes: int | None = None  # what the device had free (None: could not be read)
+    limit_source: str = ""
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(self.parts.values())
+
+    def describe(self) -> str:
+        return ", ".join(f"{name} {format_bytes(size)}" for name, size in self.parts.items())
+
+
+def estimate(config: BenchConfig, llc_bytes: int) -> MemoryEstimate:
+    """Peak bytes held at once during a run (the bandwidth probe runs first and is freed)."""
+    set_bytes = input_set_bytes(config)
+    copies = cold_copies(config, llc_bytes)
+    host = any(strategy_info(name).runs_on_host for name in config.strategies)
+    # Replicated holds N full copies; sharded also times a replicated baseline for its speedup.
+    holders = config.replicas if config.mode != "single" else 1
+    out_bytes = config.matrices * config.rows * config.itemsize
+    ref_bytes = config.matrices * config.rows * 8
+    # Inputs are drawn in float32 (float64 for float64) before the cast: the staging peak.
+    staging = config.matrices * (config.rows * config.columns + config.columns)
+    staging *= 8 if config.dtype == "float64" else 4
+    parts = {
+        "timed inputs": set_bytes * copies * holders,
+        "host copies for host strategies": set_bytes * copies if host else 0,
+        "check inputs": 2 * set_bytes,
+        "staging": staging,
+        "outputs": 4 * out_bytes * holders,
+        "reference and check buffers": 3 * ref_bytes,
+    }
+    return MemoryEstimate({k: v for k, v in parts.items() if v})
+
+
+def preflight(config: BenchConfig, device_kind: str, llc_bytes: int) -> MemoryEstimate:
+    """Raise PreflightError when the estimate exceeds what the device has available."""
+    parts = estimate(config, llc_bytes).parts
+    limit, source = available_bytes(device_kind)
+    needed = MemoryEstimate(parts, limit, source)
+    probe = bandwidth_buffer_bytes(llc_bytes)
+    if limit is not None and max(needed.total_bytes, probe) > limit:
+        raise PreflightError(
+            f"memory: this run needs an estimated {format_bytes(needed.total_bytes)} "
+            f"({needed.describe()}) but only {format_bytes(limit)} is free ({source}); "
+            "reduce matrices, dim or cols, or use cache=warm"
+        )
+    return needed
+
+
+def format_bytes(size: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(size) < 1024 or unit == "TiB":
+            return f"{size:.1f} {unit}" if unit != "B" else f"{int(size)} B"
+        size /= 1024
+    return f"{size:.1f} TiB"

@@ -1,0 +1,151 @@
+"""Progress events: what a run says while it works, typed on both ends of the pipe.
+
+The runner emits these objects; the CLI prints them as a tqdm bar or as JSON lines
+(`--progress jsonl`); the dashboard's worker reads the lines back with `event_from_dict`. The
+event names and fields are written once, here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, fields
+from typing import Any, ClassVar
+
+
+@dataclass(frozen=True)
+class Event:
+    name: ClassVar[str] = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"event": self.name, **asdict(self)}
+
+
+@dataclass(frozen=True)
+class Queued(Event):
+    name: ClassVar[str] = "queued"
+    position: int
+
+
+@dataclass(frozen=True)
+class Phase(Event):
+    """A run-level phase (starting TensorFlow, peak bandwidth, inputs) or a variant's check."""
+
+    name: ClassVar[str] = "phase"
+    phase: str
+    variant: str | None = None
+
+
+@dataclass(frozen=True)
+class Started(Event):
+    name: ClassVar[str] = "start"
+    variants: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class VariantStarted(Event):
+    name: ClassVar[str] = "variant_start"
+    variant: str
+
+
+@dataclass(frozen=True)
+class VariantDone(Event):
+    name: ClassVar[str] = "variant_done"
+    variant: str
+    status: str
+
+
+@dataclass(frozen=True)
+class Sample(Event):
+    name: ClassVar[str] = "sample"
+    variant: str
+    sample: int
+    of: int
+
+
+@dataclass(frozen=True)
+class Done(Event):
+    name: ClassVar[str] = "done"
+
+
+@dataclass(frozen=True)
+class ResultWritten(Event):
+    name: ClassVar[str] = "result"
+    run_id: str
+    json_path: str | None
+
+
+@dataclass(frozen=True)
+class SweepStarted(Event):
+    name: ClassVar[str] = "sweep"
+    sweep_id: str
+    points: int
+    todo: int
+
+
+@dataclass(frozen=True)
+class SweepPoint(Event):
+    name: ClassVar[str] = "sweep_point"
+    point: str
+    index: int
+    of: int
+    eta_s: float | None
+
+
+@dataclass(frozen=True)
+class SweepRefused(Event):
+    name: ClassVar[str] = "sweep_refused"
+    point: str
+    message: str
+
+
+@dataclass(frozen=True)
+class SweepDone(Event):
+    name: ClassVar[str] = "sweep_done"
+    sweep_id: str
+    points: int
+    ran: int
+    skipped_done: int
+    refused: tuple[str, ...] = ()
+
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.name: cls
+    for cls in (
+        Queued,
+        Phase,
+        Started,
+        VariantStarted,
+        VariantDone,
+        Sample,
+        Done,
+        ResultWritten,
+        SweepStarted,
+        SweepPoint,
+        SweepRefused,
+        SweepDone,
+    )
+}
+
+Progress = Callable[[Event], None]
+
+
+def silent(_event: Event) -> None:
+    return None
+
+
+def event_from_dict(data: Any) -> Event | None:
+    """The event a JSON line describes, or None for anything that is not one of ours."""
+    if not isinstance(data, dict):
+        return None
+    cls = EVENT_TYPES.get(data.get("event"))  # type: ignore[arg-type]
+    if cls is None:
+        return None
+    names = {f.name for f in fields(cls)}
+    values = {k: v for k, v in data.items() if k in names}
+    for key, value in values.items():
+        if isinstance(value, list):
+            values[key] = tuple(value)
+    try:
+        return cls(**values)
+    except TypeError:
+        return None

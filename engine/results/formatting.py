@@ -1,0 +1,70 @@
+"""Human formatting, kept apart from the data (torch.utils.benchmark's select_unit idea)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+from engine.results.model import RunResult
+
+TIME_UNITS: tuple[tuple[str, float], ...] = (("s", 1.0), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9))
+
+
+def select_time_unit(seconds: float) -> tuple[str, float]:
+    """The largest unit in which `seconds` is at least 1."""
+    for unit, scale in TIME_UNITS:
+        if seconds >= scale:
+            return unit, scale
+    return TIME_UNITS[-1]
+
+
+def format_seconds(seconds: float | None, digits: int = 3) -> str:
+    if seconds is None or not math.isfinite(seconds):
+        return "-"
+    unit, scale = select_time_unit(abs(seconds))
+    return f"{seconds / scale:.{digits}g} {unit}"
+
+
+def format_number(value: float | None, fmt: str = ".3g") -> str:
+    if value is None or not math.isfinite(value):
+        return "-"
+    return format(value, fmt)
+
+
+def verdict(status: str, correct: bool) -> str:
+    """The one-word state users scan for: a wrong answer must never look like a result."""
+    if status != "ok":
+        return status
+    return "ok" if correct else "WRONG"
+
+
+def format_entry(entry: Mapping[str, Any]) -> dict[str, str]:
+    """The human columns of one results-JSON entry, shared by the CLI and the dashboard."""
+    roof = entry["roofline_fraction"]
+    return {
+        "strategy": entry["variant"],
+        "status": verdict(entry["status"], entry["correct"]),
+        "median": format_seconds(entry["median_s"]),
+        "IQR": format_seconds(entry["iqr_s"]),
+        "GB/s": format_number(entry["gbytes_per_s"], ".1f"),
+        "GFLOP/s": format_number(entry["gflops_per_s"], ".1f"),
+        "% roofline": "-" if roof is None or roof != roof else f"{roof:.0%}",
+        "max rel error": format_number(entry["max_rel_error"], ".1e"),
+    }
+
+
+def summary_table(result: RunResult) -> str:
+    """The CLI's readable table: one row per variant, failures and wrong results spelt out."""
+    entries = result.to_dict()["results"]
+    table = pd.DataFrame([format_entry(entry) for entry in entries]).to_string(index=False)
+    notes = [
+        f"  {entry['variant']}: {entry['error'] or '; '.join(entry['warnings'])}"
+        for entry in entries
+        if entry["error"] or entry["warnings"]
+    ]
+    peak = result.peak_bytes_per_s
+    header = f"peak read bandwidth {peak / 1e9:.1f} GB/s (measured)" if peak else ""
+    return "\n".join([header, table, *(["notes:", *notes] if notes else [])]).strip()

@@ -1,0 +1,570 @@
+"""The result model: what was measured, typed end to end, serialisable to schema_version 1.
+
+A `StrategyResult` keeps the raw samples; every statistic and every rate in the JSON is derived
+from them (and from the counters and the run's measured peak) in one place, `derived()`, at
+serialisation time. Each class's `from_dict` is the validating parser of its part of the file
+(see `engine.results.reader`): what loads can be rendered by every page and report.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import asdict, dataclass, field, fields
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from engine.measure import roofline
+from engine.measure.memory import MemoryEstimate
+from engine.measure.stats import Measurement
+from engine.results.files import write_text_atomically
+from engine.results.reader import (
+    MAX_COUNT,
+    MISSING,
+    Reader,
+    ResultsRejected,
+    check_number,
+    load_json,
+)
+from engine.spec.catalog import split_variant
+from engine.spec.config import MODES, BenchConfig
+from engine.spec.fields import ConfigError
+
+SCHEMA_VERSION = 1
+Status = Literal["ok", "failed", "unsupported", "skipped"]
+STATUSES: tuple[str, ...] = ("ok", "failed", "unsupported", "skipped")
+DEVICE_KINDS: tuple[str, ...] = ("CPU", "GPU", "TPU")
+MAX_SAMPLE_S = 1e6  # a sample of over 11 days per call is a corrupt file, not a measurement
+MAX_RESULTS = 1_000
+RUN_ID = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+
+# Contract order of the per-variant fields; extras follow.
+RESULT_FIELDS: tuple[str, ...] = (
+    "strategy",
+    "variant",
+    "mode",
+    "status",
+    "error",
+    "first_call_s",
+    "transfer_s",
+    "dispatch_s",
+    "calls_per_sample",
+    "samples_s",
+    "median_s",
+    "mean_s",
+    "min_s",
+    "p5_s",
+    "p95_s",
+    "iqr_s",
+    "std_s",
+    "flops",
+    "bytes",
+    "gflops_per_s",
+    "gbytes_per_s",
+    "matrices_per_s",
+    "roofline_fraction",
+    "max_rel_error",
+    "correct",
+    "replicas",
+)
+RUN_FIELDS: tuple[str, ...] = (
+    "schema_version",
+    "run_id",
+    "created_at",
+    "environment",
+    "config",
+    "peak",
+    "results",
+)
+STAT_FIELDS: tuple[str, ...] = ("median_s", "mean_s", "min_s", "p5_s", "p95_s", "iqr_s", "std_s")
+RATE_FIELDS: tuple[str, ...] = (
+    "gflops_per_s",
+    "gbytes_per_s",
+    "matrices_per_s",
+    "roofline_fraction",
+)
+DERIVED_FIELDS = STAT_FIELDS + RATE_FIELDS
+
+
+def finite_or_none(value: float | None) -> float | None:
+    """JSON has no inf or NaN; an infinite error (nothing written) is stored as null."""
+    return value if value is not None and math.isfinite(value) else None
+
+
+@dataclass(frozen=True)
+class ReplicaTiming:
+    replica: int
+    device: str
+    matrices: int
+    median_s: float | None
+    bytes_per_s: float | None = None
+
+    @classmethod
+    def from_dict(cls, data: Any, path: str) -> ReplicaTiming:
+        read = Reader(data, path)
+        return cls(
+            replica=read.integer("replica", high=1_000_000),
+            device=read.text("device", max_chars=500),
+            matrices=read.integer("matrices"),
+            median_s=read.number("median_s", None, high=MAX_SAMPLE_S, positive=True),
+            bytes_per_s=read.number("bytes_per_s", None, positive=True),
+        )
+
+
+@dataclass(frozen=True)
+class DistributionSummary:
+    """How a distributed variant ran: the tf.distribute strategy, shards, step time, balance."""
+
+    strategy: str
+    replicas_in_sync: int
+    shard_sizes: tuple[int, ...]
+    step_s: float | None
+    workers: int = 1
+    padded: bool = False
+    padding_rows: int = 0
+    load_imbalance: float | None = None
+    gather: str | None = None
+    replicated_step_s: float | None = None
+    speedup_over_replicated: float | None = None
+    api: str | None = None  # the tf.data distribution API (dataset strategy)
+    global_batch: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["shard_sizes"] = list(self.shard_sizes)
+        return {k: v for k, v in data.items() if v is not None}
+
+    @classmethod
+    def from_dict(cls, data: Any, path: str) -> DistributionSummary:
+        read = Reader(data, path)
+        return cls(
+            strategy=read.text("strategy", max_chars=200),
+            replicas_in_sync=read.integer("replicas_in_sync", low=1, high=1_000_000),
+            shard_sizes=tuple(
+                read.each("shard_sizes", lambda v, p: int(check_number(v, p, 0, MAX_COUNT)), [])
+            ),
+            step_s=read.number("step_s", None, high=MAX_SAMPLE_S),
+            workers=read.integer("workers", 1, low=1, high=1_000_000),
+            padded=read.boolean("padded", False),
+            padding_rows=read.integer("padding_rows", 0),
+            load_imbalance=read.number("load_imbalance", None),
+            gather=read.text("gather", None),
+            replicated_step_s=read.number("replicated_step_s", None, high=MAX_SAMPLE_S),
+            speedup_over_replicated=read.number("speedup_over_replicated", None),
+            api=read.text("api", None),
+            global_batch=read.integer("global_batch", None, low=1),
+        )
+
+
+@dataclass
+class StrategyResult:
+    strategy: str
+    variant: str
+    mode: str
+    status: Status
+    matrices: int
+    flops: int
+    bytes: int
+    error: str | None = None
+    first_call_s: float | None = None
+    transfer_s: float | None = None
+    dispatch_s: float | None = None
+    calls_per_sample: int | None = None
+    samples_s: tuple[float, ...] = ()
+    max_rel_error: float | None = None
+    rel_error_norm: float | None = None
+    max_abs_error: float | None = None
+    tolerance: float | None = None
+    correct: bool = False
+    replicas: list[ReplicaTiming] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    budget_exhausted: bool = False
+    work_multiplier: int = 1  # replicated mode does N× the necessary work
+    notes: list[str] = field(default_factory=list)
+    distribution: DistributionSummary | None = None  # modes replicated and sharded
+
+    @property
+    def measurement(self) -> Measurement | None:
+        if not self.samples_s or not self.calls_per_sample:
+            return None
+        return Measurement(tuple(self.samples_s), self.calls_per_sample)
+
+    @property
+    def median_s(self) -> float | None:
+        m = self.measurement
+        return m.median_s if m else None
+
+    def derived(self, peak_bytes_per_s: float | None) -> dict[str, float | None]:
+        """Every statistic and rate, from the samples, the counters and the peak: the one
+        place they are computed (the JSON, the tables and the charts all read this)."""
+        m = self.measurement
+        stats = m.summary() if m else dict.fromkeys(STAT_FIELDS)
+        rates = roofline.rates(
+            self.flops, self.bytes, self.matrices, stats["median_s"], peak_bytes_per_s
+        )
+        return {**stats, **rates}
+
+    def to_dict(self, peak_bytes_per_s: float | None) -> dict[str, Any]:
+        own = {f.name: getattr(self, f.name) for f in fields(self)}
+        own["samples_s"] = list(self.samples_s)
+        own["replicas"] = [asdict(r) for r in self.replicas]
+        own["warnings"] = list(self.warnings)
+        own["notes"] = list(self.notes)
+        own["distribution"] = self.distribution.to_dict() if self.distribution else None
+        for name in ("max_rel_error", "rel_error_norm", "max_abs_error"):
+            own[name] = finite_or_none(own[name])  # an unwritten output has error inf
+        merged = {**own, **self.derived(peak_bytes_per_s)}
+        ordered = {name: merged[name] for name in RESULT_FIELDS}
+        extras = {k: v for k, v in merged.items() if k not in ordered}
+        return {**ordered, **extras}
+
+    @classmethod
+    def from_dict(cls, data: Any, path: str, config: BenchConfig | None = None) -> StrategyResult:
+        """Validate one results entry; derived statistics and rates in it are ignored."""
+        read = Reader(data, path)
+        strategy = read.text("strategy", max_chars=200)
+        variant = read.text("variant", max_chars=200)
+        if split_variant(variant)[0] != strategy:
+            raise read.reject("variant", f"{variant!r} is not a variant of {strategy!r}")
+        if config is not None and strategy not in config.strategies:
+            raise read.reject("strategy", f"{strategy!r} is not among config.strategies")
+        samples = tuple(
+            read.each("samples_s", lambda v, p: check_number(v, p, 0, MAX_SAMPLE_S, positive=True))
+        )
+        calls = read.integer("calls_per_sample", None, low=1, high=MAX_COUNT)
+        if samples and calls is None:
+            raise read.reject("calls_per_sample", "must be an integer of at least 1 with samples")
+        matrices = read.integer("matrices", config.matrices if config else MISSING, low=1)
+        distribution = read.child("distribution", None)
+        return cls(
+            strategy=strategy,
+            variant=variant,
+            mode=read.choice("mode", MODES),
+            status=read.choice("status", STATUSES),  # type: ignore[arg-type]
+            matrices=matrices,
+            flops=read.integer("flops", low=1),
+            bytes=read.integer("bytes", low=1),
+            error=read.text("error", None),
+            first_call_s=read.number("first_call_s", None, high=MAX_SAMPLE_S),
+            transfer_s=read.number("transfer_s", None, high=MAX_SAMPLE_S),
+            dispatch_s=read.number("dispatch_s", None, high=MAX_SAMPLE_S),
+            calls_per_sample=calls,
+            samples_s=samples,
+            max_rel_error=read.number("max_rel_error", None),
+            rel_error_norm=read.number("rel_error_norm", None),
+            max_abs_error=read.number("max_abs_error", None),
+            tolerance=read.number("tolerance", None),
+            correct=read.boolean("correct"),
+            replicas=read.each("replicas", ReplicaTiming.from_dict),
+            warnings=read.texts("warnings", []),
+            budget_exhausted=read.boolean("budget_exhausted", False),
+            work_multiplier=read.integer("work_multiplier", 1, low=1, high=1_000_000),
+            notes=read.texts("notes", []),
+            distribution=DistributionSummary.from_dict(distribution.data, distribution.path)
+            if distribution
+            else None,
+        )
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One peak-bandwidth probe: a read kernel timed on the run's device."""
+
+    kernel: str
+    when: str  # "before" or "after" the strategies
+    bandwidth_bytes_per_s: float
+    samples_s: tuple[float, ...] = ()
+    calls_per_sample: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kernel": self.kernel,
+            "when": self.when,
+            "bandwidth_bytes_per_s": self.bandwidth_bytes_per_s,
+            "samples_s": list(self.samples_s),
+            "calls_per_sample": self.calls_per_sample,
+            **self.extra,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any, path: str) -> Probe:
+        read = Reader(data, path)
+        known = ("kernel", "when", "bandwidth_bytes_per_s", "samples_s", "calls_per_sample")
+        return cls(
+            kernel=read.text("kernel", max_chars=500),
+            when=read.text("when", "", max_chars=100),
+            bandwidth_bytes_per_s=read.number("bandwidth_bytes_per_s", positive=True),
+            samples_s=tuple(
+                read.each("samples_s", lambda v, p: check_number(v, p, 0, MAX_SAMPLE_S), [])
+            ),
+            calls_per_sample=read.integer("calls_per_sample", None, low=1),
+            extra=read.extras(known),
+        )
+
+
+@dataclass(frozen=True)
+class Peak:
+    """The ceiling: read bandwidth measured on the same device in the same run."""
+
+    bandwidth_bytes_per_s: float | None
+    method: str
+    device: str | None = None
+    buffer_bytes: int | None = None
+    probes: tuple[Probe, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "bandwidth_bytes_per_s": self.bandwidth_bytes_per_s,
+            "method": self.method,
+        }
+        if self.device is not None:
+            data["device"] = self.device
+        if self.buffer_bytes is not None:
+            data["buffer_bytes"] = self.buffer_bytes
+        if self.probes:
+            data["probes"] = [p.to_dict() for p in self.probes]
+        return {**data, **self.extra}
+
+    @classmethod
+    def from_dict(cls, data: Any, path: str) -> Peak:
+        read = Reader(data, path)
+        known = ("bandwidth_bytes_per_s", "method", "device", "buffer_bytes", "probes")
+        return cls(
+            bandwidth_bytes_per_s=read.number("bandwidth_bytes_per_s", None, positive=True),
+            method=read.text("method", ""),
+            device=read.text("device", None, max_chars=500),
+            buffer_bytes=read.integer("buffer_bytes", None),
+            probes=tuple(read.each("probes", Probe.from_dict, [])),
+            extra=read.extras(known),
+        )
+
+
+ENVIRONMENT_TEXT = ("tensorflow", "numpy", "python", "platform", "hostname", "cpu_model")
+ENVIRONMENT_TEXT_EXTRA = ("last_level_cache_source",)
+
+
+@dataclass(frozen=True)
+class Environment:
+    """The machine context stored beside the numbers, so runs from two machines compare."""
+
+    device_kind: str
+    devices: tuple[str, ...] = ()
+    available_devices: tuple[str, ...] = ()
+    replicas: int | None = None
+    tensorflow: str | None = None
+    numpy: str | None = None
+    python: str | None = None
+    platform: str | None = None
+    hostname: str | None = None
+    cpu_model: str | None = None
+    cpu_count: int | None = None
+    cpu_affinity_count: int | None = None
+    last_level_cache_bytes: int | None = None
+    last_level_cache_source: str | None = None
+    threads: dict[str, Any] = field(default_factory=dict)
+    flags: dict[str, Any] = field(default_factory=dict)
+    build: dict[str, Any] = field(default_factory=dict)
+    device_notes: tuple[str, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict)  # fields this version does not know
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {}
+        for item in fields(self):
+            if item.name == "extra":
+                continue
+            value = getattr(self, item.name)
+            data[item.name] = list(value) if isinstance(value, tuple) else value
+        return {**data, **self.extra}
+
+    @classmethod
+    def from_dict(cls, data: Any, path: str) -> Environment:
+        read = Reader(data, path)
+        known = {item.name for item in fields(cls)} - {"extra"}
+        values: dict[str, Any] = {"device_kind": read.choice("device_kind", DEVICE_KINDS)}
+        for name in (*ENVIRONMENT_TEXT, *ENVIRONMENT_TEXT_EXTRA):
+            values[name] = read.text(name, None, max_chars=2_000)
+        for name in ("devices", "available_devices", "device_notes"):
+            values[name] = tuple(read.texts(name, []))
+        for name in ("replicas", "cpu_count", "cpu_affinity_count", "last_level_cache_bytes"):
+            values[name] = read.integer(name, None)
+        for name in ("threads", "flags", "build"):
+            values[name] = read.mapping(name, {})
+        return cls(**values, extra=read.extras(known))
+
+
+@dataclass
+class RunResult:
+    run_id: str
+    created_at: str
+    environment: Environment
+    config: BenchConfig
+    peak: Peak
+    results: list[StrategyResult]
+    warnings: list[str] = field(default_factory=list)
+    cold_copies: int = 1  # input sets rotated through (cache=cold)
+    memory: MemoryEstimate | None = None  # the preflight's estimate and the limit checked
+    extra: dict[str, Any] = field(default_factory=dict)  # top-level fields this version lacks
+
+    @property
+    def peak_bytes_per_s(self) -> float | None:
+        return self.peak.bandwidth_bytes_per_s
+
+    @property
+    def label(self) -> str:
+        return self.config.label
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "schema_version": SCHEMA_VERSION,
+            "run_id": self.run_id,
+            "created_at": self.created_at,
+            "environment": self.environment.to_dict(),
+            "config": {**self.config.to_dict(), "cold_copies": self.cold_copies},
+            "peak": self.peak.to_dict(),
+            "results": [r.to_dict(self.peak_bytes_per_s) for r in self.results],
+            "warnings": list(self.warnings),
+        }
+        if self.memory is not None:
+            data["memory_estimate"] = {
+                "total_bytes": self.memory.total_bytes,
+                "parts": dict(self.memory.parts),
+                "limit_bytes": self.memory.limit_bytes,
+                "limit_source": self.memory.limit_source,
+            }
+        return {**data, **self.extra}
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
+
+    def write_json(self, path: str | Path) -> None:
+        """Write atomically: a reader never sees a half-written file."""
+        write_text_atomically(path, self.to_json())
+
+    @classmethod
+    def from_dict(cls, data: Any) -> RunResult:
+        """The validating parser: raises ResultsRejected naming the path of the bad field."""
+        read = Reader(data, "")
+        if "schema_version" not in read.data:
+            raise ResultsRejected("not a results file of this tool: no schema_version")
+        if read.data["schema_version"] != SCHEMA_VERSION or isinstance(
+            read.data["schema_version"], bool
+        ):
+            raise ResultsRejected(
+                f"schema_version: {read.data['schema_version']!r} is not supported (this tool "
+                f"reads {SCHEMA_VERSION})"
+            )
+        run_id = read.text("run_id", max_chars=64)
+        if not RUN_ID.match(run_id):
+            raise read.reject("run_id", "must be 1 to 64 letters, digits, '.', '_' or '-'")
+        created_at = read.text("created_at", max_chars=64)
+        try:
+            datetime.fromisoformat(created_at)
+        except ValueError:
+            raise read.reject(
+                "created_at", f"must be an ISO 8601 time, got {created_at!r}"
+            ) from None
+        config, cold_copies = _config_from(read.child("config"))
+        results = read.items("results", max_items=MAX_RESULTS)
+        memory = read.child("memory_estimate", None)
+        known = (*RUN_FIELDS, "warnings", "memory_estimate")
+        return cls(
+            run_id=run_id,
+            created_at=created_at,
+            environment=Environment.from_dict(read.data.get("environment"), "environment")
+            if read.has("environment")
+            else _missing(read, "environment"),
+            config=config,
+            peak=Peak.from_dict(read.data["peak"], "peak")
+            if read.has("peak")
+            else _missing(read, "peak"),
+            results=[
+                StrategyResult.from_dict(entry, f"results[{i}]", config)
+                for i, entry in enumerate(results)
+            ],
+            warnings=read.texts("warnings", []),
+            cold_copies=cold_copies,
+            memory=_memory_from(memory) if memory else None,
+            extra=read.extras(known),
+        )
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> RunResult:
+        """Decode and validate results JSON text; raises ResultsRejected."""
+        data = load_json(text)
+        if not isinstance(data, dict):
+            raise ResultsRejected("not a results file: the top level must be an object")
+        try:
+            return cls.from_dict(data)
+        except RecursionError:
+            raise ResultsRejected("not a results file: JSON nested too deeply") from None
+
+    # Frames -----------------------------------------------------------------------------
+    def summary_frame(self) -> Any:
+        """One row per strategy variant, with every contract field but the raw samples."""
+        import pandas as pd
+
+        rows = []
+        for entry in self.to_dict()["results"]:
+            row = {k: v for k, v in entry.items() if k not in ("samples_s", "replicas")}
+            row["warnings"] = "; ".join(entry["warnings"])
+            row["notes"] = "; ".join(entry["notes"])
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def samples_frame(self) -> Any:
+        """Tidy: one row per timing sample (seconds per call), labelled with the run's config."""
+        import pandas as pd
+
+        config = self.config
+        rows = [
+            {
+                "run_id": self.run_id,
+                "label": config.label,
+                "device_kind": self.environment.device_kind,
+                "strategy": result.strategy,
+                "variant": result.variant,
+                "mode": result.mode,
+                "dtype": config.dtype,
+                "matrices": config.matrices,
+                "dim": config.rows,
+                "cols": config.columns,
+                "cache": config.cache,
+                "sample": index,
+                "calls_per_sample": result.calls_per_sample,
+                "seconds": seconds,
+                "correct": result.correct,
+            }
+            for result in self.results
+            for index, seconds in enumerate(result.samples_s)
+        ]
+        return pd.DataFrame(rows)
+
+
+def _missing(read: Reader, name: str) -> Any:
+    raise read.reject(name, "is required")
+
+
+def _config_from(read: Reader | None) -> tuple[BenchConfig, int]:
+    assert read is not None
+    values = dict(read.data)
+    cold = Reader(values, "config").integer("cold_copies", 1, low=1, high=10_000)
+    values.pop("cold_copies", None)
+    try:
+        return BenchConfig.from_raw(values), cold
+    except ConfigError as error:
+        raise ResultsRejected(f"config.{error}") from None
+
+
+def _memory_from(read: Reader) -> MemoryEstimate:
+    parts = read.mapping("parts", {})
+    checked = {
+        str(name): int(Reader({"b": size}, f"{read.path}.parts.{name}").integer("b"))
+        for name, size in parts.items()
+    }
+    return MemoryEstimate(
+        checked, read.integer("limit_bytes", None), read.text("limit_source", "", max_chars=500)
+    )

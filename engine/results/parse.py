@@ -1,0 +1,42 @@
+"""Results files and text from elsewhere (a TPU VM, a colleague), parsed once, at the door.
+
+This is the only way results enter the tool: the CLI's `import`, the dashboard's upload, the
+history loader and the report command all call `parse_results` or `read_results_file`, which
+end in `RunResult.from_dict`. A malformed, truncated, oversized or foreign file gets one line
+naming the bad field, and nothing is kept.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from engine.results.model import RunResult
+from engine.results.reader import MAX_FILE_BYTES, ResultsRejected
+
+# The name callers have always used for a refusal.
+ImportRejected = ResultsRejected
+
+
+def parse_results(text: str | bytes) -> RunResult:
+    """Validate results JSON text and return the run; raises ResultsRejected."""
+    return RunResult.from_json(text)
+
+
+def read_results_file(path: str | Path) -> RunResult:
+    file = Path(path)
+    try:
+        if not file.is_file():
+            raise ResultsRejected(f"cannot read {file}: not a regular file")
+        size = file.stat().st_size
+    except OSError as error:
+        raise ResultsRejected(f"cannot read {file}: {error.strerror}") from None
+    if size > MAX_FILE_BYTES:
+        raise ResultsRejected(
+            f"file is {size / 2**20:.1f} MiB; results files are at most "
+            f"{MAX_FILE_BYTES // 2**20} MiB"
+        )
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ResultsRejected(f"cannot read {file}: {error}") from None
+    return parse_results(text)

@@ -1,0 +1,204 @@
+"""The benchmark configuration: one frozen spec of *what* is measured, validated on entry.
+
+Every front end (CLI flags, dashboard widgets, URL parameters, Python callers, imported JSON)
+funnels raw values through `BenchConfig.from_raw`, so a bad value gets the same message naming
+the field and the allowed values wherever it came from. Each field is declared once, below,
+with its default and its `Setting` (limits, help, flag, URL name): see `engine.spec.fields`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import Field, asdict, dataclass, field, fields
+from typing import Any
+
+from engine.spec.catalog import strategy_info, strategy_names
+from engine.spec.fields import ConfigError, Setting
+
+DTYPES: tuple[str, ...] = ("float16", "bfloat16", "float32", "float64")
+ITEMSIZE: dict[str, int] = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8}
+MODES: tuple[str, ...] = ("single", "replicated", "sharded")
+CACHE_STATES: tuple[str, ...] = ("warm", "cold")
+SIZE_LIMITS = (1, 1_000_000)
+
+
+def setting(default: Any, **spec: Any) -> Any:
+    """A dataclass field whose metadata is its row of the field table."""
+    return field(default=default, metadata={"setting": Setting(**spec)})
+
+
+@dataclass(frozen=True)
+class BenchConfig:
+    """What to measure. Build with `from_raw` to validate untrusted values."""
+
+    matrices: int = setting(
+        3000,
+        kind="int",
+        limits=(1, 100_000_000),
+        help="B: number of independent matrices",
+        label="Matrices (B)",
+    )
+    dim: int = setting(
+        100, kind="int", limits=SIZE_LIMITS, help="m: rows of each matrix", label="Rows (m = dim)"
+    )
+    cols: int | None = setting(
+        None,
+        kind="optional_int",
+        limits=SIZE_LIMITS,
+        help="n: columns of each matrix (empty: square, n = m)",
+        label="Columns (n)",
+    )
+    dtype: str = setting(
+        "float32", kind="choice", choices=DTYPES, help="element type", label="dtype"
+    )
+    strategies: tuple[str, ...] = setting(
+        ("batched_matvec",),
+        kind="strategies",
+        choices=strategy_names,
+        help="strategy names, repeatable or comma-separated, or 'all'",
+        label="Strategies",
+        flag="--strategy",
+        url="strategy",
+        message_name="strategy",
+        sweepable=False,
+    )
+    mode: str = setting(
+        "single",
+        kind="choice",
+        choices=MODES,
+        help="single device, replicated (every replica does everything) or sharded",
+        label="Distribution mode",
+    )
+    replicas: int = setting(
+        1,
+        kind="int",
+        limits=(1, 1024),
+        help="replica devices (logical CPUs on a CPU-only machine)",
+        label="Replicas",
+        sweepable=False,  # one device layout per process, so one per sweep
+    )
+    xla: bool = setting(
+        False,
+        kind="bool",
+        help="add a +xla variant (jit_compile=True) of each graph strategy",
+        label="Add +xla variants (jit_compile=True)",
+    )
+    cache: str = setting(
+        "warm",
+        kind="choice",
+        choices=CACHE_STATES,
+        help="warm re-uses one input set; cold rotates copies larger than the last-level cache",
+        label="Cache",
+    )
+    warmup: int = setting(
+        3, kind="int", limits=(0, 10_000), help="untimed warm-up calls", label="Warm-up calls"
+    )
+    repeats: int = setting(
+        20, kind="int", limits=(1, 100_000), help="timed samples", label="Samples (repeats)"
+    )
+    seed: int = setting(
+        0, kind="int", limits=(0, 2**32 - 1), help="random seed of the inputs", label="Seed"
+    )
+    time_budget_s: float = setting(
+        60.0,
+        kind="seconds",
+        limits=(0.1, 86_400.0),
+        help="seconds per strategy variant before sampling stops early",
+        label="Time budget per strategy (s)",
+        flag="--time-budget",
+        url="time_budget",
+    )
+    dataset_batch: int = setting(
+        256,
+        kind="int",
+        limits=(1, 100_000_000),
+        help="batch size of the dataset strategy (per replica)",
+        label="Dataset batch",
+    )
+    label: str = setting(
+        "",
+        kind="text",
+        max_chars=200,
+        help="free text stored with the run",
+        label="Run label",
+        sweepable=False,
+    )
+
+    def __post_init__(self) -> None:
+        # Re-validate so a directly constructed config can never be invalid.
+        for item in fields(self):
+            parsed = setting_of(item).parse(item.name, getattr(self, item.name))
+            object.__setattr__(self, item.name, parsed)
+        self._check_combination()
+
+    def _check_combination(self) -> None:
+        if self.mode == "single" and self.replicas != 1:
+            raise ConfigError("replicas", "must be 1 in mode single; use replicated or sharded")
+        if self.mode != "single" and not any(
+            strategy_info(s).distribution for s in self.strategies
+        ):
+            raise ConfigError(
+                "strategy",
+                f"mode {self.mode} needs at least one distributable strategy "
+                "(the graph strategies or dataset)",
+            )
+
+    @classmethod
+    def from_raw(cls, raw: Mapping[str, Any]) -> BenchConfig:
+        """Validate loosely typed values (CLI strings, URL parameters, JSON)."""
+        known = {f.name for f in fields(cls)}
+        values = dict(raw)
+        if "strategy" in values and "strategies" not in values:
+            values["strategies"] = values.pop("strategy")
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise ConfigError(unknown[0], f"is not a setting; allowed: {', '.join(sorted(known))}")
+        return cls(**values)
+
+    @property
+    def rows(self) -> int:
+        """m: rows of each matrix (= dim)."""
+        return self.dim
+
+    @property
+    def columns(self) -> int:
+        """n: columns of each matrix (= cols, or dim when square)."""
+        return self.cols if self.cols is not None else self.dim
+
+    @property
+    def itemsize(self) -> int:
+        """Bytes per element of `dtype`."""
+        return ITEMSIZE[self.dtype]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The results JSON `config` object: `cols` always resolved to n."""
+        data = asdict(self)
+        data["strategies"] = list(self.strategies)
+        data["cols"] = self.columns
+        return data
+
+
+def setting_of(item: Field) -> Setting:
+    return item.metadata["setting"]
+
+
+def config_fields() -> Iterator[tuple[Field, Setting]]:
+    """Every configuration field with its row of the field table, in declaration order."""
+    for item in fields(BenchConfig):
+        yield item, setting_of(item)
+
+
+def field_setting(name: str) -> Setting:
+    return next(s for item, s in config_fields() if item.name == name)
+
+
+def default_of(name: str) -> Any:
+    return next(item.default for item, _ in config_fields() if item.name == name)
+
+
+def flag_of(item: Field) -> str:
+    return setting_of(item).flag or "--" + item.name.replace("_", "-")
+
+
+def url_name_of(item: Field) -> str:
+    return setting_of(item).url or item.name

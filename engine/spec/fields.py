@@ -1,0 +1,182 @@
+"""The field table: how one configuration field is parsed, bounded, named and explained.
+
+Each field of `BenchConfig` carries a `Setting` in its dataclass metadata; that is the only place
+a default, a limit, a help text, a CLI flag or a URL name is written. Validation messages,
+argparse flags, the dashboard's widget bounds, the URL round trip and the worker's CLI arguments
+are all generated from it, so they cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+Kind = Literal["int", "optional_int", "choice", "bool", "seconds", "strategies", "text"]
+# A pasted value longer than this is a mistake, not a setting; echoing it back would flood the
+# terminal or the page, so messages show only its start.
+ECHO_MAX_CHARS = 60
+
+
+class ConfigError(ValueError):
+    """A bad input value. `str()` is the one-line message shown to users."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+
+
+def shown(value: Any) -> str:
+    """`repr` of a bad value, cut short so a 100,000-character paste is not echoed whole."""
+    text = repr(value)
+    return (
+        text if len(text) <= ECHO_MAX_CHARS else f"{text[:ECHO_MAX_CHARS]}... ({len(text):,} chars)"
+    )
+
+
+@dataclass(frozen=True)
+class Setting:
+    """Everything about one field except its default (the dataclass holds that)."""
+
+    kind: Kind
+    help: str
+    label: str  # the dashboard's widget label
+    limits: tuple[float, float] | None = None
+    choices: tuple[str, ...] | Callable[[], tuple[str, ...]] = ()
+    flag: str = ""  # CLI flag; derived from the name when empty
+    url: str = ""  # URL parameter; the flag's name without dashes when empty
+    sweepable: bool = True  # may be a sweep axis
+    max_chars: int = 0  # text fields
+    message_name: str = ""  # the name messages use, when it is not the field's (strategy)
+
+    def options(self) -> tuple[str, ...]:
+        return self.choices() if callable(self.choices) else self.choices
+
+    def parse(self, name: str, value: Any) -> Any:
+        """Validate one loosely typed value (CLI text, URL text, JSON, widget value)."""
+        return PARSERS[self.kind](self, self.message_name or name, value)
+
+    def to_text(self, value: Any) -> str:
+        """The CLI/URL spelling of a parsed value; `parse(to_text(v)) == v`."""
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, tuple | list):
+            return ",".join(map(str, value))
+        if isinstance(value, float):
+            return f"{value:g}" if not value.is_integer() else str(int(value))
+        return "" if value is None else str(value)
+
+
+def _parse_int(setting: Setting, field: str, value: Any) -> int:
+    assert setting.limits is not None
+    lo, hi = (int(v) for v in setting.limits)
+    allowed = f"an integer from {lo:,} to {hi:,}"
+    number: int
+    if isinstance(value, bool):
+        raise ConfigError(field, f"must be {allowed}, got {shown(value)}")
+    if isinstance(value, int):
+        number = value
+    elif isinstance(value, float):
+        if not math.isfinite(value) or not value.is_integer():
+            raise ConfigError(field, f"must be {allowed}, got {shown(value)}")
+        number = int(value)
+    elif isinstance(value, str):
+        text = value.strip().replace("_", "")
+        if len(text) > 24 or not text.lstrip("+-").isdigit():
+            raise ConfigError(field, f"must be {allowed}, got {shown(value)}")
+        number = int(text, 10)
+    else:
+        raise ConfigError(field, f"must be {allowed}, got {type(value).__name__}")
+    if not lo <= number <= hi:
+        raise ConfigError(field, f"must be {allowed}, got {number:,}")
+    return number
+
+
+def _parse_optional_int(setting: Setting, field: str, value: Any) -> int | None:
+    if value is None or (isinstance(value, str) and value.strip().lower() in ("", "none")):
+        return None
+    return _parse_int(setting, field, value)
+
+
+def _parse_choice(setting: Setting, field: str, value: Any) -> str:
+    options = setting.options()
+    if not isinstance(value, str) or value.strip() not in options:
+        raise ConfigError(field, f"must be one of {', '.join(options)}; got {shown(value)}")
+    return value.strip()
+
+
+def _parse_bool(_setting: Setting, field: str, value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("1", "true", "yes", "on"):
+        return True
+    if isinstance(value, str) and value.strip().lower() in ("0", "false", "no", "off"):
+        return False
+    raise ConfigError(field, f"must be true or false, got {shown(value)}")
+
+
+def _parse_seconds(setting: Setting, field: str, value: Any) -> float:
+    assert setting.limits is not None
+    lo, hi = setting.limits
+    allowed = f"a number of seconds from {lo:g} to {hi:,.0f}"
+    try:
+        if isinstance(value, bool) or (isinstance(value, str) and len(value) > 32):
+            raise ValueError
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        raise ConfigError(field, f"must be {allowed}, got {shown(value)}") from None
+    if not math.isfinite(number) or not lo <= number <= hi:
+        raise ConfigError(field, f"must be {allowed}, got {shown(value)}")
+    return number
+
+
+def split_names(value: Any, field: str) -> list[str]:
+    """'a,b', ['a', 'b,c'] or ('a',) -> ['a', 'b', 'c']: the CLI's repeats and comma lists."""
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(",") if part.strip()]
+    if isinstance(value, Iterable):
+        items: list[str] = []
+        for part in value:
+            if not isinstance(part, str):
+                raise ConfigError(field, f"names must be text, got {shown(part)}")
+            items.extend(p.strip() for p in part.split(",") if p.strip())
+        return items
+    raise ConfigError(field, f"must be a list of names, got {type(value).__name__}")
+
+
+def _parse_strategies(setting: Setting, field: str, value: Any) -> tuple[str, ...]:
+    """'all', a comma-separated string or a sequence; kept in catalogue order."""
+    names = setting.options()
+    items = split_names(value, field)
+    if not items:
+        raise ConfigError(field, f"choose at least one of all, {', '.join(names)}")
+    unknown = [name for name in items if name not in names and name != "all"]
+    if unknown:
+        listed = ", ".join(shown(name) for name in unknown[:5])
+        raise ConfigError(field, f"unknown {listed}; allowed: all, {', '.join(names)}")
+    if "all" in items:
+        return names
+    return tuple(name for name in names if name in items)
+
+
+def _parse_text(setting: Setting, field: str, value: Any) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise ConfigError(field, f"must be text, got {type(value).__name__}")
+    text = " ".join(value.split())
+    if setting.max_chars and len(text) > setting.max_chars:
+        raise ConfigError(field, f"must be at most {setting.max_chars} characters")
+    return text
+
+
+PARSERS: dict[Kind, Callable[[Setting, str, Any], Any]] = {
+    "int": _parse_int,
+    "optional_int": _parse_optional_int,
+    "choice": _parse_choice,
+    "bool": _parse_bool,
+    "seconds": _parse_seconds,
+    "strategies": _parse_strategies,
+    "text": _parse_text,
+}

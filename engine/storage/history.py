@@ -1,0 +1,268 @@
+"""Run history in a real SQLite file: every run and sweep point, durable and comparable.
+
+WAL journaling lets readers (the dashboard's History page) work while a writer (a run or a
+sweep) commits; each run is one transaction, so a process killed mid-write leaves either the
+whole run or nothing. The full results JSON is stored zlib-compressed beside indexed columns
+for listing and filtering, so the History page never parses JSON to draw its table.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import platformdirs
+
+from engine.results.model import RunResult
+
+HISTORY_VARIABLE = "MATVEC_HISTORY"
+BUSY_TIMEOUT_MS = 30_000
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    run_id TEXT PRIMARY KEY,
+    created_at TEXT NOT NULL,
+    stored_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+    label TEXT NOT NULL DEFAULT '',
+    device_kind TEXT,
+    hostname TEXT,
+    devices TEXT,
+    matrices INTEGER,
+    dim INTEGER,
+    cols INTEGER,
+    dtype TEXT,
+    mode TEXT,
+    replicas INTEGER,
+    cache TEXT,
+    strategies INTEGER,
+    best_variant TEXT,
+    best_median_s REAL,
+    peak_bytes_per_s REAL,
+    sweep_id TEXT,
+    point_key TEXT,
+    source TEXT NOT NULL DEFAULT 'local',
+    payload BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS runs_created ON runs (created_at);
+CREATE INDEX IF NOT EXISTS runs_device ON runs (device_kind);
+CREATE INDEX IF NOT EXISTS runs_sweep ON runs (sweep_id, point_key);
+CREATE TABLE IF NOT EXISTS sweeps (
+    sweep_id TEXT PRIMARY KEY,
+    created_at TEXT NOT NULL,
+    label TEXT NOT NULL DEFAULT '',
+    spec TEXT NOT NULL,
+    points INTEGER NOT NULL
+);
+"""
+# What a listing shows, in order (the History page and `python -m engine history`).
+DISPLAY_COLUMNS: tuple[str, ...] = (
+    "created_at",
+    "label",
+    "device_kind",
+    "matrices",
+    "dim",
+    "cols",
+    "dtype",
+    "mode",
+    "best_variant",
+    "best_median_s",
+    "source",
+    "run_id",
+)
+LIST_COLUMNS = (
+    "run_id, created_at, label, device_kind, hostname, matrices, dim, cols, dtype, mode, "
+    "replicas, cache, strategies, best_variant, best_median_s, peak_bytes_per_s, sweep_id, source"
+)
+
+
+def default_path() -> Path:
+    configured = os.environ.get(HISTORY_VARIABLE)
+    if configured:
+        return Path(configured)
+    return Path(platformdirs.user_data_dir("matvec-profiler")) / "history.sqlite3"
+
+
+def best_of(result: RunResult) -> tuple[str | None, float | None]:
+    """Fastest correct variant and its median, for listing without parsing the payload."""
+    best: tuple[str | None, float | None] = (None, None)
+    for entry in result.results:
+        m = entry.measurement
+        if entry.status != "ok" or not entry.correct or m is None:
+            continue
+        if best[1] is None or m.median_s < best[1]:
+            best = (entry.variant, m.median_s)
+    return best
+
+
+@dataclass(frozen=True)
+class RunFilter:
+    device_kind: str | None = None
+    label_contains: str | None = None
+    since: str | None = None  # ISO date or datetime, inclusive
+    until: str | None = None  # ISO date or datetime, inclusive of that day
+    sweep_id: str | None = None
+    limit: int = 10_000
+
+
+class History:
+    def __init__(self, path: str | Path | None = None) -> None:
+        self.path = Path(path) if path else default_path()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self._connect() as conn:
+            conn.executescript(SCHEMA)
+
+    @contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            yield conn
+        finally:
+            conn.close()
+
+    def add_run(
+        self,
+        result: RunResult,
+        *,
+        sweep_id: str | None = None,
+        point_key: str | None = None,
+        source: str = "local",
+    ) -> bool:
+        """Store one run in one transaction; False when its run_id is already stored."""
+        config, env = result.config, result.environment
+        best_variant, best_median = best_of(result)
+        row = (
+            result.run_id,
+            result.created_at,
+            config.label,
+            env.device_kind,
+            env.hostname,
+            json.dumps(list(env.devices)),
+            config.matrices,
+            config.rows,
+            config.columns,
+            config.dtype,
+            config.mode,
+            config.replicas,
+            config.cache,
+            len(result.results),
+            best_variant,
+            best_median,
+            result.peak_bytes_per_s,
+            sweep_id,
+            point_key,
+            source,
+            zlib.compress(result.to_json(indent=None).encode("utf-8"), 6),
+        )
+        with self._connect() as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                cursor = conn.execute(
+                    "INSERT OR IGNORE INTO runs (run_id, created_at, label, device_kind, "
+                    "hostname, devices, matrices, dim, cols, dtype, mode, replicas, cache, "
+                    "strategies, best_variant, best_median_s, peak_bytes_per_s, sweep_id, "
+                    "point_key, source, payload) VALUES "
+                    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    row,
+                )
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        return cursor.rowcount == 1
+
+    def has_run(self, run_id: str) -> bool:
+        with self._connect() as conn:
+            row = conn.execute("SELECT 1 FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        return row is not None
+
+    def get_run(self, run_id: str) -> RunResult | None:
+        with self._connect() as conn:
+            row = conn.execute("SELECT payload FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        if row is None:
+            return None
+        return RunResult.from_json(zlib.decompress(row[0]).decode("utf-8"))
+
+    def delete_run(self, run_id: str) -> bool:
+        with self._connect() as conn:
+            return conn.execute("DELETE FROM runs WHERE run_id = ?", (run_id,)).rowcount == 1
+
+    def list_runs(self, where: RunFilter | None = None) -> pd.DataFrame:
+        """Newest first; reads only the indexed columns, never the payloads."""
+        where = where or RunFilter()
+        clauses, params = [], []
+        if where.device_kind:
+            clauses.append("device_kind = ?")
+            params.append(where.device_kind)
+        if where.label_contains:
+            clauses.append("instr(lower(label), lower(?)) > 0")
+            params.append(where.label_contains)
+        if where.since:
+            clauses.append("created_at >= ?")
+            params.append(where.since)
+        if where.until:
+            clauses.append("substr(created_at, 1, 10) <= ?")
+            params.append(where.until[:10])
+        if where.sweep_id:
+            clauses.append("sweep_id = ?")
+            params.append(where.sweep_id)
+        sql = f"SELECT {LIST_COLUMNS} FROM runs"
+        if clauses:
+            sql += " WHERE " + " AND ".join(clauses)
+        sql += " ORDER BY created_at DESC, run_id LIMIT ?"
+        params.append(where.limit)
+        with self._connect() as conn:
+            return pd.read_sql_query(sql, conn, params=params)
+
+    def device_kinds(self) -> list[str]:
+        with self._connect() as conn:
+            rows = conn.execute("SELECT DISTINCT device_kind FROM runs ORDER BY 1").fetchall()
+        return [r[0] for r in rows if r[0]]
+
+    def count(self) -> int:
+        with self._connect() as conn:
+            return conn.execute("SELECT count(*) FROM runs").fetchone()[0]
+
+    # Sweeps -----------------------------------------------------------------------------
+    def add_sweep(
+        self, sweep_id: str, created_at: str, label: str, spec: dict[str, Any], points: int
+    ) -> None:
+        with self._connect() as conn:
+            conn.execute(
+                "INSERT OR IGNORE INTO sweeps (sweep_id, created_at, label, spec, points) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (sweep_id, created_at, label, json.dumps(spec, sort_keys=True), points),
+            )
+
+    def done_points(self, sweep_id: str) -> set[str]:
+        with self._connect() as conn:
+            rows = conn.execute(
+                "SELECT point_key FROM runs WHERE sweep_id = ?", (sweep_id,)
+            ).fetchall()
+        return {r[0] for r in rows}
+
+    def sweep_runs(self, sweep_id: str) -> list[RunResult]:
+        with self._connect() as conn:
+            rows = conn.execute(
+                "SELECT payload FROM runs WHERE sweep_id = ? ORDER BY rowid", (sweep_id,)
+            ).fetchall()
+        return [RunResult.from_json(zlib.decompress(r[0]).decode("utf-8")) for r in rows]
+
+    def list_sweeps(self) -> pd.DataFrame:
+        with self._connect() as conn:
+            return pd.read_sql_query(
+                "SELECT s.sweep_id, s.created_at, s.label, s.points, "
+                "(SELECT count(*) FROM runs r WHERE r.sweep_id = s.sweep_id) AS done "
+                "FROM sweeps s ORDER BY s.created_at DESC",
+                conn,
+            )

@@ -1,0 +1,99 @@
+import pandas as pd
+import plotly.graph_objects as go
+
+from dashboard.figures import run as charts
+from dashboard.tables import run as data
+
+
+def test_every_chart_builds_from_a_real_run(real_result):
+    figures = charts.all_figures(
+        data.summary(real_result),
+        data.samples(real_result),
+        data.replicas(real_result),
+        real_result.peak_bytes_per_s,
+    )
+    assert list(figures) == [
+        "latency",
+        "throughput",
+        "speedup",
+        "first_call",
+        "dispatch",
+        "replicas",
+    ]
+    assert all(isinstance(f, go.Figure) for f in figures.values())
+
+
+def test_latency_is_every_raw_sample_on_a_log_axis(real_result):
+    samples = data.samples(real_result)
+    fig = charts.latency_distribution(samples)
+    assert fig.layout.yaxis.type == "log"
+    assert "ms" in fig.layout.yaxis.title.text
+    assert len(fig.data) == samples["variant"].nunique()
+    assert sum(len(t.y) for t in fig.data) == len(samples)
+    assert all(t.boxpoints == "all" for t in fig.data)
+
+
+def test_throughput_has_gb_and_gflops_and_the_measured_roofline(real_result):
+    summary = data.summary(real_result)
+    fig = charts.throughput(summary, real_result.peak_bytes_per_s)
+    names = {t.name for t in fig.data}
+    assert names == {"GB/s", "GFLOP/s"}
+    lines = [s for s in fig.layout.shapes if s.type == "line"]
+    assert lines[0].y0 == real_result.peak_bytes_per_s / 1e9
+    assert "measured peak" in fig.layout.annotations[-2].text
+
+
+def test_speedup_against_both_baselines(real_result):
+    fig = charts.speedups(data.summary(real_result))
+    assert [t.name for t in fig.data] == ["vs python_loop", "vs numpy"]
+    assert fig.layout.yaxis.type == "log"
+    python_loop = list(fig.data[0].x).index("python_loop")
+    assert fig.data[0].y[python_loop] == 1.0
+
+
+def test_wrong_results_are_red_not_dropped():
+    summary = pd.DataFrame(
+        {
+            "variant": ["a", "b", "c"],
+            "verdict": ["ok", "WRONG", "failed"],
+            "median_s": [0.001, 0.002, None],
+            "gbytes_per_s": [1.0, 2.0, None],
+            "gflops_per_s": [0.5, 1.0, None],
+            "flops": [10, 10, 10],
+            "bytes": [20, 20, 20],
+        }
+    )
+    fig = charts.throughput(summary, 2e9)
+    bar = fig.data[0]
+    assert list(bar.x) == ["a", "b"]
+    assert list(bar.marker.color) == [charts.OK_COLOR, charts.WRONG_COLOR]
+
+
+def test_dispatch_and_first_call_pair_with_the_synchronised_median(real_result):
+    summary = data.summary(real_result)
+    for builder in (charts.dispatch_vs_synchronised, charts.first_call_vs_steady):
+        fig = builder(summary)
+        assert len(fig.data) == 2 and fig.layout.yaxis.type == "log"
+        assert list(fig.data[1].y) == list(summary["median_s"] * 1e3)
+
+
+def test_replica_breakdown_groups_by_mode():
+    replicas = pd.DataFrame(
+        {
+            "variant": ["einsum"] * 4,
+            "mode": ["replicated"] * 2 + ["sharded"] * 2,
+            "replica": [0, 1, 0, 1],
+            "device": ["cpu:0", "cpu:1"] * 2,
+            "matrices": [10, 10, 5, 5],
+            "median_s": [0.002, 0.002, 0.001, 0.0011],
+            "bytes_per_s": [1.0] * 4,
+        }
+    )
+    fig = charts.replica_breakdown(replicas)
+    assert [t.name for t in fig.data[::2]] == ["einsum · replicated", "einsum · sharded"]
+    assert list(fig.data[3].y) == [5, 5]
+
+
+def test_empty_inputs_give_an_explanatory_figure():
+    fig = charts.replica_breakdown(pd.DataFrame())
+    assert "replicated or sharded" in fig.layout.annotations[0].text

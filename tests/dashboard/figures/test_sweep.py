@@ -1,0 +1,77 @@
+"""Comparison and sweep charts, tables and reports, from synthetic runs."""
+
+import pytest
+
+from dashboard.figures import compare as compare_figures
+from dashboard.figures import sweep as sweep_figures
+from dashboard.report import comparison_report, run_report, sweep_report
+from dashboard.tables.compare import comparison_table
+from engine.analysis.compare import compare_runs
+from engine.analysis.scaling import crossover, fit_costs, sweep_frame
+from tests.factories import make_run
+
+EVIL = "<script>alert(1)</script><img src=x onerror=alert(2)>"
+
+
+@pytest.fixture
+def sweep_runs():
+    runs = []
+    for matrices in (10, 100, 1000):
+        for dim in (4, 16):
+            work = matrices * dim * dim
+            runs.append(
+                make_run(
+                    {
+                        "python_loop": [1e-6 * matrices] * 3,
+                        "batched_matvec": [40e-6 + 1e-9 * work] * 3,
+                    },
+                    matrices=matrices,
+                    dim=dim,
+                    label=EVIL,
+                )
+            )
+    return runs
+
+
+def test_crossover_map_has_a_cell_per_point(sweep_runs):
+    cells = crossover(sweep_frame(sweep_runs))
+    fig = sweep_figures.crossover_map(cells)
+    heat = fig.data[0]
+    assert len(heat.z) == 3 and len(heat.z[0]) == 2
+    assert "python_loop" in heat.text[0][0] and "batched_matvec" in heat.text[2][1]
+
+
+def test_scaling_is_log_log_with_the_roofline(sweep_runs):
+    points = sweep_frame(sweep_runs)
+    fig = sweep_figures.scaling(points, "matrices", "gbytes_per_s", 20.0)
+    assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"
+    peak = [t for t in fig.data if t.name.startswith("measured peak")]
+    assert peak and list(peak[0].y) == [20.0, 20.0]
+    latency = sweep_figures.scaling(points, "cols", "median_s", None)
+    assert "ms" in latency.layout.yaxis.title.text
+
+
+def test_cost_fit_draws_points_and_fitted_lines(sweep_runs):
+    points = sweep_frame(sweep_runs)
+    fig = sweep_figures.cost_fit(points, fit_costs(points))
+    modes = [t.mode for t in fig.data]
+    assert modes.count("markers") == 2 and modes.count("lines") == 2
+
+
+def test_comparison_table_and_chart():
+    a = make_run({"einsum": [0.001] * 5}, label="laptop")
+    b = make_run({"einsum": [0.002, 0.0021, 0.0019, 0.002, 0.002]}, label="tpu")
+    frame = compare_runs([a, b])
+    table = comparison_table(frame)
+    assert list(table["strategy"]) == ["einsum"]
+    assert "2.00x, slower" in table.iloc[0, 2]
+    fig = compare_figures.compare_medians(frame)
+    assert len(fig.data) == 2 and fig.layout.yaxis.type == "log"
+
+
+def test_a_label_with_html_stays_inert_in_every_report(sweep_runs):
+    a, b = make_run(label=EVIL), make_run(label=EVIL)
+    for html in (run_report(a), comparison_report([a, b]), sweep_report(sweep_runs, EVIL)):
+        assert "<script>alert(1)" not in html
+        assert "<img src=x" not in html
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html

@@ -1,0 +1,62 @@
+import re
+import subprocess
+import sys
+
+from dashboard.report import run_report
+from dashboard.report.html import markdown_to_html
+from tests.conftest import ROOT
+
+
+def test_report_is_self_contained_with_plotly_once(real_result):
+    html = run_report(real_result)
+    assert html.count("Plotly=") >= 1 or "plotly.js" in html.lower()
+    assert len(re.findall(r"<script[^>]+src=", html)) == 0
+    assert len(re.findall(r"<link[^>]+href=", html)) == 0
+    assert html.count("<script type='text/javascript'>") == 1  # the library, once
+    assert html.count('class="plotly-graph-div"') == 6
+
+
+def test_label_and_text_are_escaped(real_result):
+    html = run_report(real_result)
+    assert "<script>x</script>" not in html
+    assert "&lt;b&gt;ci&lt;/b&gt; &amp; &lt;script&gt;x&lt;/script&gt;" in html
+
+
+def test_report_has_summary_settings_environment_and_code(real_result):
+    html = run_report(real_result)
+    for heading in ("The fastest way", "Summary", "Charts", "Settings", "Environment"):
+        assert f"<h2>{heading}</h2>" in html
+    assert "def " in html and "python_loop" in html
+
+
+def test_markdown_subset_escapes_before_formatting():
+    assert markdown_to_html("**a<b>** `c&d`") == (
+        "<p><strong>a&lt;b&gt;</strong> <code>c&amp;d</code></p>"
+    )
+
+
+def test_report_command_line(real_result_path, tmp_path):
+    out = tmp_path / "report.html"
+    done = subprocess.run(
+        [sys.executable, "-m", "dashboard.report", str(real_result_path), "-o", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert out.read_text().startswith("<!DOCTYPE html>")
+
+
+def test_report_command_line_bad_file(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    done = subprocess.run(
+        [sys.executable, "-m", "dashboard.report", str(bad), "-o", str(tmp_path / "r.html")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: results: cannot read") and "Traceback" not in done.stderr

@@ -1,0 +1,108 @@
+"""The Streamlit app under AppTest: starts clean, reads links, runs a real (tiny) benchmark."""
+
+import time
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.conftest import ROOT
+
+APP = str(ROOT / "dashboard" / "app.py")
+
+
+@pytest.fixture(autouse=True)
+def private_queue(tmp_path, monkeypatch):
+    monkeypatch.setenv("MATVEC_QUEUE_DIR", str(tmp_path / "queue"))
+
+
+def app(**params: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    for key, value in params.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def widget(at: AppTest, kind: str, label: str):
+    matches = [w for w in getattr(at, kind) if w.label == label]
+    assert matches, f"no {kind} labelled {label!r}"
+    return matches[0]
+
+
+def test_app_starts_without_exception():
+    at = app()
+    assert not at.exception
+    assert at.title[0].value == "Batched MatVec Profiler"
+    assert widget(at, "number_input", "Matrices (B)").value == 3000
+    assert widget(at, "button", "Run benchmark")
+
+
+def test_link_parameters_set_the_widgets():
+    at = app(
+        matrices="500",
+        dim="16",
+        cols="4",
+        dtype="float64",
+        strategy="einsum,numpy",
+        xla="true",
+        cache="cold",
+        label="shared",
+    )
+    assert not at.exception
+    assert widget(at, "number_input", "Matrices (B)").value == 500
+    assert widget(at, "number_input", "Columns (n)").value == 4
+    assert widget(at, "selectbox", "dtype").value == "float64"
+    assert widget(at, "multiselect", "Strategies").value == ["einsum", "numpy"]
+    assert widget(at, "checkbox", "Add +xla variants (jit_compile=True)").value is True
+    assert widget(at, "radio", "Cache").value == "cold"
+    assert widget(at, "text_input", "Run label").value == "shared"
+    assert not at.warning
+
+
+def test_bad_link_parameters_show_notices_and_do_not_crash():
+    at = app(matrices="-1", dtype="complex", repeats="7")
+    assert not at.exception
+    notices = " ".join(w.value.replace("\\", "") for w in at.warning)
+    assert "matrices='-1'" in notices and "dtype='complex'" in notices
+    assert widget(at, "number_input", "Matrices (B)").value == 3000
+    assert widget(at, "number_input", "Samples (repeats)").value == 7
+
+
+def test_widget_changes_are_mirrored_into_the_link():
+    at = app()
+    widget(at, "number_input", "Matrices (B)").set_value(1234)
+    widget(at, "selectbox", "dtype").set_value("float16")
+    at.run()
+    assert at.query_params["matrices"] == "1234"
+    assert at.query_params["dtype"] == "float16"
+
+
+def test_running_produces_results_charts_and_table():
+    at = app(
+        matrices="32",
+        dim="6",
+        repeats="3",
+        warmup="0",
+        strategy="python_loop,einsum,numpy",
+        label="apptest",
+    )
+    widget(at, "button", "Run benchmark").click().run()
+    assert not at.exception
+    deadline = time.monotonic() + 180
+    while "result_text" not in at.session_state and time.monotonic() < deadline:
+        time.sleep(0.5)
+        at.run()
+    assert "result_text" in at.session_state, [e.value for e in at.error]
+    assert not at.exception
+    assert any("The fastest way" in m.value for m in at.markdown)
+    table = at.dataframe[0].value
+    assert list(table["strategy"]) == ["python_loop", "einsum", "numpy"]
+    assert set(table["status"]) == {"ok"}
+    assert len(at.get("plotly_chart")) == 5  # no replica chart in single mode
+    assert at.code and "def " in at.code[0].value
+
+
+def test_invalid_combination_is_refused_with_its_message():
+    at = app(mode="sharded", replicas="2", strategy="numpy")
+    widget(at, "button", "Run benchmark").click().run()
+    assert not at.exception
+    assert any("distributable" in e.value for e in at.error)

@@ -1,0 +1,141 @@
+"""The runner on real TensorFlow: whole runs, failure isolation, timing honesty."""
+
+import json
+import time
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from engine import BenchConfig, run
+from engine.backends.tensorflow.build import build_kernel
+from engine.results.events import Sample, VariantDone
+from engine.results.model import RESULT_FIELDS, RUN_FIELDS, RunResult
+
+SMALL = {"matrices": 40, "dim": 6, "cols": 5, "warmup": 1, "repeats": 3, "time_budget_s": 5}
+
+
+@pytest.fixture(scope="module")
+def small_run():
+    events = []
+    result = run(BenchConfig(**SMALL, strategies=("all",), xla=True), progress=events.append)
+    return result, events
+
+
+def test_every_variant_runs_correct_and_reports_every_contract_field(small_run):
+    result, _ = small_run
+    data = json.loads(result.to_json())
+    assert RunResult.from_dict(data).to_dict() == data  # the parser takes what a run writes
+    assert list(data)[: len(RUN_FIELDS)] == list(RUN_FIELDS)
+    variants = [r["variant"] for r in data["results"]]
+    assert "batched_matvec+xla" in variants and "python_loop+xla" not in variants
+    for entry in data["results"]:
+        assert list(entry)[: len(RESULT_FIELDS)] == list(RESULT_FIELDS)
+        assert entry["status"] == "ok", entry["error"]
+        assert entry["correct"] is True
+        assert len(entry["samples_s"]) == 3
+        assert entry["median_s"] == pytest.approx(float(np.median(entry["samples_s"])))
+        assert entry["flops"] == 2 * 40 * 6 * 5
+        assert entry["bytes"] == 4 * 40 * (6 * 5 + 5 + 6)
+        assert entry["gbytes_per_s"] == pytest.approx(entry["bytes"] / entry["median_s"] / 1e9)
+        assert entry["roofline_fraction"] == pytest.approx(
+            entry["bytes"] / entry["median_s"] / data["peak"]["bandwidth_bytes_per_s"]
+        )
+        assert entry["first_call_s"] > 0 and entry["dispatch_s"] > 0
+
+
+def test_environment_and_peak_are_recorded(small_run):
+    result, _ = small_run
+    env = result.environment
+    assert env.device_kind == "CPU" and env.tensorflow == tf.__version__
+    assert env.cpu_count >= 1 and env.threads and env.flags
+    assert result.peak.bandwidth_bytes_per_s > 0
+    assert "reduce_sum" in result.peak.method
+    assert result.memory is not None and result.memory.total_bytes > 0
+
+
+def test_progress_events_cover_every_variant(small_run):
+    result, events = small_run
+    done = [e.variant for e in events if isinstance(e, VariantDone)]
+    assert done == [r.variant for r in result.results]
+    assert any(isinstance(e, Sample) for e in events)
+
+
+def failing_builder(strategy, **options):
+    def explode(A, x):
+        raise tf.errors.ResourceExhaustedError(None, None, "OOM when allocating tensor\nmore")
+
+    return explode
+
+
+def test_a_failing_strategy_keeps_the_others():
+    config = BenchConfig(**SMALL, strategies=("einsum", "batched_matvec", "numpy"))
+    result = run(config, builders={"batched_matvec": failing_builder})
+    by_variant = {r.variant: r for r in result.results}
+    failed = by_variant["batched_matvec"]
+    assert failed.status == "failed"
+    assert failed.error == "ResourceExhaustedError: OOM when allocating tensor"
+    assert failed.correct is False and failed.samples_s == ()
+    assert by_variant["einsum"].status == "ok" and by_variant["einsum"].correct
+    assert by_variant["numpy"].status == "ok"
+    entries = {e["variant"]: e for e in json.loads(result.to_json())["results"]}
+    entry = entries["batched_matvec"]
+    assert entry["median_s"] is None and entry["gbytes_per_s"] is None
+
+
+def wrong_builder(strategy, **options):
+    """The classic while_loop bug: only the last y[i] survives."""
+    return tf.function(lambda A, x: tf.linalg.matvec(A[-1], x[-1]))
+
+
+def test_a_wrong_result_is_flagged_not_hidden():
+    config = BenchConfig(**SMALL, strategies=("while_loop",))
+    result = run(config, builders={"while_loop": wrong_builder})
+    (entry,) = result.results
+    assert entry.status == "ok" and entry.correct is False
+    assert any("output shape" in w for w in entry.warnings)
+
+
+def sleeping_builder(strategy, **options):
+    """Real work of known length (10 ms per call) inside a tf.function."""
+
+    def sleep(a):
+        time.sleep(0.01)
+        return a
+
+    return tf.function(lambda A, x: tf.py_function(sleep, [tf.linalg.matvec(A, x)], A.dtype))
+
+
+def test_known_work_is_never_reported_faster_than_it_is():
+    config = BenchConfig(**{**SMALL, "repeats": 4}, strategies=("einsum",))
+    (entry,) = run(config, builders={"einsum": sleeping_builder}).results
+    assert entry.status == "ok", entry.error
+    assert min(entry.samples_s) >= 0.01
+
+
+def test_cold_cache_rotates_input_copies():
+    config = BenchConfig(**SMALL, strategies=("einsum", "numpy"), cache="cold")
+    result = run(config)
+    assert result.cold_copies >= 2
+    assert result.to_dict()["config"]["cold_copies"] == result.cold_copies
+    assert all(r.correct for r in result.results)
+
+
+def test_frames_are_tidy(small_run):
+    result, _ = small_run
+    samples = result.samples_frame()
+    assert len(samples) == sum(len(r.samples_s) for r in result.results)
+    assert {"variant", "seconds", "sample", "dtype"} <= set(samples.columns)
+    summary = result.summary_frame()
+    assert list(summary["variant"]) == [r.variant for r in result.results]
+
+
+def test_build_kernel_for_unknown_strategy_raises():
+    with pytest.raises(KeyError):
+        build_kernel("nope")
+
+
+def test_an_unknown_memory_limit_is_said_in_the_results(monkeypatch):
+    monkeypatch.setattr("engine.measure.memory.available_bytes", lambda kind: (None, "TPU unknown"))
+    result = run(BenchConfig(**SMALL, strategies=("einsum",)))
+    assert "memory preflight could not check the limit: TPU unknown" in result.warnings

@@ -1,0 +1,78 @@
+"""A real sweep, killed halfway and then resumed: every finished point is kept."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+
+from engine.execution.sweep import eta_s
+from engine.storage.history import History
+from tests.conftest import ROOT
+
+
+def test_eta():
+    assert eta_s(0.0, 0, 10) is None
+
+
+def sweep_command(history_path, *extra):
+    return [
+        sys.executable,
+        "-m",
+        "engine",
+        "sweep",
+        "--matrices",
+        "8,16,32,64,128,256",
+        "--dim",
+        "4",
+        "--strategy",
+        "python_loop",
+        "--strategy",
+        "einsum",
+        "--repeats",
+        "25",
+        "--warmup",
+        "0",
+        "--history",
+        str(history_path),
+        *extra,
+    ]
+
+
+def test_a_killed_sweep_keeps_its_points_and_resumes(tmp_path):
+    history_path = tmp_path / "h.sqlite3"
+    worker = subprocess.Popen(
+        sweep_command(history_path, "--progress", "jsonl"),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"},
+        start_new_session=True,
+    )
+    sweep_id = None
+    for line in worker.stdout:
+        event = json.loads(line)
+        if event["event"] == "sweep":
+            sweep_id = event["sweep_id"]
+        if event["event"] == "sweep_point" and event["index"] == 3:
+            break  # three points are stored
+    os.killpg(worker.pid, signal.SIGKILL)
+    worker.wait()
+    kept = History(history_path).done_points(sweep_id)
+    assert 3 <= len(kept) < 6
+
+    done = subprocess.run(
+        sweep_command(history_path, "--progress", "none", "--json", str(tmp_path / "s.json")),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"},
+    )
+    assert done.returncode == 0, done.stderr
+    assert f"ran {6 - len(kept)}, {len(kept)} already done" in done.stdout
+    stored = History(history_path).list_runs()
+    assert len(stored) == 6 and stored["sweep_id"].eq(sweep_id).all()
+    payload = json.loads((tmp_path / "s.json").read_text())
+    assert sorted(r["config"]["matrices"] for r in payload["runs"]) == [8, 16, 32, 64, 128, 256]

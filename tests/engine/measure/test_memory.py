@@ -1,0 +1,67 @@
+import pytest
+
+from engine.measure.memory import (
+    PreflightError,
+    bandwidth_buffer_bytes,
+    cold_copies,
+    estimate,
+    format_bytes,
+    input_set_bytes,
+    preflight,
+)
+from engine.spec.config import BenchConfig
+
+MIB = 2**20
+
+
+def test_input_set_bytes_counts_a_and_x():
+    config = BenchConfig(matrices=10, dim=3, cols=5, dtype="float64")
+    assert input_set_bytes(config) == 8 * 10 * (3 * 5 + 5)
+
+
+def test_cold_cache_rotates_enough_copies_to_exceed_the_llc():
+    warm = BenchConfig(matrices=3000, dim=100)
+    cold = BenchConfig(matrices=3000, dim=100, cache="cold")
+    assert cold_copies(warm, 32 * MIB) == 1
+    copies = cold_copies(cold, 512 * MIB)
+    assert copies * input_set_bytes(cold) >= 4 * 512 * MIB
+    assert cold_copies(cold, 1 * MIB) == 2  # never fewer than two
+
+
+def test_estimate_grows_with_cold_copies_and_replicas():
+    base = BenchConfig(matrices=1000, dim=50)
+    cold = BenchConfig(matrices=1000, dim=50, cache="cold")
+    replicated = BenchConfig(
+        matrices=1000, dim=50, mode="replicated", replicas=4, strategies=("einsum",)
+    )
+    llc = 32 * MIB
+    assert estimate(cold, llc).total_bytes > estimate(base, llc).total_bytes
+    assert estimate(replicated, llc).total_bytes > estimate(base, llc).total_bytes
+
+
+def test_preflight_refuses_with_estimate_and_limit(monkeypatch):
+    monkeypatch.setattr(
+        "engine.measure.memory.available_bytes", lambda kind: (100 * MIB, "test limit")
+    )
+    config = BenchConfig(matrices=100_000, dim=100)
+    with pytest.raises(PreflightError) as caught:
+        preflight(config, "CPU", 32 * MIB)
+    message = str(caught.value)
+    assert message.startswith("memory:")
+    assert "100.0 MiB" in message and "test limit" in message and "GiB" in message
+
+
+def test_preflight_passes_small_runs_and_skips_unknown_devices(monkeypatch):
+    assert preflight(BenchConfig(matrices=10, dim=4), "CPU", 32 * MIB).total_bytes > 0
+    monkeypatch.setattr("engine.measure.memory.available_bytes", lambda kind: (None, "unknown"))
+    assert preflight(BenchConfig(matrices=10**8, dim=1000), "TPU", 32 * MIB).total_bytes > 0
+
+
+def test_bandwidth_buffer_is_several_times_the_llc():
+    assert bandwidth_buffer_bytes(32 * MIB) >= 4 * 32 * MIB
+    assert bandwidth_buffer_bytes(1 * MIB) == 256 * MIB
+
+
+def test_format_bytes():
+    assert format_bytes(512) == "512 B"
+    assert format_bytes(3 * 2**30) == "3.0 GiB"

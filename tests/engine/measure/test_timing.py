@@ -1,0 +1,113 @@
+"""The timing harness against a simulated asynchronous device with a virtual clock.
+
+The fake device returns from each call after `dispatch_s` but only finishes the work on sync:
+exactly the situation that produces the classic "0.001 s" illusion. A virtual clock makes the
+expected numbers exact, so these tests check behaviour, not this machine's speed.
+"""
+
+import pytest
+
+from engine.measure.timing import Kernel, autorange, time_kernel
+
+
+class AsyncDevice:
+    def __init__(self, work_s: float, dispatch_s: float = 1e-6, first_extra_s: float = 0.0):
+        self.now = 0.0
+        self.busy_until = 0.0
+        self.work_s = work_s
+        self.dispatch_s = dispatch_s
+        self.first_extra_s = first_extra_s
+        self.calls: list[int] = []
+
+    def clock(self) -> float:
+        return self.now
+
+    def call(self, index: int) -> int:
+        self.now += self.dispatch_s
+        extra = self.first_extra_s if not self.calls else 0.0
+        self.busy_until = max(self.busy_until, self.now) + self.work_s + extra
+        self.calls.append(index)
+        return index
+
+    def sync(self, _output) -> None:
+        self.now = max(self.now, self.busy_until)
+
+    def kernel(self) -> Kernel:
+        return Kernel(call=self.call, sync=self.sync)
+
+
+def test_async_work_is_never_reported_faster_than_the_work():
+    device = AsyncDevice(work_s=0.003)
+    timing = time_kernel(device.kernel(), warmup=2, repeats=10, budget_s=100, clock=device.clock)
+    assert timing.measurement.median_s == pytest.approx(0.003, rel=1e-3)
+    assert timing.measurement.min_s >= 0.003 - 1e-12
+    # The unsynchronised return time is reported separately, and is the illusion.
+    assert timing.dispatch_s == pytest.approx(1e-6)
+
+
+def test_first_call_is_timed_alone():
+    device = AsyncDevice(work_s=0.01, first_extra_s=2.0)
+    timing = time_kernel(device.kernel(), warmup=1, repeats=3, budget_s=100, clock=device.clock)
+    assert timing.first_call_s == pytest.approx(2.01, rel=1e-3)
+    assert timing.measurement.median_s == pytest.approx(0.01, rel=1e-3)
+
+
+def test_autorange_grows_blocks_until_above_the_minimum():
+    device = AsyncDevice(work_s=0.0007)
+    from engine.measure.timing import Deadline, _Counter
+
+    calls = autorange(
+        device.kernel(),
+        _Counter(),
+        Deadline(100, device.clock),
+        min_block_s=0.02,
+        clock=device.clock,
+    )
+    assert calls == 50  # 1, 2, 5, 10, 20 are too short at 0.7 ms; 50 x 0.7 ms = 35 ms
+    timing = time_kernel(
+        device.kernel(), warmup=0, repeats=3, budget_s=100, min_block_s=0.02, clock=device.clock
+    )
+    assert timing.measurement.calls_per_sample == 50
+
+
+def test_slow_kernel_uses_single_call_blocks():
+    device = AsyncDevice(work_s=0.5)
+    timing = time_kernel(device.kernel(), warmup=0, repeats=2, budget_s=100, clock=device.clock)
+    assert timing.measurement.calls_per_sample == 1
+
+
+def test_time_budget_stops_sampling_early_and_says_so():
+    device = AsyncDevice(work_s=1.0)
+    timing = time_kernel(device.kernel(), warmup=0, repeats=1000, budget_s=10, clock=device.clock)
+    assert timing.budget_exhausted
+    assert 1 <= len(timing.measurement.samples_s) < 1000
+    assert any("time budget" in w for w in timing.warnings)
+    assert device.now < 15  # never ran far past the budget
+
+
+def test_at_least_one_sample_even_when_the_first_call_spends_the_budget():
+    device = AsyncDevice(work_s=5.0)
+    timing = time_kernel(device.kernel(), warmup=3, repeats=5, budget_s=1, clock=device.clock)
+    assert len(timing.measurement.samples_s) == 1
+    assert any("warm-up cut" in w for w in timing.warnings)
+
+
+def test_call_indices_never_repeat_so_cold_cache_rotation_advances():
+    device = AsyncDevice(work_s=0.01)
+    time_kernel(device.kernel(), warmup=2, repeats=4, budget_s=100, clock=device.clock)
+    assert device.calls == list(range(len(device.calls)))
+    assert all(a % 2 != b % 2 for a, b in zip(device.calls, device.calls[1:]))
+
+
+def test_progress_callback_sees_every_sample():
+    device = AsyncDevice(work_s=0.05)
+    seen = []
+    time_kernel(
+        device.kernel(),
+        warmup=0,
+        repeats=4,
+        budget_s=100,
+        clock=device.clock,
+        on_sample=lambda done, total: seen.append((done, total)),
+    )
+    assert seen == [(1, 4), (2, 4), (3, 4), (4, 4)]

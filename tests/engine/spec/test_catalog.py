@@ -1,0 +1,95 @@
+"""The catalogue: strategies describe themselves, and one registration reaches everything."""
+
+import json
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from engine import BenchConfig, run
+from engine.cli.main import main
+from engine.execution.plan import plan_variants
+from engine.spec.catalog import (
+    StrategyInfo,
+    baseline_strategies,
+    interactive_strategies,
+    kernel_source,
+    register,
+    strategies,
+    strategy_info,
+    strategy_names,
+    unregister,
+)
+from tests.conftest import ROOT
+
+PLUGIN = StrategyInfo(
+    "broadcast_sum",
+    "graph",
+    "reduce_sum(A * x[:, None, :], axis=-1): a broadcast multiply and a row sum.",
+    "tests.engine.spec.plugin_kernels:broadcast_sum",
+    launches="one",
+    distribution="graph",
+)
+
+
+@pytest.fixture
+def plugin():
+    register(PLUGIN)
+    yield PLUGIN
+    unregister(PLUGIN.name)
+
+
+def test_capabilities_are_read_from_the_entries():
+    assert strategy_info("numpy").runs_on_host and not strategy_info("einsum").runs_on_host
+    assert strategy_info("einsum+xla").supports_xla
+    assert strategy_info("dataset").distribution == "dataset"
+    assert strategy_info("python_loop").distribution is None
+    assert set(baseline_strategies()) == {"python_loop", "numpy"}
+    assert "python_loop" not in interactive_strategies()
+    assert {s.framework for s in strategies()} == {"tensorflow", "numpy"}
+
+
+def test_plan_reads_the_strategies_descriptions():
+    config = BenchConfig(
+        strategies=("dataset", "einsum", "numpy"), xla=True, mode="sharded", replicas=2
+    )
+    assert plan_variants(config) == [
+        ("einsum", ""),
+        ("einsum", "xla"),
+        ("dataset", ""),
+        ("dataset", "from_function"),
+        ("numpy", ""),
+    ]
+
+
+def test_a_name_with_a_plus_or_comma_is_refused():
+    with pytest.raises(ValueError, match="may not"):
+        register(StrategyInfo("a+b", "graph", "", "x:y"))
+
+
+def test_a_registered_strategy_appears_in_the_cli_list(plugin, capsys):
+    assert main(["strategies", "--json"]) == 0
+    rows = {row["name"]: row for row in json.loads(capsys.readouterr().out)}
+    assert rows["broadcast_sum"]["framework"] == "tensorflow"
+    assert rows["broadcast_sum"]["distributable"] is True
+    assert "broadcast_sum" in strategy_names()
+    assert "def broadcast_sum" in kernel_source("broadcast_sum+xla")
+
+
+def test_a_registered_strategy_runs_checked_with_its_xla_variant(plugin):
+    config = BenchConfig(
+        matrices=12, dim=5, cols=3, strategies=("broadcast_sum",), xla=True, repeats=2, warmup=0
+    )
+    result = run(config)
+    assert [r.variant for r in result.results] == ["broadcast_sum", "broadcast_sum+xla"]
+    assert all(r.status == "ok" and r.correct for r in result.results), result.results
+
+
+def test_a_registered_strategy_is_a_dashboard_choice(plugin, monkeypatch, tmp_path):
+    monkeypatch.setenv("MATVEC_QUEUE_DIR", str(tmp_path / "queue"))
+    at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=60)
+    at.query_params["strategy"] = "broadcast_sum"
+    at.run()
+    assert not at.exception
+    (chooser,) = [w for w in at.multiselect if w.label == "Strategies"]
+    assert "broadcast_sum" in chooser.options
+    assert chooser.value == ["broadcast_sum"]

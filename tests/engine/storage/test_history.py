@@ -1,0 +1,87 @@
+"""SQLite history for real: transactions, WAL, concurrent writers, a writer killed mid-way."""
+
+import multiprocessing
+import os
+import signal
+import sqlite3
+import time
+
+from engine.storage.history import History, RunFilter
+from tests.factories import make_run
+
+
+def test_add_get_list_delete(tmp_path):
+    history = History(tmp_path / "h.sqlite3")
+    run = make_run(label="laptop <b>", device_kind="CPU")
+    assert history.add_run(run) is True
+    assert history.add_run(run) is False  # same run_id: recognised, not duplicated
+    assert history.count() == 1
+    again = history.get_run(run.run_id)
+    assert again.to_dict() == run.to_dict()
+    listing = history.list_runs()
+    assert list(listing["run_id"]) == [run.run_id]
+    assert listing.loc[0, "best_variant"] == "einsum"
+    assert history.delete_run(run.run_id) and history.count() == 0
+    assert history.get_run(run.run_id) is None
+
+
+def test_filters_by_device_label_and_date(tmp_path):
+    history = History(tmp_path / "h.sqlite3")
+    history.add_run(
+        make_run(label="Colab TPU", device_kind="TPU", created_at="2026-11-01T10:00:00+00:00")
+    )
+    history.add_run(
+        make_run(label="laptop", device_kind="CPU", created_at="2026-11-20T10:00:00+00:00")
+    )
+    assert list(history.list_runs(RunFilter(device_kind="TPU"))["label"]) == ["Colab TPU"]
+    assert list(history.list_runs(RunFilter(label_contains="LAP"))["label"]) == ["laptop"]
+    assert list(history.list_runs(RunFilter(since="2026-11-10"))["label"]) == ["laptop"]
+    assert list(history.list_runs(RunFilter(until="2026-11-01"))["label"]) == ["Colab TPU"]
+    assert history.device_kinds() == ["CPU", "TPU"]
+
+
+def test_database_uses_wal(tmp_path):
+    History(tmp_path / "h.sqlite3")
+    with sqlite3.connect(tmp_path / "h.sqlite3") as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def write_many(path, count, tag):
+    history = History(path)
+    for _ in range(count):
+        history.add_run(make_run(label=tag))
+
+
+def test_two_processes_writing_at_once_lose_nothing(tmp_path):
+    path = tmp_path / "h.sqlite3"
+    History(path)
+    ctx = multiprocessing.get_context("spawn")
+    writers = [ctx.Process(target=write_many, args=(path, 150, tag)) for tag in ("a", "b")]
+    for writer in writers:
+        writer.start()
+    for writer in writers:
+        writer.join(120)
+        assert writer.exitcode == 0
+    listing = History(path).list_runs()
+    assert len(listing) == 300
+    assert sorted(listing["label"].value_counts().to_dict().items()) == [("a", 150), ("b", 150)]
+
+
+def test_a_writer_killed_mid_write_leaves_the_database_consistent(tmp_path):
+    path = tmp_path / "h.sqlite3"
+    History(path)
+    ctx = multiprocessing.get_context("spawn")
+    writer = ctx.Process(target=write_many, args=(path, 100_000, "x"))
+    writer.start()
+    deadline = time.monotonic() + 60
+    while History(path).count() < 30 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.kill(writer.pid, signal.SIGKILL)
+    writer.join()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    history = History(path)
+    stored = history.list_runs()
+    assert len(stored) >= 30
+    for run_id in stored["run_id"]:  # every stored run is whole
+        assert history.get_run(run_id).results[0].variant == "einsum"

@@ -1,0 +1,144 @@
+"""The layering rules, checked by walking the packages (docs/architecture.md).
+
+- A file's path says whether it may import a framework: only `engine/backends/` and
+  `engine/execution/` import TensorFlow (or JAX, PyTorch).
+- Only the dashboard's `views/`, `components/` and `app.py` import Streamlit; plotly is for
+  `dashboard/figures/` and `dashboard/report/`; the engine imports neither.
+- The dashboard never reaches the framework layers of the engine.
+- No import circles between the project's modules, however the imports are written.
+"""
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+FRAMEWORKS = {"tensorflow", "keras", "jax", "jaxlib", "torch"}
+FRAMEWORK_PACKAGES = ("engine/backends/", "engine/execution/")
+STREAMLIT_PLACES = ("dashboard/views/", "dashboard/components/", "dashboard/app.py")
+PLOTLY_PLACES = ("dashboard/figures/", "dashboard/report/")
+
+
+def project_files(package: str) -> list[Path]:
+    return sorted((ROOT / package).rglob("*.py"))
+
+
+def relative(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix()
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_of(path: Path) -> set[str]:
+    """Every module a file imports, at any depth, except under `if TYPE_CHECKING:`."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skipped.update(id(child) for child in ast.walk(node))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def top_levels(modules: set[str]) -> set[str]:
+    return {name.split(".")[0] for name in modules}
+
+
+ALL_FILES = project_files("engine") + project_files("dashboard")
+
+
+def test_the_walk_sees_the_whole_project():
+    names = {relative(p) for p in ALL_FILES}
+    assert "engine/backends/tensorflow/kernels.py" in names
+    assert "dashboard/views/run.py" in names
+    assert len(names) > 40
+
+
+@pytest.mark.parametrize("path", ALL_FILES, ids=relative)
+def test_a_files_path_tells_which_frameworks_it_may_import(path):
+    where = relative(path)
+    used = top_levels(imports_of(path))
+    if not where.startswith(FRAMEWORK_PACKAGES):
+        assert not used & FRAMEWORKS, f"{where} imports {used & FRAMEWORKS}"
+    if not where.startswith(STREAMLIT_PLACES):
+        assert "streamlit" not in used, f"{where} imports streamlit"
+    if not where.startswith(PLOTLY_PLACES):
+        assert "plotly" not in used, f"{where} imports plotly"
+    if where.startswith("dashboard/"):
+        reached = {
+            m for m in imports_of(path) if m.startswith(("engine.backends", "engine.execution"))
+        }
+        assert not reached, f"{where} reaches the framework layers: {reached}"
+
+
+def test_no_import_circles():
+    modules = {module_name(p): p for p in ALL_FILES}
+    graph = {
+        name: {m for m in imports_of(path) if m in modules and m != name}
+        for name, path in modules.items()
+    }
+    state: dict[str, int] = {}
+    cycles: list[list[str]] = []
+
+    def visit(name: str, trail: list[str]) -> None:
+        state[name] = 1
+        for nxt in sorted(graph[name]):
+            # A package's __init__ importing its own children is not a circle.
+            if name.startswith(nxt + ".") or nxt.startswith(name + "."):
+                continue
+            if state.get(nxt) == 1:
+                cycles.append([*trail[trail.index(nxt) :], nxt] if nxt in trail else [name, nxt])
+            elif nxt not in state:
+                visit(nxt, [*trail, nxt])
+        state[name] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name, [name])
+    assert cycles == []
+
+
+PURE_IMPORT_CHECK = """
+import importlib, pkgutil, sys
+import engine, dashboard
+skip = ("engine.backends", "engine.execution", "dashboard.views", "dashboard.app",
+        "engine.__main__", "dashboard.report.__main__")
+for package in (engine, dashboard):
+    for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+        if not info.name.startswith(skip):
+            importlib.import_module(info.name)
+loaded = sorted(m for m in sys.modules if m.split(".")[0] in %r)
+print(loaded)
+"""
+
+
+def test_every_pure_module_imports_without_loading_a_framework():
+    done = subprocess.run(
+        [sys.executable, "-c", PURE_IMPORT_CHECK % (sorted(FRAMEWORKS),)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_no_docstring_points_outside_the_repository():
+    for path in ALL_FILES:
+        assert "DESIGN.md" not in path.read_text(encoding="utf-8"), relative(path)
