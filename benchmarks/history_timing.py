@@ -14,13 +14,14 @@ import statistics
 import tempfile
 import time
 import uuid
+from dataclasses import replace
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
 from benchmarks.server import CHROMIUM_ARGS, streamlit_server
-from engine.storage.history import History
 from engine.results.parse import read_results_file
+from engine.storage.history import History
 
 
 def main() -> None:
@@ -35,7 +36,7 @@ def main() -> None:
     start = time.perf_counter()
     for index in range(args.runs):
         template.run_id = uuid.uuid4().hex
-        template.config["label"] = f"bench run {index}"
+        template.config = replace(template.config, label=f"bench run {index}")
         history.add_run(template)
     insert_s = time.perf_counter() - start
     size = sum(p.stat().st_size for p in path.parent.glob("history.sqlite3*"))

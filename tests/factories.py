@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import uuid
 
-from engine.results.model import Environment, Peak, RunResult, StrategyResult
+from engine.results.model import RunResult, StrategyResult
+from engine.results.parts import Environment, Peak
 from engine.spec.config import BenchConfig
 
 

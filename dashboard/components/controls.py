@@ -19,8 +19,8 @@ PREFIX = "setting_"
 SECTIONS: dict[str, tuple[str, ...]] = {
     "Problem": ("matrices", "dim", "cols", "dtype"),
     "Strategies": ("strategies", "xla"),
-    "Devices": ("mode", "replicas"),
-    "Timing": ("cache", "warmup", "repeats", "seed", "time_budget_s", "dataset_batch"),
+    "Devices": ("mode", "replicas", "threads"),
+    "Timing": ("cache", "order", "warmup", "repeats", "seed", "time_budget_s", "dataset_batch"),
 }
 HELP_EXTRA = {"strategies": "python_loop and dataset are the slow classics: add them to see why."}
 

@@ -33,7 +33,8 @@ def show_results(text: str, key: str = "run") -> None:
     summary = data.summary(result)
     samples = data.samples(result)
     replicas = data.replicas(result)
-    best = data.winner(summary)
+    chosen = result.winner_dict()
+    best = data.winner(summary, chosen)
     st.subheader("Results")
     if config.label:
         st.text(config.label)
@@ -51,7 +52,7 @@ def show_results(text: str, key: str = "run") -> None:
     if best is None:
         st.error("No strategy produced a correct result in this run.")
     else:
-        st.markdown(fastest_way(best, config, result.peak_bytes_per_s))
+        st.markdown(fastest_way(best, chosen, config, result.peak_bytes_per_s))
         source = kernel_source(best["variant"])
         if source:
             st.code(source, language="python")

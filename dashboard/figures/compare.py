@@ -1,36 +1,87 @@
-"""Pure chart builders of a comparison between runs: DataFrame -> plotly Figure."""
+"""Pure chart builders of a comparison between runs: DataFrame -> plotly Figure.
+
+Medians are bars from zero with their 95% intervals (a log axis that does not start at zero
+makes a 5% difference look like 2x); ratios are points with intervals around the equivalence
+band, since a ratio is not an amount.
+"""
 
 from __future__ import annotations
 
 import pandas as pd
 import plotly.graph_objects as go
 
-from dashboard.figures.style import LAYOUT, empty
+from dashboard.figures.style import LAYOUT, PEAK_COLOR, empty
+
+VERDICT_COLORS = {
+    "faster": "#16a34a",
+    "slower": "#dc2626",
+    "same": "#2563eb",
+    "inconclusive": "#6b7280",
+}
 
 
 def compare_medians(frame: pd.DataFrame) -> go.Figure:
-    """Median per strategy, one bar per run; significance shown in the hover and bar text."""
-    title = "Median per strategy, run by run"
-    timed = frame.dropna(subset=["median_s"])
+    """Median per strategy, one bar per run, from zero, with the median's 95% interval."""
+    title = "Median per strategy, run by run (95% interval)"
+    timed = frame.dropna(subset=["median_s"]) if not frame.empty else frame
     if timed.empty:
         return empty(title, "no timings to compare")
     fig = go.Figure()
     for run, group in timed.groupby("run", sort=False):
-        labels = [
-            "" if v in ("baseline", "no timing") else f"{r:.2f}x {'' if v.startswith('no') else v}"
-            for r, v in zip(group["ratio_to_baseline"].fillna(1.0), group["verdict"])
-        ]
+        plus, minus = [], []
+        for median, interval in zip(group["median_s"], group["median_ci_s"]):
+            ok = isinstance(interval, list)
+            plus.append((interval[1] - median) * 1e3 if ok else 0.0)
+            minus.append((median - interval[0]) * 1e3 if ok else 0.0)
         fig.add_trace(
             go.Bar(
                 x=group["variant"],
                 y=group["median_s"] * 1e3,
                 name=str(run),
-                text=labels,
-                textposition="outside",
-                customdata=group[["verdict", "p_value"]].astype(str),
-                hovertemplate="%{y:.4g} ms<br>%{customdata[0]} (p=%{customdata[1]})",
+                error_y={"type": "data", "symmetric": False, "array": plus, "arrayminus": minus},
+                customdata=group[["verdict"]].astype(str),
+                hovertemplate="%{y:.4g} ms<br>%{customdata[0]}",
             )
         )
     fig.update_layout(title=title, barmode="group", **LAYOUT)
-    fig.update_yaxes(type="log", title="ms per call (log)")
+    fig.update_yaxes(title="ms per call", rangemode="tozero")
+    return fig
+
+
+def ratio_points(frame: pd.DataFrame, margin: float) -> go.Figure:
+    """Each run's ratio to the baseline per strategy, with its interval and the margin band."""
+    title = "Ratio to the baseline (95% interval; shaded: the equivalence margin)"
+    rows = frame[frame["ratio_ci"].map(lambda v: isinstance(v, list))] if not frame.empty else frame
+    if rows.empty:
+        return empty(title, "no strategy has timings in both the baseline and another run")
+    fig = go.Figure()
+    for run, group in rows.groupby("run", sort=False):
+        lows = [ci[0] for ci in group["ratio_ci"]]
+        highs = [ci[1] for ci in group["ratio_ci"]]
+        fig.add_trace(
+            go.Scatter(
+                x=group["variant"],
+                y=group["ratio"],
+                mode="markers",
+                name=str(run),
+                marker={
+                    "size": 11,
+                    "color": [VERDICT_COLORS.get(v, "#6b7280") for v in group["verdict"]],
+                },
+                error_y={
+                    "type": "data",
+                    "symmetric": False,
+                    "array": [h - r for h, r in zip(highs, group["ratio"])],
+                    "arrayminus": [r - lo for r, lo in zip(group["ratio"], lows)],
+                },
+                text=list(group["verdict"]),
+                hovertemplate="%{y:.3f}× (%{text})",
+            )
+        )
+    fig.add_hrect(
+        y0=1 / (1 + margin), y1=1 + margin, fillcolor=PEAK_COLOR, opacity=0.12, line_width=0
+    )
+    fig.add_hline(y=1.0, line_color="#6b7280", line_dash="dot")
+    fig.update_layout(title=title, **LAYOUT)
+    fig.update_yaxes(type="log", title="time / baseline time (log; above 1 is slower)")
     return fig

@@ -54,7 +54,13 @@ def throughput(summary: pd.DataFrame, peak_bytes_per_s: float | None) -> go.Figu
     fig = make_subplots(rows=1, cols=2, subplot_titles=("Memory traffic", "Arithmetic"))
     bar_colors = colors(frame)
     fig.add_trace(
-        go.Bar(x=frame["variant"], y=frame["gbytes_per_s"], marker_color=bar_colors, name="GB/s"),
+        go.Bar(
+            x=frame["variant"],
+            y=frame["gbytes_per_s"],
+            marker_color=bar_colors,
+            name="GB/s",
+            error_y=rate_error_bars(frame, "bytes"),
+        ),
         row=1,
         col=1,
     )
@@ -90,62 +96,95 @@ def throughput(summary: pd.DataFrame, peak_bytes_per_s: float | None) -> go.Figu
     return fig
 
 
+def rate_error_bars(frame: pd.DataFrame, work: str) -> dict:
+    """Asymmetric error bars of a rate (work / median) from the median's 95% interval."""
+    plus, minus = [], []
+    intervals = frame["median_ci_s"] if "median_ci_s" in frame else [None] * len(frame)
+    for amount, median, interval in zip(frame[work], frame["median_s"], intervals):
+        if not isinstance(interval, list) or not median:
+            plus.append(0.0)
+            minus.append(0.0)
+            continue
+        rate = amount / median / 1e9
+        plus.append(amount / interval[0] / 1e9 - rate if interval[0] else 0.0)
+        minus.append(rate - amount / interval[1] / 1e9 if interval[1] else 0.0)
+    return {"type": "data", "symmetric": False, "array": plus, "arrayminus": minus}
+
+
 def speedups(summary: pd.DataFrame) -> go.Figure:
-    """How many times faster than the python_loop and numpy baselines (log axis)."""
+    """Times faster than each baseline, as points with 95% intervals (a ratio is not a bar)."""
     frame = measured(summary)
-    title = "Speedup over the baselines"
+    title = "Speedup over the baselines (95% interval)"
     columns = [
         c
-        for c in ("speedup_vs_python_loop", "speedup_vs_numpy")
-        if c in frame and frame[c].notna().any()
+        for c in frame.columns
+        if c.startswith("speedup_vs_")
+        and not c.endswith(("_low", "_high"))
+        and frame[c].notna().any()
     ]
     if frame.empty or not columns:
         return empty(title, "include python_loop or numpy in the run to see speedups")
     fig = go.Figure()
-    for column, color in zip(columns, (OK_COLOR, SECOND_COLOR)):
+    for column, color in zip(columns, (OK_COLOR, SECOND_COLOR, PEAK_COLOR)):
         base = column.removeprefix("speedup_vs_")
+        values = frame[column]
         fig.add_trace(
-            go.Bar(
+            go.Scatter(
                 x=frame["variant"],
-                y=frame[column],
+                y=values,
+                mode="markers+text",
                 name=f"vs {base}",
-                marker_color=color,
-                text=[f"{v:.2g}x" for v in frame[column]],
-                textposition="outside",
+                marker={"color": color, "size": 10},
+                text=[f"{v:.2g}x" if v == v else "" for v in values],
+                textposition="middle right",
+                error_y={
+                    "type": "data",
+                    "symmetric": False,
+                    "array": (frame[f"{column}_high"] - values).fillna(0).tolist(),
+                    "arrayminus": (values - frame[f"{column}_low"]).fillna(0).tolist(),
+                },
             )
         )
     fig.add_hline(y=1.0, line_color="#6b7280", line_dash="dot")
-    fig.update_layout(title=title, barmode="group", **LAYOUT)
+    fig.update_layout(title=title, **LAYOUT)
     fig.update_yaxes(type="log", title="times faster (log)")
     return fig
 
 
-def _paired_bars(
+def _paired_points(
     frame: pd.DataFrame, first: str, first_name: str, title: str, why: str
 ) -> go.Figure:
+    """Two times per variant as points on a log axis (bars on a log axis would exaggerate)."""
     frame = measured(frame)
     if frame.empty or first not in frame:
         return empty(title, why)
     fig = go.Figure()
     fig.add_trace(
-        go.Bar(x=frame["variant"], y=frame[first] * 1e3, name=first_name, marker_color=SECOND_COLOR)
-    )
-    fig.add_trace(
-        go.Bar(
+        go.Scatter(
             x=frame["variant"],
-            y=frame["median_s"] * 1e3,
-            name="steady state (synchronised median)",
-            marker_color=OK_COLOR,
+            y=frame[first] * 1e3,
+            mode="markers",
+            name=first_name,
+            marker={"color": SECOND_COLOR, "size": 11, "symbol": "diamond"},
         )
     )
-    fig.update_layout(title=title, barmode="group", **LAYOUT)
+    fig.add_trace(
+        go.Scatter(
+            x=frame["variant"],
+            y=frame["median_s"] * 1e3,
+            mode="markers",
+            name="steady state (synchronised median)",
+            marker={"color": OK_COLOR, "size": 11},
+        )
+    )
+    fig.update_layout(title=title, **LAYOUT)
     fig.update_yaxes(type="log", title="ms (log)")
     return fig
 
 
 def first_call_vs_steady(summary: pd.DataFrame) -> go.Figure:
     """Tracing and compilation cost (first call) beside the steady-state time."""
-    return _paired_bars(
+    return _paired_points(
         summary,
         "first_call_s",
         "first call (trace + compile)",
@@ -156,7 +195,7 @@ def first_call_vs_steady(summary: pd.DataFrame) -> go.Figure:
 
 def dispatch_vs_synchronised(summary: pd.DataFrame) -> go.Figure:
     """The 0.001 s illusion: time to return without waiting vs time until the work is done."""
-    return _paired_bars(
+    return _paired_points(
         summary,
         "dispatch_s",
         "returns (no sync)",

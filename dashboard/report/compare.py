@@ -4,24 +4,28 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from dashboard.figures.compare import compare_medians
+from dashboard.figures.compare import compare_medians, ratio_points
 from dashboard.report.html import escape, figure_html, frame_table, page
 from dashboard.tables.compare import comparison_table
+from dashboard.text.explain import comparison_method
 from engine.analysis.compare import compare_runs, environments, run_label
+from engine.measure.uncertainty import NoiseFloor
 from engine.results.model import RunResult
 
 
-def comparison_report(runs: Sequence[RunResult], baseline: int = 0) -> str:
-    """Side-by-side table, ratio and significance per strategy, chart, environments."""
-    frame = compare_runs(runs, baseline)
+def comparison_report(
+    runs: Sequence[RunResult], baseline: int = 0, floor: NoiseFloor | None = None
+) -> str:
+    """Side-by-side table, ratios with intervals and verdicts, charts, environments."""
+    frame = compare_runs(runs, baseline, floor=floor)
     names = " vs ".join(run_label(r) for r in runs)
+    method = comparison_method(frame.attrs["floor"], frame.attrs["margin"])
     sections = [
         f"<h1>Batched MatVec comparison</h1><p class='muted'>{escape(names)}</p>",
-        "<p class='muted'>Ratios are medians over the baseline run "
-        f"({escape(run_label(runs[baseline]))}); differences are called only when a two-sided "
-        "Mann-Whitney U test on the raw samples gives p &lt; 0.05.</p>",
+        f"<p class='muted'>Baseline: {escape(run_label(runs[baseline]))}. {escape(method)}</p>",
         "<h2>Summary</h2>",
         frame_table(comparison_table(frame)),
+        figure_html(ratio_points(frame, frame.attrs["margin"])),
         figure_html(compare_medians(frame)),
         "<h2>Environments</h2>",
         frame_table(environments(runs)),

@@ -16,6 +16,8 @@ from dashboard.text.explain import fastest_way
 from engine.results.model import RunResult
 from engine.spec.catalog import kernel_source
 
+NO_SOURCE = "(this version of the tool does not have that strategy's source)"
+
 
 def run_sections(result: RunResult) -> list[str]:
     summary = data.summary(result)
@@ -28,12 +30,13 @@ def run_sections(result: RunResult) -> list[str]:
         f"<p class='muted'>{escape(shape)} · {escape(env.device_kind)} · "
         f"run {escape(result.run_id)} · {escape(result.created_at)}</p>",
     ]
-    best = data.winner(summary)
+    chosen = result.winner_dict()
+    best = data.winner(summary, chosen)
     if best is not None:
         sections += [
             "<h2>The fastest way</h2>",
-            markdown_to_html(fastest_way(best, config, result.peak_bytes_per_s)),
-            f"<pre><code>{escape(kernel_source(best['variant']))}</code></pre>",
+            markdown_to_html(fastest_way(best, chosen, config, result.peak_bytes_per_s)),
+            f"<pre><code>{escape(kernel_source(best['variant']) or NO_SOURCE)}</code></pre>",
         ]
     else:
         sections.append("<h2>The fastest way</h2><p class='wrong'>No correct result.</p>")

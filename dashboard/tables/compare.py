@@ -4,20 +4,27 @@ from __future__ import annotations
 
 import pandas as pd
 
-from engine.results.formatting import format_seconds
+from engine.results.formatting import format_interval, format_seconds
 
 
 def comparison_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """Side by side: one row per strategy, one median column per run, ratios and verdicts."""
+    """One row per strategy, one column per run: median [95% interval], and for the runs that
+    are not the baseline the ratio [interval] and the verdict."""
     rows = []
     for variant, group in frame.groupby("variant", sort=False):
         row: dict[str, str] = {"strategy": variant}
         for _, item in group.iterrows():
-            cell = format_seconds(item["median_s"])
-            if not item["baseline"] and item["ratio_to_baseline"] == item["ratio_to_baseline"]:
-                p = "" if item["p_value"] is None else f", p={item['p_value']:.2g}"
+            cell = format_seconds(
+                item["median_s"] if item["median_s"] == item["median_s"] else None
+            )
+            if isinstance(item["median_ci_s"], list):
+                cell += f" [{format_interval(item['median_ci_s'])}]"
+            if not item["baseline"] and isinstance(item["ratio_ci"], list):
+                low, high = item["ratio_ci"]
                 noisy = ", noisy" if item["noisy"] else ""
-                cell += f" ({item['ratio_to_baseline']:.2f}x, {item['verdict']}{p}{noisy})"
+                cell += f" · {item['ratio']:.2f}x [{low:.2f}, {high:.2f}] {item['verdict']}{noisy}"
+            elif not item["baseline"]:
+                cell += " · no timing on both sides"
             if item["status"] not in ("ok", "absent") or (
                 item["status"] == "ok" and not item["correct"]
             ):

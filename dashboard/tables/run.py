@@ -6,6 +6,7 @@ import math
 
 import pandas as pd
 
+from engine.measure.uncertainty import ratio_interval
 from engine.results.formatting import format_entry, format_number, format_seconds, verdict
 from engine.results.model import RunResult
 from engine.spec.catalog import baseline_strategies
@@ -17,10 +18,19 @@ def summary(result: RunResult) -> pd.DataFrame:
     if frame.empty:
         return frame
     frame["verdict"] = [verdict(s, c) for s, c in zip(frame["status"], frame["correct"])]
+    samples = {r.variant: r.samples_s for r in result.results}
+    ok = set(frame.loc[frame["verdict"] == "ok", "variant"])
+    floor = result.noise_floor.ratio_log_sd / math.sqrt(2)
     for base in baseline_strategies():
-        rows = frame[(frame["variant"] == base) & (frame["verdict"] == "ok")]
-        base_s = rows["median_s"].iloc[0] if not rows.empty else math.nan
-        frame[f"speedup_vs_{base}"] = base_s / frame["median_s"].astype(float)
+        ratios = [
+            ratio_interval([samples[v]], [samples[base]], floor)
+            if base in ok and samples.get(base) and samples.get(v)
+            else None
+            for v in frame["variant"]
+        ]
+        frame[f"speedup_vs_{base}"] = [r.ratio if r else math.nan for r in ratios]
+        frame[f"speedup_vs_{base}_low"] = [r.low if r else math.nan for r in ratios]
+        frame[f"speedup_vs_{base}_high"] = [r.high if r else math.nan for r in ratios]
     return frame
 
 
@@ -94,14 +104,12 @@ def display_distribution(frame: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def winner(frame: pd.DataFrame) -> pd.Series | None:
-    """Fastest variant that ran and was correct, or None."""
-    if frame.empty:
+def winner(frame: pd.DataFrame, chosen: dict | None) -> pd.Series | None:
+    """The row of the variant whose code to show: the simplest of the winner and its ties
+    (`chosen` is `RunResult.winner_dict()`)."""
+    if chosen is None or frame.empty:
         return None
-    good = frame[frame["verdict"] == "ok"].dropna(subset=["median_s"])
-    if good.empty:
-        return None
-    return good.loc[good["median_s"].astype(float).idxmin()]
+    return frame[frame["variant"] == chosen["simplest"]].iloc[0]
 
 
 def _count(value: object) -> str:

@@ -8,6 +8,7 @@ import pandas as pd
 
 from engine.measure.memory import format_bytes
 from engine.measure.roofline import arithmetic_intensity
+from engine.measure.uncertainty import NoiseFloor
 from engine.spec.catalog import baseline_strategies, is_known, split_variant, strategy_info
 from engine.spec.config import BenchConfig
 
@@ -28,21 +29,48 @@ def times(ratio: float) -> str:
     return f"{ratio:,.0f}×" if ratio >= 100 else f"{ratio:.2g}×"
 
 
-def fastest_way(winner: pd.Series, config: BenchConfig, peak_bytes_per_s: float | None) -> str:
-    """Markdown subset (**bold**, `code`): what won, by how much, and why for this shape.
+def verdict_lines(winner: dict) -> list[str]:
+    """Who won and whether it is a tie, in words, with the numbers behind it."""
+    margin = f"{winner['margin']:.0%}"
+    ratios = winner["ratios"]
+    if not winner["tied_with"]:
+        lines = [f"**{winner['variant']}** is the fastest correct strategy in this run."]
+        if ratios:
+            nearest = min(ratios, key=lambda name: ratios[name]["ratio"])
+            low, high = ratios[nearest]["ratio_ci"]
+            lines.append(
+                f"The nearest, `{nearest}`, takes {ratios[nearest]['ratio']:.2f}× as long "
+                f"(95% interval {low:.2f}–{high:.2f}): more than the {margin} margin, so this "
+                "is a real difference, not noise."
+            )
+        return lines
+    tied = ", ".join(f"`{name}`" for name in winner["tied_with"])
+    lines = [
+        f"**Tie.** `{winner['variant']}` had the lowest median, but {tied} cannot be told apart "
+        f"from it: their 95% intervals reach within {margin} of it."
+    ]
+    why = f" ({winner['simplest_reason']})" if winner.get("simplest_reason") else ""
+    lines.append(
+        f"The code shown is **{winner['simplest']}**, the simplest of the tied strategies{why}."
+    )
+    return lines
+
+
+def fastest_way(shown: pd.Series, winner: dict, config: BenchConfig, peak: float | None) -> str:
+    """Markdown subset (**bold**, `code`): what won (or tied), by how much, and why.
 
     Only engine-written text goes in here: strategy names come from the catalogue."""
-    strategy, option = split_variant(winner["variant"])
-    lines = [f"**{winner['variant']}** is the fastest correct strategy in this run."]
-    speedups = [
-        f"{times(winner[f'speedup_vs_{base}'])} faster than `{base}`"
-        for base in baseline_strategies()
-        if f"speedup_vs_{base}" in winner
-        and winner[f"speedup_vs_{base}"] == winner[f"speedup_vs_{base}"]  # not NaN
-        and base != strategy
-    ]
+    strategy, option = split_variant(shown["variant"])
+    lines = verdict_lines(winner)
+    speedups = []
+    for base in baseline_strategies():
+        value = shown.get(f"speedup_vs_{base}")
+        if base == strategy or value is None or value != value:  # absent or NaN
+            continue
+        low, high = shown[f"speedup_vs_{base}_low"], shown[f"speedup_vs_{base}_high"]
+        speedups.append(f"{times(value)} faster than `{base}` ({times(low)}–{times(high)})")
     if speedups:
-        lines.append("It is " + " and ".join(speedups) + ".")
+        lines.append(f"`{shown['variant']}` is " + " and ".join(speedups) + ".")
     if is_known(strategy):
         info = strategy_info(strategy)
         lines.append(WHY_BY_KIND[info.kind])
@@ -57,13 +85,13 @@ def fastest_way(winner: pd.Series, config: BenchConfig, peak_bytes_per_s: float 
     lines.append(
         f"A matvec does only {intensity:.2f} FLOP per byte moved, far below any device's "
         "ridge point, so it is **memory-bound**: the time is set by the bytes read, "
-        f"{format_bytes(winner['bytes'])} per call here."
+        f"{format_bytes(shown['bytes'])} per call here."
     )
-    fraction = winner.get("roofline_fraction")
-    if peak_bytes_per_s and fraction is not None and not math.isnan(fraction):
+    fraction = shown.get("roofline_fraction")
+    if peak and fraction is not None and not math.isnan(fraction):
         lines.append(
-            f"It moved {winner['gbytes_per_s']:.1f} GB/s, {fraction:.0%} of the "
-            f"{peak_bytes_per_s / 1e9:.1f} GB/s peak measured on this device in the same run."
+            f"It moved {shown['gbytes_per_s']:.1f} GB/s, {fraction:.0%} of the "
+            f"{peak / 1e9:.1f} GB/s peak measured on this device in the same run."
         )
         if fraction > 1.0:
             lines.append(
@@ -71,3 +99,15 @@ def fastest_way(winner: pd.Series, config: BenchConfig, peak_bytes_per_s: float 
                 "try cache = cold for the DRAM-bound figure."
             )
     return "\n\n".join(lines)
+
+
+def comparison_method(floor: NoiseFloor, margin: float) -> str:
+    """How the Compare page and report reach their verdicts, in one paragraph."""
+    spread = math.exp(1.96 * floor.between_run_log_sd) - 1
+    return (
+        "Each ratio is a run's typical time over the baseline's, with a 95% interval that "
+        "includes the spread between runs: resampled where a side has several runs, and the "
+        f"machine's noise floor (medians move about ±{spread:.0%} between fresh processes; "
+        f"{floor.source}) where it has one. A strategy is called faster or slower only when the "
+        f"interval excludes ±{margin:.0%}; same when it lies inside it; otherwise inconclusive."
+    )

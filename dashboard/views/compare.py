@@ -5,17 +5,14 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.components.store import history, run_choices
-from dashboard.figures.compare import compare_medians
+from dashboard.figures.compare import compare_medians, ratio_points
 from dashboard.report import comparison_report
 from dashboard.tables.compare import comparison_table
-from engine.analysis.compare import compare_runs, environments, run_label
+from dashboard.text.explain import comparison_method
+from engine.analysis.compare import compare_runs, environments, floor_for, run_label, sides_of
 
 st.title("Compare runs")
-st.caption(
-    "Pick two or more runs (say, a laptop CPU and a Colab TPU). Ratios are medians over the "
-    "baseline; a difference is claimed only when a two-sided Mann-Whitney U test on the raw "
-    "samples gives p < 0.05."
-)
+st.caption("Pick two or more runs (say, a laptop CPU and a Colab TPU).")
 choices = run_choices()
 if "compare_runs" in st.session_state:
     st.session_state["compare_select"] = [
@@ -38,14 +35,20 @@ runs = [r for r in runs if r is not None]
 baseline = st.selectbox(
     "Baseline", range(len(runs)), format_func=lambda i: run_label(runs[i]), key="baseline"
 )
-frame = compare_runs(runs, baseline)
+floor = floor_for(
+    sides_of(runs),
+    lambda run: history().noise_floor(run.environment.hostname, run.environment.device_kind),
+)
+frame = compare_runs(runs, baseline, floor=floor)
+st.caption(comparison_method(floor, frame.attrs["margin"]))
 st.dataframe(comparison_table(frame), hide_index=True, width="stretch")
+st.plotly_chart(ratio_points(frame, frame.attrs["margin"]), width="stretch", key="compare_ratios")
 st.plotly_chart(compare_medians(frame), width="stretch", key="compare_chart")
 st.markdown("### Environments")
 st.dataframe(environments(runs), hide_index=True, width="stretch")
 st.download_button(
     "HTML report",
-    lambda: comparison_report(runs, baseline),
+    lambda: comparison_report(runs, baseline, floor),
     "matvec-comparison.html",
     "text/html",
     key="compare_report",

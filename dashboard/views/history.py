@@ -13,8 +13,6 @@ from engine.results.parse import parse_results
 from engine.results.reader import ResultsRejected
 from engine.storage.history import DISPLAY_COLUMNS, RunFilter
 
-MAX_UPLOAD_MB = 64
-
 
 def import_panel() -> None:
     with st.expander("Import a results JSON from another machine"):
@@ -24,8 +22,6 @@ def import_panel() -> None:
         if upload is not None and st.session_state.get("imported") != upload.file_id:
             st.session_state["imported"] = upload.file_id
             try:
-                if upload.size > MAX_UPLOAD_MB * 2**20:
-                    raise ResultsRejected(f"file is larger than {MAX_UPLOAD_MB} MiB")
                 run = parse_results(upload.getvalue())
             except ResultsRejected as error:
                 st.session_state["import_message"] = ("error", f"Not imported: {error}")

@@ -1,44 +1,56 @@
-"""Compare runs (two machines, two settings): ratios of medians with a significance test.
+"""Compare runs (two machines, two settings, before and after a change): verdicts that hold.
 
-The test is Mann-Whitney U on the raw samples (no normality assumed: timing distributions are
-skewed); a ratio is called a difference only when the test says so, and a noise flag warns
-when either side's spread alone could explain it.
+Each side is one run or a group of repetitions of one configuration. The ratio of a variant's
+typical time on a side to the baseline side's gets a 95% interval that includes the spread
+between runs: resampled where a side has several runs (hierarchical bootstrap), and the
+machine's noise floor where it has one. A difference is called (`faster`, `slower`) only when
+the interval excludes the equivalence margin; `same` when it lies inside it; otherwise
+`inconclusive`. See docs/statistics.md.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
-from scipy.stats import mannwhitneyu
 
 from engine.measure.stats import NOISE_IQR_FRACTION, Measurement
+from engine.measure.uncertainty import (
+    DEFAULT_MARGIN,
+    NoiseFloor,
+    median_ci,
+    ratio_interval,
+    verdict,
+)
 from engine.results.model import RunResult
 
-SIGNIFICANCE = 0.05
-MIN_SAMPLES = 3
+FloorLookup = Callable[[RunResult], NoiseFloor | None]
 
 
-def mann_whitney_p(a: Sequence[float], b: Sequence[float]) -> float | None:
-    """Two-sided p-value that the two sample sets come from one distribution (None: too few)."""
-    if len(a) < MIN_SAMPLES or len(b) < MIN_SAMPLES:
-        return None
-    return float(mannwhitneyu(a, b, alternative="two-sided").pvalue)
+@dataclass(frozen=True)
+class Side:
+    """One side of a comparison: one run, or several repetitions of one configuration."""
 
+    runs: tuple[RunResult, ...]
 
-def _noisy(m: Measurement) -> bool:
-    return m.median_s > 0 and m.iqr_s / m.median_s > NOISE_IQR_FRACTION
+    @property
+    def label(self) -> str:
+        first = self.runs[0]
+        repeats = f", {len(self.runs)} runs" if len(self.runs) > 1 else ""
+        return f"{run_label(first)}{repeats}"
 
+    def samples(self, variant: str) -> list[tuple[float, ...]]:
+        return [
+            r.samples_s
+            for run in self.runs
+            for r in run.results
+            if r.variant == variant and r.samples_s and r.calls_per_sample
+        ]
 
-def verdict(ratio: float | None, p_value: float | None) -> str:
-    if ratio is None:
-        return "no timing"
-    if p_value is None:
-        return "too few samples"
-    if p_value >= SIGNIFICANCE:
-        return "no significant difference"
-    return "faster" if ratio < 1 else "slower"
+    def entry(self, variant: str) -> Any:
+        return next((r for run in self.runs for r in run.results if r.variant == variant), None)
 
 
 def run_label(run: RunResult) -> str:
@@ -47,40 +59,81 @@ def run_label(run: RunResult) -> str:
     return f"{label} ({env.device_kind}, {run.run_id[:6]})"
 
 
-def compare_runs(runs: Sequence[RunResult], baseline: int = 0) -> pd.DataFrame:
-    """One row per (variant, run): median, ratio to the baseline run, p-value, verdict."""
-    base = runs[baseline]
-    base_by_variant = {r.variant: r for r in base.results}
-    variants = list(dict.fromkeys(r.variant for run in runs for r in run.results))
+def sides_of(runs: Sequence[RunResult | Sequence[RunResult]]) -> list[Side]:
+    return [Side(tuple(r) if isinstance(r, list | tuple) else (r,)) for r in runs]
+
+
+def _noisy(samples: Sequence[float]) -> bool:
+    m = Measurement(tuple(samples), 1)
+    return m.median_s > 0 and m.iqr_s / m.median_s > NOISE_IQR_FRACTION
+
+
+def floor_for(sides: Sequence[Side], lookup: FloorLookup | None) -> NoiseFloor:
+    """The largest calibrated floor among the machines involved, else the default."""
+    found = [lookup(run) for side in sides for run in side.runs] if lookup else []
+    known = [f for f in found if f is not None]
+    if not known:
+        return NoiseFloor()
+    return max(known, key=lambda f: f.between_run_log_sd)
+
+
+def compare_runs(
+    runs: Sequence[RunResult | Sequence[RunResult]],
+    baseline: int = 0,
+    *,
+    floor: NoiseFloor | None = None,
+    margin: float = DEFAULT_MARGIN,
+) -> pd.DataFrame:
+    """One row per (variant, side): median, its interval, ratio to the baseline with its
+    interval, and the verdict. Runs given as a list are one side (repetitions)."""
+    sides = sides_of(runs)
+    floor = floor or NoiseFloor()
+    base = sides[baseline]
+    variants = list(
+        dict.fromkeys(r.variant for side in sides for run in side.runs for r in run.results)
+    )
     rows: list[dict[str, Any]] = []
     for variant in variants:
-        reference = base_by_variant.get(variant)
-        ref_m = reference.measurement if reference else None
-        for index, run in enumerate(runs):
-            entry = next((r for r in run.results if r.variant == variant), None)
-            m = entry.measurement if entry else None
-            ratio = p_value = None
-            if m and ref_m and index != baseline:
-                ratio = m.median_s / ref_m.median_s
-                p_value = mann_whitney_p(m.samples_s, ref_m.samples_s)
+        reference = base.samples(variant)
+        for index, side in enumerate(sides):
+            entry = side.entry(variant)
+            samples = side.samples(variant)
+            pooled = [s for run in samples for s in run]
+            estimate = None
+            if samples and reference and index != baseline:
+                estimate = ratio_interval(reference, samples, floor.between_run_log_sd, seed=index)
+            median = float(pd.Series(pooled).median()) if pooled else None
             rows.append(
                 {
                     "variant": variant,
-                    "run": run_label(run),
-                    "run_id": run.run_id,
+                    "run": side.label,
+                    "run_id": ",".join(run.run_id for run in side.runs),
+                    "runs": len(side.runs),
                     "baseline": index == baseline,
                     "status": entry.status if entry else "absent",
                     "correct": bool(entry and entry.correct),
-                    "median_s": m.median_s if m else None,
-                    "iqr_s": m.iqr_s if m else None,
-                    "samples": len(m.samples_s) if m else 0,
-                    "ratio_to_baseline": ratio,
-                    "p_value": p_value,
-                    "verdict": "baseline" if index == baseline else verdict(ratio, p_value),
-                    "noisy": bool((m and _noisy(m)) or (ref_m and _noisy(ref_m))),
+                    "median_s": median,
+                    "median_ci_s": list(median_ci(pooled)) if pooled else None,
+                    "samples": len(pooled),
+                    "ratio": estimate.ratio if estimate else None,
+                    "ratio_ci": [estimate.low, estimate.high] if estimate else None,
+                    "verdict": "baseline"
+                    if index == baseline
+                    else (verdict(estimate, margin) if estimate else "no timing"),
+                    "noisy": bool(pooled and _noisy(pooled)),
                 }
             )
-    return pd.DataFrame(rows)
+    frame = pd.DataFrame(rows)
+    frame.attrs.update(margin=margin, floor=floor)
+    return frame
+
+
+def confirmed_slowdowns(frame: pd.DataFrame, percent: float) -> pd.DataFrame:
+    """Rows confirmed slower than the baseline by more than `percent` (the interval's low end)."""
+    if frame.empty:
+        return frame
+    slower = frame[frame["verdict"] == "slower"]
+    return slower[[ci[0] > 1 + percent / 100 for ci in slower["ratio_ci"]]]
 
 
 def _flatten(prefix: str, value: Any, out: dict[str, Any]) -> None:

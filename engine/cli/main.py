@@ -12,8 +12,9 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from engine.cli import history, run
+from engine.cli import compare, history, run
 from engine.cli.flags import add_config_flags
+from engine.cli.repetitions import RepetitionFailed
 from engine.machine.accelerators import DeviceError
 from engine.measure.memory import PreflightError
 from engine.results.reader import ResultsRejected
@@ -65,6 +66,34 @@ def build_parser() -> argparse.ArgumentParser:
         help="do not wait for other runs on this machine (their timings will disturb yours)",
     )
     runs.add_argument("--no-history", action="store_true", help="do not store the run")
+    runs.add_argument(
+        "--repetitions",
+        default="1",
+        help="repeat the whole measurement R times, each in a fresh process, stored as one "
+        "group (--json then writes a group file); default 1",
+    )
+    runs.add_argument("--group-id", default=None, help=argparse.SUPPRESS)
+
+    compare = commands.add_parser("compare", help="verdicts between runs, with intervals")
+    compare.add_argument(
+        "runs", nargs="+", help="results or group JSON files, or run/group ids from the history"
+    )
+    compare.add_argument("--baseline", default="0", help="index of the baseline side (default 0)")
+    compare.add_argument(
+        "--fail-if-slower",
+        default=None,
+        metavar="PCT",
+        help="exit 1 when a variant is confirmed slower than the baseline by more than PCT%%",
+    )
+    compare.add_argument("--json", dest="json_path", default=None, help="write the rows here")
+    add_history_flag(compare)
+
+    calibrate = commands.add_parser(
+        "calibrate", help="measure this machine's noise floor from A/A repetitions"
+    )
+    add_config_flags(calibrate)
+    calibrate.add_argument("--runs", default="5", help="repetitions in fresh processes (default 5)")
+    add_history_flag(calibrate)
 
     sweep = commands.add_parser("sweep", help="run a grid of configs, saving each point")
     add_config_flags(sweep, lists=True)
@@ -96,6 +125,8 @@ COMMANDS = {
     "sweep": history.command_sweep,
     "import": history.command_import,
     "history": history.command_history,
+    "compare": compare.command_compare,
+    "calibrate": compare.command_calibrate,
 }
 
 
@@ -103,9 +134,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         return COMMANDS[args.command](args)
-    except (UsageError, ConfigError, PreflightError, DeviceError, ResultsRejected) as error:
+    except (
+        UsageError,
+        ConfigError,
+        PreflightError,
+        DeviceError,
+        ResultsRejected,
+    ) as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_INVALID
+    except RepetitionFailed as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_INTERNAL
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130

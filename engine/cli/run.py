@@ -6,6 +6,8 @@ import argparse
 import contextlib
 import json
 import os
+import platform
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,9 +17,11 @@ from engine.machine.accelerators import probe_kind
 from engine.machine.cluster import worker_count
 from engine.machine.host import last_level_cache_bytes
 from engine.measure import memory
+from engine.measure.uncertainty import NoiseFloor
 from engine.results.events import Phase, Queued, ResultWritten, silent
 from engine.spec.catalog import strategies
-from engine.spec.fields import ConfigError
+from engine.spec.config import BenchConfig
+from engine.spec.fields import ConfigError, Setting
 from engine.storage.run_queue import RunQueue
 
 EXIT_OK = 0
@@ -34,8 +38,23 @@ def reporter(kind: str) -> Any:
     return made() if made else silent
 
 
+REPETITIONS = Setting(kind="int", help="", label="", limits=(1, 1000))
+
+
+def machine_floor(history_path: str | None, device_kind: str) -> NoiseFloor:
+    """This machine's calibrated noise floor from the history, else the documented default."""
+    from engine.storage.history import History
+
+    try:
+        found = History(history_path).noise_floor(platform.node(), device_kind)
+    except (OSError, sqlite3.Error):
+        found = None
+    return found or NoiseFloor()
+
+
 def command_run(args: argparse.Namespace) -> int:
     config = config_from_args(args)
+    repetitions = REPETITIONS.parse("repetitions", args.repetitions)
     if args.json_path:
         parent = Path(args.json_path).resolve().parent
         if not parent.is_dir():
@@ -53,11 +72,16 @@ def command_run(args: argparse.Namespace) -> int:
     # Workers of one multi-worker run wait for each other: queueing them would deadlock.
     skip_queue = args.no_queue or worker_count() > 1
     queue = contextlib.nullcontext() if skip_queue else RunQueue().turn(on_wait=waiting)
+    if repetitions > 1:
+        with queue:
+            return report_group(config, repetitions, args)
     with queue:
         progress(Phase("starting TensorFlow"))
         from engine.execution.runner import run_benchmark
 
         result = run_benchmark(config, progress=progress)
+    result.group_id = args.group_id
+    result.noise_floor = machine_floor(args.history, result.environment.device_kind)
     if args.json_path:
         result.write_json(args.json_path)
     if not args.no_history:
@@ -73,6 +97,39 @@ def command_run(args: argparse.Namespace) -> int:
         if args.json_path:
             print(f"results written to {args.json_path}")
     return EXIT_OK
+
+
+def report_group(config: BenchConfig, repetitions: int, args: argparse.Namespace) -> int:
+    """`run --repetitions R`: R fresh processes, one group; prints each variant's spread."""
+    from engine.cli.repetitions import run_repetitions
+    from engine.results.files import write_text_atomically
+    from engine.results.parse import group_payload
+
+    say = (
+        (lambda text: print(text, file=sys.stderr)) if args.progress == "bar" else (lambda _t: None)
+    )
+    group_id, runs = run_repetitions(config, repetitions, args, say)
+    if args.json_path:
+        write_text_atomically(args.json_path, json.dumps(group_payload(group_id, runs), indent=1))
+    if args.progress == "jsonl":
+        return EXIT_OK
+    print(f"group {group_id}: {repetitions} runs of the same configuration")
+    for variant, medians in group_medians(runs).items():
+        shown = ", ".join(f"{m * 1e3:.4g}" for m in medians)
+        spread = max(medians) / min(medians) if min(medians) > 0 else float("nan")
+        print(f"  {variant:<20} medians (ms): {shown}  max/min {spread:.2f}")
+    if args.json_path:
+        print(f"group written to {args.json_path}")
+    return EXIT_OK
+
+
+def group_medians(runs: list) -> dict[str, list[float]]:
+    table: dict[str, list[float]] = {}
+    for run in runs:
+        for entry in run.results:
+            if entry.median_s:
+                table.setdefault(entry.variant, []).append(entry.median_s)
+    return table
 
 
 def command_devices(args: argparse.Namespace) -> int:

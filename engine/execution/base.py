@@ -1,15 +1,18 @@
 """What every executor shares: the run's context, a blank result, timing and checking a variant.
 
 Each mode's executor (single, distributed, dataset) is a function
-`(RunContext, strategy, option) -> StrategyResult`; the pieces they all need are here, written
-once: the timed loop with its sample events, copying the timing into the result, and the
-poison/fill/check sequence against the float64 reference.
+`(RunContext, strategy, option) -> Prepared`: it builds the kernel, places what it needs, makes
+the variant's `Sampler` (first call, warm-up, autorange) and checks the output; the runner then
+takes the timed samples of all variants (interleaved or in sequence) and calls each
+`finish(timing)`. The pieces every executor needs are here, written once: the sampler,
+copying the timing into the result, and the poison/fill/check sequence against the float64
+reference.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -19,8 +22,8 @@ from engine.backends.tensorflow.devices import DeviceSetup
 from engine.backends.tensorflow.placement import Inputs
 from engine.backends.tensorflow.sync import sync_all
 from engine.measure import correctness, roofline
-from engine.measure.timing import Kernel, Timing, time_kernel
-from engine.results.events import Progress, Sample
+from engine.measure.timing import Kernel, Sampler, Timing
+from engine.results.events import Progress
 from engine.results.model import Status, StrategyResult
 from engine.spec.catalog import variant_name
 from engine.spec.config import BenchConfig
@@ -34,9 +37,19 @@ class RunContext:
     build: Builder
     emit: Progress
     strategy: Any = None  # tf.distribute.Strategy for modes replicated and sharded
+    shared: dict[Any, Any] = field(default_factory=dict)  # placements the variants share
 
 
-Executor = Callable[[RunContext, str, str], StrategyResult]
+@dataclass
+class Prepared:
+    """A variant ready to sample (`sampler`), or already final (`sampler` is None)."""
+
+    result: StrategyResult
+    sampler: Sampler | None = None
+    finish: Callable[[Timing], None] | None = None  # after sampling: record and add context
+
+
+Executor = Callable[[RunContext, str, str], Prepared]
 
 
 def blank_result(config: BenchConfig, strategy: str, option: str, status: Status) -> StrategyResult:
@@ -52,23 +65,20 @@ def blank_result(config: BenchConfig, strategy: str, option: str, status: Status
     )
 
 
-def time_variant(
+def make_sampler(
     ctx: RunContext,
-    result: StrategyResult,
     call: Callable[[int], Any],
     *,
     budget_s: float | None = None,
     fixed_calls: int | None = None,
-) -> Timing:
-    """The timing method on `call(i)` (input set i), reporting each sample as an event."""
+) -> Sampler:
+    """First call, warm-up and autorange of `call(i)` (input set i), synced on the device."""
     config = ctx.config
-    return time_kernel(
+    return Sampler(
         Kernel(call=call, sync=sync_all),
         warmup=config.warmup,
-        repeats=config.repeats,
         budget_s=config.time_budget_s if budget_s is None else budget_s,
         fixed_calls=fixed_calls,
-        on_sample=lambda done, total: ctx.emit(Sample(result.variant, done, total)),
     )
 
 

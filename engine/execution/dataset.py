@@ -14,14 +14,16 @@ import tensorflow as tf
 
 from engine.backends.tensorflow.kernels import batched_matvec
 from engine.execution.base import (
+    Prepared,
     RunContext,
     blank_result,
     check_outputs,
+    make_sampler,
     record_timing,
-    time_variant,
 )
 from engine.machine.cluster import worker_count
-from engine.results.model import DistributionSummary, ReplicaTiming, StrategyResult
+from engine.measure.timing import Timing
+from engine.results.parts import DistributionSummary, ReplicaTiming
 
 
 def build_dataset(strategy: tf.distribute.Strategy, a: Any, x: Any, global_batch: int, option: str):
@@ -38,7 +40,7 @@ def build_dataset(strategy: tf.distribute.Strategy, a: Any, x: Any, global_batch
     return strategy.experimental_distribute_dataset(dataset)
 
 
-def run_dataset(ctx: RunContext, strategy_name: str, option: str) -> StrategyResult:
+def run_dataset(ctx: RunContext, strategy_name: str, option: str) -> Prepared:
     config = ctx.config
     result = blank_result(config, strategy_name, option, "ok")
     if config.mode != "sharded" or worker_count() > 1:
@@ -47,7 +49,7 @@ def run_dataset(ctx: RunContext, strategy_name: str, option: str) -> StrategyRes
             "dataset is distributed only in mode sharded on one host: a tf.data pipeline "
             "splits the batch, it cannot replicate it"
         )
-        return result
+        return Prepared(result)
     strategy = ctx.strategy
     replicas = strategy.num_replicas_in_sync
     global_batch = config.dataset_batch * replicas  # dataset_batch is per replica
@@ -66,25 +68,28 @@ def run_dataset(ctx: RunContext, strategy_name: str, option: str) -> StrategyRes
             return tf.concat(pieces, axis=0)
 
     datasets = [build_dataset(strategy, a, x, global_batch, option) for a, x in ctx.inputs.timed]
-    timing = time_variant(ctx, result, lambda i: compute(datasets[i % len(datasets)]))
+    sampler = make_sampler(ctx, lambda i: compute(datasets[i % len(datasets)]))
     rows = [0] * replicas
     check_data = build_dataset(strategy, *ctx.inputs.check_device, global_batch, option)
     check_outputs(result, [compute(check_data, rows)], ctx.inputs.reference, config)
-    # The pipeline moves data inside every step: that is its cost, so no separate transfer.
-    record_timing(result, timing, 0.0)
-    result.replicas = [
-        ReplicaTiming(replica=r, device=d, matrices=rows[r], median_s=None)
-        for r, d in enumerate(ctx.setup.devices)
-    ]
-    result.notes.append("host->device input transfer happens inside every timed step")
-    result.distribution = DistributionSummary(
-        strategy=type(strategy).__name__,
-        replicas_in_sync=replicas,
-        api="distribute_datasets_from_function"
-        if option == "from_function"
-        else "experimental_distribute_dataset",
-        global_batch=global_batch,
-        step_s=timing.measurement.median_s,
-        shard_sizes=tuple(rows),
-    )
-    return result
+
+    def finish(timing: Timing) -> None:
+        # The pipeline moves data inside every step: that is its cost, so no separate transfer.
+        record_timing(result, timing, 0.0)
+        result.replicas = [
+            ReplicaTiming(replica=r, device=d, matrices=rows[r], median_s=None)
+            for r, d in enumerate(ctx.setup.devices)
+        ]
+        result.notes.append("host->device input transfer happens inside every timed step")
+        result.distribution = DistributionSummary(
+            strategy=type(strategy).__name__,
+            replicas_in_sync=replicas,
+            api="distribute_datasets_from_function"
+            if option == "from_function"
+            else "experimental_distribute_dataset",
+            global_batch=global_batch,
+            step_s=timing.measurement.median_s,
+            shard_sizes=tuple(rows),
+        )
+
+    return Prepared(result, sampler, finish)

@@ -22,16 +22,17 @@ from engine.backends.tensorflow.distribute import (
 )
 from engine.backends.tensorflow.sync import sync_all
 from engine.execution.base import (
+    Prepared,
     RunContext,
     blank_result,
     check_outputs,
+    make_sampler,
     record_timing,
-    time_variant,
 )
 from engine.machine.cluster import task_index, worker_count
 from engine.measure import roofline, sharding
-from engine.measure.timing import Kernel, time_kernel
-from engine.results.model import DistributionSummary, ReplicaTiming, StrategyResult
+from engine.measure.timing import Kernel, Timing, time_kernel
+from engine.results.parts import DistributionSummary, ReplicaTiming
 
 # The per-replica solo timings and the replicated baseline are context, not the headline:
 # fewer samples keep a distributed run's wall time reasonable.
@@ -72,7 +73,21 @@ def time_replicas_alone(
     return timings
 
 
-def run_distributed(ctx: RunContext, strategy_name: str, option: str) -> StrategyResult:
+def placed_inputs(ctx: RunContext, shards: list[sharding.Shard]) -> tuple[list, float]:
+    """The timed input sets laid out over the replicas, once per run for all variants."""
+    key = ("placed", tuple(shards))
+    if key not in ctx.shared:
+        start = time.perf_counter()
+        placed = [
+            (distribute(ctx.strategy, shards, a), distribute(ctx.strategy, shards, x))
+            for a, x in ctx.inputs.timed
+        ]
+        sync_all()
+        ctx.shared[key] = (placed, (time.perf_counter() - start) / len(placed))
+    return ctx.shared[key]
+
+
+def run_distributed(ctx: RunContext, strategy_name: str, option: str) -> Prepared:
     config = ctx.config
     result = blank_result(config, strategy_name, option, "ok")
     strategy = ctx.strategy
@@ -82,17 +97,10 @@ def run_distributed(ctx: RunContext, strategy_name: str, option: str) -> Strateg
     kernel = ctx.build(strategy_name, xla=option == "xla", dataset_batch=config.dataset_batch)
     gather_device = ctx.setup.devices[0]
     step = make_step(strategy, kernel, config.mode, config.matrices, gather_device)
-    start = time.perf_counter()
-    placed = [
-        (distribute(strategy, shards, a), distribute(strategy, shards, x))
-        for a, x in ctx.inputs.timed
-    ]
-    sync_all()
-    transfer_s = (time.perf_counter() - start) / len(placed)
+    placed, transfer_s = placed_inputs(ctx, shards)
     lockstep = worker_count() > 1
-    timing = time_variant(
+    sampler = make_sampler(
         ctx,
-        result,
         lambda i: step(*placed[i % len(placed)]),
         budget_s=UNREACHABLE_BUDGET_S if lockstep else None,
         fixed_calls=1 if lockstep else None,
@@ -103,43 +111,45 @@ def run_distributed(ctx: RunContext, strategy_name: str, option: str) -> Strateg
     candidates = list(outputs) if config.mode == "replicated" else [outputs]
     check_outputs(result, candidates, ctx.inputs.reference, config)
 
-    local = local_pairs(strategy, *placed[0])
-    first_local = task_index() * len(local)  # multi-worker: this host's replicas
-    replica_times = time_replicas_alone(
-        ctx, kernel, shards[first_local : first_local + len(local)], local
-    )
-    record_timing(result, timing, transfer_s)
-    result.replicas = replica_times
-    result.work_multiplier = replicas if config.mode == "replicated" else 1
-    padding_rows = sum(s.padding for s in shards)
-    baseline: dict[str, float | None] = {}
-    if config.mode == "replicated":
-        result.notes.append(
-            f"every replica computed all {config.matrices:,} matrices: {replicas}x the "
-            "necessary work (rates count the necessary work once)"
+    def finish(timing: Timing) -> None:
+        record_timing(result, timing, transfer_s)
+        local = local_pairs(strategy, *placed[0])
+        first_local = task_index() * len(local)  # multi-worker: this host's replicas
+        replica_times = time_replicas_alone(
+            ctx, kernel, shards[first_local : first_local + len(local)], local
         )
-    elif not lockstep:
-        baseline = replicated_baseline(ctx, kernel, timing.measurement.median_s)
-    if pad and padding_rows:
-        result.notes.append(
-            f"TPU needs equal shard shapes: {padding_rows} zero rows padded "
-            "and dropped after the gather"
+        result.replicas = replica_times
+        result.work_multiplier = replicas if config.mode == "replicated" else 1
+        padding_rows = sum(s.padding for s in shards)
+        baseline: dict[str, float | None] = {}
+        if config.mode == "replicated":
+            result.notes.append(
+                f"every replica computed all {config.matrices:,} matrices: {replicas}x the "
+                "necessary work (rates count the necessary work once)"
+            )
+        elif not lockstep:
+            baseline = replicated_baseline(ctx, kernel, timing.measurement.median_s)
+        if pad and padding_rows:
+            result.notes.append(
+                f"TPU needs equal shard shapes: {padding_rows} zero rows padded "
+                "and dropped after the gather"
+            )
+        result.distribution = DistributionSummary(
+            strategy=type(strategy).__name__,
+            replicas_in_sync=replicas,
+            workers=worker_count(),
+            shard_sizes=tuple(s.matrices for s in shards),
+            padded=pad,
+            padding_rows=padding_rows,
+            step_s=timing.measurement.median_s,
+            load_imbalance=sharding.load_imbalance([r.median_s for r in replica_times]),
+            gather="strategy.gather (all-gather)"
+            if lockstep
+            else f"concat of experimental_local_results on {gather_device}",
+            **baseline,
         )
-    result.distribution = DistributionSummary(
-        strategy=type(strategy).__name__,
-        replicas_in_sync=replicas,
-        workers=worker_count(),
-        shard_sizes=tuple(s.matrices for s in shards),
-        padded=pad,
-        padding_rows=padding_rows,
-        step_s=timing.measurement.median_s,
-        load_imbalance=sharding.load_imbalance([r.median_s for r in replica_times]),
-        gather="strategy.gather (all-gather)"
-        if lockstep
-        else f"concat of experimental_local_results on {gather_device}",
-        **baseline,
-    )
-    return result
+
+    return Prepared(result, sampler, finish)
 
 
 def replicated_baseline(

@@ -1,9 +1,11 @@
-"""Run a BenchConfig: devices, preflight, peak bandwidth, inputs, then each strategy variant.
+"""Run a BenchConfig: devices, preflight, peak bandwidth, inputs, then every strategy variant.
 
 The executor of each variant is picked from a table by the mode and the strategy's own
-description (how it distributes). Each variant runs inside its own try: a strategy that fails
-(out of memory, dtype unsupported on the device, an XLA compile error) is recorded with its
-status and message, and the others go on.
+description (how it distributes). Every variant is prepared first (first call, warm-up,
+autorange, check), then the samples of all of them are taken (interleaved by default, see
+`sampling.py`), then each is finished. Each step of each variant runs inside its own try: a
+strategy that fails (out of memory, dtype unsupported on the device, an XLA compile error) is
+recorded with its status and message, and the others go on.
 """
 
 from __future__ import annotations
@@ -14,20 +16,28 @@ from datetime import datetime, timezone
 
 import tensorflow as tf
 
-from engine.backends.tensorflow.bandwidth import measure_probes, peak_from
+from engine.backends.tensorflow.bandwidth import (
+    ceiling_warning,
+    host_probe,
+    measure_probes,
+    peak_from,
+)
 from engine.backends.tensorflow.build import Builder, builder_with
 from engine.backends.tensorflow.devices import DeviceSetup, setup_devices
 from engine.backends.tensorflow.distribute import make_strategy
 from engine.backends.tensorflow.environment import capture
 from engine.backends.tensorflow.errors import classify, one_line
 from engine.backends.tensorflow.placement import prepare
-from engine.execution.base import Executor, RunContext, blank_result
+from engine.backends.tensorflow.threads import configure_threads
+from engine.execution.base import Executor, Prepared, RunContext, blank_result, record_timing
 from engine.execution.dataset import run_dataset
 from engine.execution.distributed import run_distributed
 from engine.execution.plan import plan_variants
+from engine.execution.sampling import take_samples
 from engine.execution.single import run_single
 from engine.machine.cluster import worker_count
 from engine.machine.host import last_level_cache_bytes
+from engine.machine.load import LoadMonitor
 from engine.measure import memory
 from engine.results.events import (
     Done,
@@ -38,7 +48,8 @@ from engine.results.events import (
     VariantStarted,
     silent,
 )
-from engine.results.model import Peak, RunResult, StrategyResult
+from engine.results.model import RunResult, StrategyResult
+from engine.results.parts import Peak
 from engine.spec.catalog import strategy_info, variant_name
 from engine.spec.config import BenchConfig
 
@@ -46,10 +57,10 @@ from engine.spec.config import BenchConfig
 DISTRIBUTED_EXECUTORS: dict[str, Executor] = {"graph": run_distributed, "dataset": run_dataset}
 
 
-def run_not_distributable(ctx: RunContext, strategy: str, option: str) -> StrategyResult:
+def run_not_distributable(ctx: RunContext, strategy: str, option: str) -> Prepared:
     result = blank_result(ctx.config, strategy, option, "skipped")
     result.error = f"{strategy} has no tf.distribute form; run it in mode single"
-    return result
+    return Prepared(result)
 
 
 def executor_for(config: BenchConfig, strategy: str) -> Executor:
@@ -59,15 +70,35 @@ def executor_for(config: BenchConfig, strategy: str) -> Executor:
     return DISTRIBUTED_EXECUTORS.get(how or "", run_not_distributable)
 
 
-def run_variant(ctx: RunContext, strategy: str, option: str) -> StrategyResult:
-    variant = variant_name(strategy, option)
-    ctx.emit(VariantStarted(variant))
+def prepare_variant(ctx: RunContext, strategy: str, option: str) -> Prepared:
+    ctx.emit(VariantStarted(variant_name(strategy, option)))
     try:
-        result = executor_for(ctx.config, strategy)(ctx, strategy, option)
+        return executor_for(ctx.config, strategy)(ctx, strategy, option)
     except Exception as error:  # noqa: BLE001 - one strategy's failure must not lose the others
         result = blank_result(ctx.config, strategy, option, classify(error))  # type: ignore[arg-type]
         result.error = one_line(error)
-    ctx.emit(VariantDone(variant, result.status))
+        return Prepared(result)
+
+
+def fail_variant(item: Prepared, error: BaseException) -> None:
+    """A block raised while sampling: the variant is failed, its partial samples dropped."""
+    item.result.status = classify(error)  # type: ignore[assignment]
+    item.result.error = one_line(error)
+    item.result.correct = False
+    item.sampler = item.finish = None
+
+
+def finish_variant(ctx: RunContext, item: Prepared) -> StrategyResult:
+    result = item.result
+    if item.sampler is not None and item.finish is not None:
+        timing = item.sampler.timing(ctx.config.repeats)
+        try:
+            item.finish(timing)
+        except Exception as error:  # noqa: BLE001 - the samples are kept whatever the context
+            if not result.samples_s:
+                record_timing(result, timing, 0.0)
+            result.warnings.append(f"context after sampling failed: {one_line(error)}")
+    ctx.emit(VariantDone(result.variant, result.status))
     return result
 
 
@@ -94,7 +125,9 @@ def run_benchmark(
 ) -> RunResult:
     """Measure every variant of `config`; raises PreflightError/DeviceError before any work."""
     emit = progress or silent
+    monitor = LoadMonitor().start()
     llc_bytes, llc_source = last_level_cache_bytes()
+    warnings = [w for w in [configure_threads(config.threads)] if w]
     distributed = None
     if config.mode != "single" and worker_count() > 1:
         # Collectives must be configured before TensorFlow initialises its context.
@@ -103,7 +136,7 @@ def run_benchmark(
     estimate = memory.preflight(config, setup.kind, llc_bytes)
     if config.mode != "single" and distributed is None:
         distributed = make_strategy(setup)
-    environment = capture(setup, llc_bytes, llc_source)
+    environment = capture(setup, llc_bytes, llc_source, config.threads)
     variants = plan_variants(config)
     emit(Started(tuple(variant_name(s, x) for s, x in variants)))
 
@@ -112,6 +145,7 @@ def run_benchmark(
     if peak is None:
         emit(Phase("peak bandwidth"))
         probes = measure_probes(device, llc_bytes, "before")
+        probes += host_probe(setup.kind, llc_bytes, "before")
 
     emit(Phase("inputs"))
     copies = memory.cold_copies(config, llc_bytes)
@@ -119,13 +153,28 @@ def run_benchmark(
     inputs = prepare(config, device, copies, keep_host=keep_host)
 
     ctx = RunContext(config, setup, inputs, builder_with(builders), emit, distributed)
-    results = [run_variant(ctx, strategy, option) for strategy, option in variants]
-    del ctx, inputs  # free the inputs before the second bandwidth probe
+    prepared = [prepare_variant(ctx, strategy, option) for strategy, option in variants]
+    emit(Phase(f"sampling ({config.order})"))
+    with tf.device(device):
+        record = take_samples(
+            prepared,
+            repeats=config.repeats,
+            order=config.order,
+            seed=config.seed,
+            emit=emit,
+            on_failure=fail_variant,
+        )
+    results = [finish_variant(ctx, item) for item in prepared]
+    del ctx, inputs, prepared  # free the inputs before the second bandwidth probe
     if peak is None:
         emit(Phase("peak bandwidth (again)"))
         probes += measure_probes(device, llc_bytes, "after")
+        probes += host_probe(setup.kind, llc_bytes, "after")
         peak = peak_from(probes, device, llc_bytes)
     emit(Done())
+    load = monitor.stop()
+    warnings += run_warnings(config, estimate, llc_bytes)
+    warnings += [w for w in (ceiling_warning(peak), load.warning) if w]
     return RunResult(
         run_id=uuid.uuid4().hex,
         created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -133,7 +182,9 @@ def run_benchmark(
         config=config,
         peak=peak,
         results=results,
-        warnings=run_warnings(config, estimate, llc_bytes),
+        warnings=warnings,
         cold_copies=copies,
         memory=estimate,
+        sampling=record.to_dict(),
+        machine_load=load,
     )

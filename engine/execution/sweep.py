@@ -45,7 +45,7 @@ def run_sweep(spec: SweepSpec, history: Any, progress: Progress | None = None) -
     setup = setup_devices(spec.replicas if any(p.mode != "single" for p in points) else 1)
     llc_bytes, _ = last_level_cache_bytes()
     emit(Phase("peak bandwidth"))
-    peak = measure_peak(setup.devices[0], llc_bytes)
+    peak = measure_peak(setup.devices[0], setup.kind, llc_bytes)
     refused: list[str] = []
     started = time.perf_counter()
     for index, config in enumerate(todo):

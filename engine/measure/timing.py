@@ -4,13 +4,18 @@ A kernel is anything with `call(i)` (run once on input set i, maybe asynchronous
 `sync(output)` (block until that output and everything before it has been computed). Every
 timed region ends in `sync`, so asynchronous dispatch is never mistaken for work; the time to
 return *without* syncing is measured separately as `dispatch_s` because the gap is instructive.
+
+A `Sampler` does the per-variant part (first call, warm-up, autorange, dispatch) when it is
+made, then takes one timed block per `sample()` call: the runner can interleave the blocks of
+every variant in a shuffled round-robin, so a slow moment of the machine hits all of them
+alike. A variant's time budget counts only the time spent on that variant.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from engine.measure.stats import Measurement
@@ -28,17 +33,19 @@ class Kernel:
     sync: Callable[[Any], None]
 
 
-@dataclass
 class Deadline:
-    budget_s: float
-    clock: Clock = time.perf_counter
-    start: float = field(init=False)
+    """A time budget that counts only the time spent on its own variant."""
 
-    def __post_init__(self) -> None:
-        self.start = self.clock()
+    def __init__(self, budget_s: float, clock: Clock = time.perf_counter) -> None:
+        self.budget_s = budget_s
+        self.clock = clock
+        self.spent_s = 0.0
+
+    def spend(self, seconds: float) -> None:
+        self.spent_s += seconds
 
     def remaining_s(self) -> float:
-        return self.budget_s - (self.clock() - self.start)
+        return self.budget_s - self.spent_s
 
     def allows(self, estimate_s: float) -> bool:
         return self.remaining_s() >= estimate_s
@@ -85,11 +92,92 @@ def autorange(
     step = 0
     while calls < MAX_CALLS_PER_SAMPLE:
         elapsed = _run_block(kernel, counter, calls, clock)
+        deadline.spend(elapsed)
         if elapsed >= min_block_s or not deadline.allows(elapsed * 5):
             return calls
         step += 1
         calls = (1, 2, 5)[step % 3] * 10 ** (step // 3)
     return MAX_CALLS_PER_SAMPLE
+
+
+class Sampler:
+    """One variant's timing: prepared on construction, then one synced block per `sample()`.
+
+    `fixed_calls` skips autorange: multi-worker runs need every worker to make exactly the
+    same calls (each holds collectives the others wait for), so nothing may depend on local
+    timings there; pass an unreachable budget too.
+    """
+
+    def __init__(
+        self,
+        kernel: Kernel,
+        *,
+        warmup: int,
+        budget_s: float,
+        min_block_s: float = MIN_BLOCK_S,
+        clock: Clock = time.perf_counter,
+        fixed_calls: int | None = None,
+    ) -> None:
+        self.kernel = kernel
+        self.clock = clock
+        self.budget_s = budget_s
+        self.counter = _Counter()
+        self.deadline = Deadline(budget_s, clock)
+        self.warnings: list[str] = []
+        self.samples: list[float] = []
+        self.last_block_s = 0.0
+
+        self.first_call_s = self._block(1)
+        done_warmup = 0
+        while done_warmup < warmup and self.deadline.allows(self.first_call_s):
+            self._block(1)
+            done_warmup += 1
+        if done_warmup < warmup:
+            self.warnings.append(
+                f"warm-up cut to {done_warmup} of {warmup} calls by the time budget"
+            )
+        self.calls = fixed_calls or autorange(
+            kernel, self.counter, self.deadline, min_block_s, clock
+        )
+
+        start = clock()
+        out = None
+        for _ in range(self.calls):
+            out = kernel.call(self.counter.take())
+        self.dispatch_s = (clock() - start) / self.calls
+        kernel.sync(out)
+        self.deadline.spend(clock() - start)
+
+    def _block(self, calls: int) -> float:
+        elapsed = _run_block(self.kernel, self.counter, calls, self.clock)
+        self.deadline.spend(elapsed)
+        return elapsed
+
+    def can_sample(self) -> bool:
+        """At least one sample always; more while the budget allows another block."""
+        return not self.samples or self.deadline.allows(self.last_block_s)
+
+    def sample(self) -> float:
+        """Time one block of `calls` calls, ending in a sync; returns seconds per call."""
+        self.last_block_s = self._block(self.calls)
+        self.samples.append(self.last_block_s / self.calls)
+        return self.samples[-1]
+
+    def timing(self, repeats: int) -> Timing:
+        """The finished measurement, with its warnings (budget, noise)."""
+        warnings = list(self.warnings)
+        budget_exhausted = len(self.samples) < repeats
+        if budget_exhausted:
+            warnings.append(
+                f"stopped after {len(self.samples)} of {repeats} samples: "
+                f"time budget of {self.budget_s:g} s reached"
+            )
+        measurement = Measurement(tuple(self.samples), self.calls)
+        if measurement.noise_warning:
+            warnings.append(measurement.noise_warning)
+        return Timing(
+            self.first_call_s, self.dispatch_s, measurement, tuple(warnings), budget_exhausted
+        )
 
 
 def time_kernel(
@@ -103,51 +191,18 @@ def time_kernel(
     on_sample: Callable[[int, int], None] | None = None,
     fixed_calls: int | None = None,
 ) -> Timing:
-    """First call alone, warm-up, autorange, dispatch time, then `repeats` synced samples.
-
-    `fixed_calls` skips autorange: multi-worker runs need every worker to make exactly the
-    same calls (each holds collectives the others wait for), so nothing may depend on local
-    timings there; pass an unreachable budget too.
-    """
-    counter = _Counter()
-    deadline = Deadline(budget_s, clock)
-    warnings: list[str] = []
-
-    first_call_s = _run_block(kernel, counter, 1, clock)
-
-    done_warmup = 0
-    while done_warmup < warmup and deadline.allows(first_call_s):
-        _run_block(kernel, counter, 1, clock)
-        done_warmup += 1
-    if done_warmup < warmup:
-        warnings.append(f"warm-up cut to {done_warmup} of {warmup} calls by the time budget")
-
-    calls = fixed_calls or autorange(kernel, counter, deadline, min_block_s, clock)
-
-    start = clock()
-    out = None
-    for _ in range(calls):
-        out = kernel.call(counter.take())
-    dispatch_s = (clock() - start) / calls
-    kernel.sync(out)
-
-    samples: list[float] = []
-    block_estimate_s = 0.0
-    while len(samples) < repeats:
-        if samples and not deadline.allows(block_estimate_s):
-            break
-        block_s = _run_block(kernel, counter, calls, clock)
-        block_estimate_s = block_s
-        samples.append(block_s / calls)
+    """First call alone, warm-up, autorange, dispatch time, then `repeats` synced samples in a
+    row (the sequential order; the runner interleaves variants with `Sampler` directly)."""
+    sampler = Sampler(
+        kernel,
+        warmup=warmup,
+        budget_s=budget_s,
+        min_block_s=min_block_s,
+        clock=clock,
+        fixed_calls=fixed_calls,
+    )
+    while len(sampler.samples) < repeats and sampler.can_sample():
+        sampler.sample()
         if on_sample:
-            on_sample(len(samples), repeats)
-    budget_exhausted = len(samples) < repeats
-    if budget_exhausted:
-        warnings.append(
-            f"stopped after {len(samples)} of {repeats} samples: "
-            f"time budget of {budget_s:g} s reached"
-        )
-    measurement = Measurement(tuple(samples), calls)
-    if measurement.noise_warning:
-        warnings.append(measurement.noise_warning)
-    return Timing(first_call_s, dispatch_s, measurement, tuple(warnings), budget_exhausted)
+            on_sample(len(sampler.samples), repeats)
+    return sampler.timing(repeats)

@@ -34,6 +34,31 @@ def format_number(value: float | None, fmt: str = ".3g") -> str:
     return format(value, fmt)
 
 
+def format_interval(interval: Any) -> str:
+    """`[low, high]` seconds as one range in the low end's unit."""
+    if not isinstance(interval, list | tuple) or len(interval) != 2 or interval[0] is None:
+        return "-"
+    low, high = interval
+    unit, scale = select_time_unit(abs(low) or abs(high))
+    return f"{low / scale:.3g}–{high / scale:.3g} {unit}"
+
+
+def winner_line(winner: Mapping[str, Any] | None) -> str:
+    """ "fastest: X" or "tied: X, Y (within 5%)", and which code to copy and why."""
+    if winner is None:
+        return "no strategy produced a correct result"
+    margin = f"{winner['margin']:.0%}"
+    simplest = winner["simplest"]
+    why = f" ({winner['simplest_reason']})" if winner.get("simplest_reason") else ""
+    if not winner["tied_with"]:
+        return f"fastest: {winner['variant']} (faster than every other by more than {margin})"
+    names = ", ".join([winner["variant"], *winner["tied_with"]])
+    return (
+        f"tied: {names} are within the noise of each other (margin {margin}); "
+        f"simplest to copy: {simplest}{why}"
+    )
+
+
 def verdict(status: str, correct: bool) -> str:
     """The one-word state users scan for: a wrong answer must never look like a result."""
     if status != "ok":
@@ -44,10 +69,12 @@ def verdict(status: str, correct: bool) -> str:
 def format_entry(entry: Mapping[str, Any]) -> dict[str, str]:
     """The human columns of one results-JSON entry, shared by the CLI and the dashboard."""
     roof = entry["roofline_fraction"]
+    interval = entry.get("median_ci_s")
     return {
         "strategy": entry["variant"],
         "status": verdict(entry["status"], entry["correct"]),
         "median": format_seconds(entry["median_s"]),
+        "95% CI": format_interval(interval),
         "IQR": format_seconds(entry["iqr_s"]),
         "GB/s": format_number(entry["gbytes_per_s"], ".1f"),
         "GFLOP/s": format_number(entry["gflops_per_s"], ".1f"),
@@ -67,4 +94,6 @@ def summary_table(result: RunResult) -> str:
     ]
     peak = result.peak_bytes_per_s
     header = f"peak read bandwidth {peak / 1e9:.1f} GB/s (measured)" if peak else ""
-    return "\n".join([header, table, *(["notes:", *notes] if notes else [])]).strip()
+    answer = winner_line(result.winner_dict())
+    parts = [header, table, answer, *(["notes:", *notes] if notes else [])]
+    return "\n".join(parts).strip()

@@ -9,17 +9,34 @@ serialisation time. Each class's `from_dict` is the validating parser of its par
 from __future__ import annotations
 
 import json
-import math
 import re
 from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from engine.machine.load import MachineLoad
 from engine.measure import roofline
 from engine.measure.memory import MemoryEstimate
 from engine.measure.stats import Measurement
+from engine.measure.uncertainty import (
+    CONFIDENCE,
+    MEDIAN_CI_METHOD,
+    RATIO_CI_METHOD,
+    NoiseFloor,
+    Winner,
+    median_ci,
+    winner_and_ties,
+)
 from engine.results.files import write_text_atomically
+from engine.results.parts import (
+    MAX_SAMPLE_S,
+    DistributionSummary,
+    Environment,
+    Peak,
+    ReplicaTiming,
+    finite_or_none,
+)
 from engine.results.reader import (
     MAX_COUNT,
     MISSING,
@@ -28,15 +45,13 @@ from engine.results.reader import (
     check_number,
     load_json,
 )
-from engine.spec.catalog import split_variant
+from engine.spec.catalog import is_known, split_variant, strategy_info
 from engine.spec.config import MODES, BenchConfig
 from engine.spec.fields import ConfigError
 
 SCHEMA_VERSION = 1
 Status = Literal["ok", "failed", "unsupported", "skipped"]
 STATUSES: tuple[str, ...] = ("ok", "failed", "unsupported", "skipped")
-DEVICE_KINDS: tuple[str, ...] = ("CPU", "GPU", "TPU")
-MAX_SAMPLE_S = 1e6  # a sample of over 11 days per call is a corrupt file, not a measurement
 MAX_RESULTS = 1_000
 RUN_ID = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 
@@ -88,76 +103,6 @@ RATE_FIELDS: tuple[str, ...] = (
 DERIVED_FIELDS = STAT_FIELDS + RATE_FIELDS
 
 
-def finite_or_none(value: float | None) -> float | None:
-    """JSON has no inf or NaN; an infinite error (nothing written) is stored as null."""
-    return value if value is not None and math.isfinite(value) else None
-
-
-@dataclass(frozen=True)
-class ReplicaTiming:
-    replica: int
-    device: str
-    matrices: int
-    median_s: float | None
-    bytes_per_s: float | None = None
-
-    @classmethod
-    def from_dict(cls, data: Any, path: str) -> ReplicaTiming:
-        read = Reader(data, path)
-        return cls(
-            replica=read.integer("replica", high=1_000_000),
-            device=read.text("device", max_chars=500),
-            matrices=read.integer("matrices"),
-            median_s=read.number("median_s", None, high=MAX_SAMPLE_S, positive=True),
-            bytes_per_s=read.number("bytes_per_s", None, positive=True),
-        )
-
-
-@dataclass(frozen=True)
-class DistributionSummary:
-    """How a distributed variant ran: the tf.distribute strategy, shards, step time, balance."""
-
-    strategy: str
-    replicas_in_sync: int
-    shard_sizes: tuple[int, ...]
-    step_s: float | None
-    workers: int = 1
-    padded: bool = False
-    padding_rows: int = 0
-    load_imbalance: float | None = None
-    gather: str | None = None
-    replicated_step_s: float | None = None
-    speedup_over_replicated: float | None = None
-    api: str | None = None  # the tf.data distribution API (dataset strategy)
-    global_batch: int | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["shard_sizes"] = list(self.shard_sizes)
-        return {k: v for k, v in data.items() if v is not None}
-
-    @classmethod
-    def from_dict(cls, data: Any, path: str) -> DistributionSummary:
-        read = Reader(data, path)
-        return cls(
-            strategy=read.text("strategy", max_chars=200),
-            replicas_in_sync=read.integer("replicas_in_sync", low=1, high=1_000_000),
-            shard_sizes=tuple(
-                read.each("shard_sizes", lambda v, p: int(check_number(v, p, 0, MAX_COUNT)), [])
-            ),
-            step_s=read.number("step_s", None, high=MAX_SAMPLE_S),
-            workers=read.integer("workers", 1, low=1, high=1_000_000),
-            padded=read.boolean("padded", False),
-            padding_rows=read.integer("padding_rows", 0),
-            load_imbalance=read.number("load_imbalance", None),
-            gather=read.text("gather", None),
-            replicated_step_s=read.number("replicated_step_s", None, high=MAX_SAMPLE_S),
-            speedup_over_replicated=read.number("speedup_over_replicated", None),
-            api=read.text("api", None),
-            global_batch=read.integer("global_batch", None, low=1),
-        )
-
-
 @dataclass
 class StrategyResult:
     strategy: str
@@ -200,11 +145,12 @@ class StrategyResult:
         """Every statistic and rate, from the samples, the counters and the peak: the one
         place they are computed (the JSON, the tables and the charts all read this)."""
         m = self.measurement
-        stats = m.summary() if m else dict.fromkeys(STAT_FIELDS)
+        stats: dict[str, Any] = m.summary() if m else dict.fromkeys(STAT_FIELDS)
         rates = roofline.rates(
             self.flops, self.bytes, self.matrices, stats["median_s"], peak_bytes_per_s
         )
-        return {**stats, **rates}
+        interval = list(median_ci(self.samples_s)) if m else None
+        return {**stats, **rates, "median_ci_s": interval}
 
     def to_dict(self, peak_bytes_per_s: float | None) -> dict[str, Any]:
         own = {f.name: getattr(self, f.name) for f in fields(self)}
@@ -268,134 +214,6 @@ class StrategyResult:
         )
 
 
-@dataclass(frozen=True)
-class Probe:
-    """One peak-bandwidth probe: a read kernel timed on the run's device."""
-
-    kernel: str
-    when: str  # "before" or "after" the strategies
-    bandwidth_bytes_per_s: float
-    samples_s: tuple[float, ...] = ()
-    calls_per_sample: int | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "kernel": self.kernel,
-            "when": self.when,
-            "bandwidth_bytes_per_s": self.bandwidth_bytes_per_s,
-            "samples_s": list(self.samples_s),
-            "calls_per_sample": self.calls_per_sample,
-            **self.extra,
-        }
-
-    @classmethod
-    def from_dict(cls, data: Any, path: str) -> Probe:
-        read = Reader(data, path)
-        known = ("kernel", "when", "bandwidth_bytes_per_s", "samples_s", "calls_per_sample")
-        return cls(
-            kernel=read.text("kernel", max_chars=500),
-            when=read.text("when", "", max_chars=100),
-            bandwidth_bytes_per_s=read.number("bandwidth_bytes_per_s", positive=True),
-            samples_s=tuple(
-                read.each("samples_s", lambda v, p: check_number(v, p, 0, MAX_SAMPLE_S), [])
-            ),
-            calls_per_sample=read.integer("calls_per_sample", None, low=1),
-            extra=read.extras(known),
-        )
-
-
-@dataclass(frozen=True)
-class Peak:
-    """The ceiling: read bandwidth measured on the same device in the same run."""
-
-    bandwidth_bytes_per_s: float | None
-    method: str
-    device: str | None = None
-    buffer_bytes: int | None = None
-    probes: tuple[Probe, ...] = ()
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "bandwidth_bytes_per_s": self.bandwidth_bytes_per_s,
-            "method": self.method,
-        }
-        if self.device is not None:
-            data["device"] = self.device
-        if self.buffer_bytes is not None:
-            data["buffer_bytes"] = self.buffer_bytes
-        if self.probes:
-            data["probes"] = [p.to_dict() for p in self.probes]
-        return {**data, **self.extra}
-
-    @classmethod
-    def from_dict(cls, data: Any, path: str) -> Peak:
-        read = Reader(data, path)
-        known = ("bandwidth_bytes_per_s", "method", "device", "buffer_bytes", "probes")
-        return cls(
-            bandwidth_bytes_per_s=read.number("bandwidth_bytes_per_s", None, positive=True),
-            method=read.text("method", ""),
-            device=read.text("device", None, max_chars=500),
-            buffer_bytes=read.integer("buffer_bytes", None),
-            probes=tuple(read.each("probes", Probe.from_dict, [])),
-            extra=read.extras(known),
-        )
-
-
-ENVIRONMENT_TEXT = ("tensorflow", "numpy", "python", "platform", "hostname", "cpu_model")
-ENVIRONMENT_TEXT_EXTRA = ("last_level_cache_source",)
-
-
-@dataclass(frozen=True)
-class Environment:
-    """The machine context stored beside the numbers, so runs from two machines compare."""
-
-    device_kind: str
-    devices: tuple[str, ...] = ()
-    available_devices: tuple[str, ...] = ()
-    replicas: int | None = None
-    tensorflow: str | None = None
-    numpy: str | None = None
-    python: str | None = None
-    platform: str | None = None
-    hostname: str | None = None
-    cpu_model: str | None = None
-    cpu_count: int | None = None
-    cpu_affinity_count: int | None = None
-    last_level_cache_bytes: int | None = None
-    last_level_cache_source: str | None = None
-    threads: dict[str, Any] = field(default_factory=dict)
-    flags: dict[str, Any] = field(default_factory=dict)
-    build: dict[str, Any] = field(default_factory=dict)
-    device_notes: tuple[str, ...] = ()
-    extra: dict[str, Any] = field(default_factory=dict)  # fields this version does not know
-
-    def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {}
-        for item in fields(self):
-            if item.name == "extra":
-                continue
-            value = getattr(self, item.name)
-            data[item.name] = list(value) if isinstance(value, tuple) else value
-        return {**data, **self.extra}
-
-    @classmethod
-    def from_dict(cls, data: Any, path: str) -> Environment:
-        read = Reader(data, path)
-        known = {item.name for item in fields(cls)} - {"extra"}
-        values: dict[str, Any] = {"device_kind": read.choice("device_kind", DEVICE_KINDS)}
-        for name in (*ENVIRONMENT_TEXT, *ENVIRONMENT_TEXT_EXTRA):
-            values[name] = read.text(name, None, max_chars=2_000)
-        for name in ("devices", "available_devices", "device_notes"):
-            values[name] = tuple(read.texts(name, []))
-        for name in ("replicas", "cpu_count", "cpu_affinity_count", "last_level_cache_bytes"):
-            values[name] = read.integer(name, None)
-        for name in ("threads", "flags", "build"):
-            values[name] = read.mapping(name, {})
-        return cls(**values, extra=read.extras(known))
-
-
 @dataclass
 class RunResult:
     run_id: str
@@ -407,6 +225,10 @@ class RunResult:
     warnings: list[str] = field(default_factory=list)
     cold_copies: int = 1  # input sets rotated through (cache=cold)
     memory: MemoryEstimate | None = None  # the preflight's estimate and the limit checked
+    sampling: dict[str, Any] | None = None  # order, seed and the executed rounds
+    machine_load: MachineLoad | None = None  # how busy the machine was meanwhile
+    noise_floor: NoiseFloor = field(default_factory=NoiseFloor)  # used for ties
+    group_id: str | None = None  # repetitions of one measurement share a group
     extra: dict[str, Any] = field(default_factory=dict)  # top-level fields this version lacks
 
     @property
@@ -416,6 +238,39 @@ class RunResult:
     @property
     def label(self) -> str:
         return self.config.label
+
+    def winner(self) -> Winner | None:
+        """The fastest correct variant and those not distinguishable from it (ties)."""
+        candidates = {
+            r.variant: r.samples_s
+            for r in self.results
+            if r.status == "ok" and r.correct and r.samples_s
+        }
+        return winner_and_ties(candidates, self.noise_floor, seed=self.config.seed)
+
+    def winner_dict(self) -> dict[str, Any] | None:
+        found = self.winner()
+        if found is None:
+            return None
+        group = [found.variant, *found.tied_with]
+        simplest = min(
+            group,
+            key=lambda v: (strategy_info(v).simplicity if is_known(v) else 99, group.index(v)),
+        )
+        return {
+            "variant": found.variant,
+            "tied_with": list(found.tied_with),
+            "margin": found.margin,
+            "ratios": {
+                name: {"ratio": r.ratio, "ratio_ci": [r.low, r.high]}
+                for name, r in found.ratios.items()
+            },
+            "simplest": simplest,
+            "simplest_reason": strategy_info(simplest).simplicity_reason
+            if is_known(simplest)
+            else "",
+            "method": RATIO_CI_METHOD,
+        }
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -428,6 +283,25 @@ class RunResult:
             "results": [r.to_dict(self.peak_bytes_per_s) for r in self.results],
             "warnings": list(self.warnings),
         }
+        data["winner"] = self.winner_dict()
+        data["uncertainty"] = {
+            "confidence": CONFIDENCE,
+            "median_ci": MEDIAN_CI_METHOD,
+            "noise_floor": asdict(self.noise_floor),
+        }
+        if self.sampling is not None:
+            data["sampling"] = self.sampling
+        if self.machine_load is not None:
+            load = self.machine_load
+            data["machine_load"] = {
+                "load_at_start": list(load.load_at_start) if load.load_at_start else None,
+                "other_cpu_s": load.other_cpu_s,
+                "other_cpu_fraction": load.other_cpu_fraction,
+                "wall_s": load.wall_s,
+                "cores": load.cores,
+            }
+        if self.group_id is not None:
+            data["group_id"] = self.group_id
         if self.memory is not None:
             data["memory_estimate"] = {
                 "total_bytes": self.memory.total_bytes,
@@ -470,7 +344,22 @@ class RunResult:
         config, cold_copies = _config_from(read.child("config"))
         results = read.items("results", max_items=MAX_RESULTS)
         memory = read.child("memory_estimate", None)
-        known = (*RUN_FIELDS, "warnings", "memory_estimate")
+        uncertainty = read.child("uncertainty", None)
+        floor = uncertainty.child("noise_floor", None) if uncertainty else None
+        load = read.child("machine_load", None)
+        group = read.text("group_id", None, max_chars=64)
+        if group is not None and not RUN_ID.match(group):
+            raise read.reject("group_id", "must be 1 to 64 letters, digits, '.', '_' or '-'")
+        known = (
+            *RUN_FIELDS,
+            "warnings",
+            "memory_estimate",
+            "winner",
+            "uncertainty",
+            "sampling",
+            "machine_load",
+            "group_id",
+        )
         return cls(
             run_id=run_id,
             created_at=created_at,
@@ -488,6 +377,10 @@ class RunResult:
             warnings=read.texts("warnings", []),
             cold_copies=cold_copies,
             memory=_memory_from(memory) if memory else None,
+            sampling=read.mapping("sampling", None) or None,
+            machine_load=_load_from(load) if load else None,
+            noise_floor=_floor_from(floor) if floor else NoiseFloor(),
+            group_id=group,
             extra=read.extras(known),
         )
 
@@ -553,10 +446,31 @@ def _config_from(read: Reader | None) -> tuple[BenchConfig, int]:
     values = dict(read.data)
     cold = Reader(values, "config").integer("cold_copies", 1, low=1, high=10_000)
     values.pop("cold_copies", None)
+    values.setdefault("order", "sequential")  # written before interleaving existed
     try:
         return BenchConfig.from_raw(values), cold
     except ConfigError as error:
         raise ResultsRejected(f"config.{error}") from None
+
+
+def _floor_from(read: Reader) -> NoiseFloor:
+    return NoiseFloor(
+        between_run_log_sd=read.number("between_run_log_sd", high=10.0),
+        ratio_log_sd=read.number("ratio_log_sd", high=10.0),
+        source=read.text("source", "", max_chars=500),
+    )
+
+
+def _load_from(read: Reader) -> MachineLoad:
+    start = read.items("load_at_start", None, max_items=3)
+    return MachineLoad(
+        load_at_start=tuple(check_number(v, f"{read.path}.load_at_start", 0, 1e6) for v in start)
+        if start
+        else None,
+        other_cpu_s=read.number("other_cpu_s", high=1e9),
+        wall_s=read.number("wall_s", high=1e9),
+        cores=read.integer("cores", low=1, high=1_000_000),
+    )
 
 
 def _memory_from(read: Reader) -> MemoryEstimate:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine.results.model import RunResult
-from engine.results.reader import MAX_FILE_BYTES, ResultsRejected
+from engine.results.reader import MAX_FILE_BYTES, ResultsRejected, load_json
 
 # The name callers have always used for a refusal.
 ImportRejected = ResultsRejected
@@ -40,3 +40,38 @@ def read_results_file(path: str | Path) -> RunResult:
     except (OSError, UnicodeDecodeError) as error:
         raise ResultsRejected(f"cannot read {file}: {error}") from None
     return parse_results(text)
+
+
+def group_payload(group_id: str, runs: list[RunResult]) -> dict[str, object]:
+    """A group file: the repetitions of one measurement, each a full results object."""
+    return {"group_id": group_id, "runs": [run.to_dict() for run in runs]}
+
+
+def read_run_group(path: str | Path) -> list[RunResult]:
+    """A results file (one run) or a group file (`{"group_id", "runs": [...]}`) as runs."""
+    file = Path(path)
+    try:
+        if not file.is_file():
+            raise ResultsRejected(f"cannot read {file}: not a regular file")
+        if file.stat().st_size > MAX_FILE_BYTES:
+            raise ResultsRejected(
+                f"{file}: results files are at most {MAX_FILE_BYTES // 2**20} MiB"
+            )
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ResultsRejected(f"cannot read {file}: {error}") from None
+    data = load_json(text)
+    if isinstance(data, dict) and "runs" in data and "schema_version" not in data:
+        runs = data["runs"]
+        if not isinstance(runs, list) or not runs or len(runs) > 1000:
+            raise ResultsRejected("runs: must be a list of 1 to 1,000 results objects")
+        parsed = []
+        for index, run in enumerate(runs):
+            try:
+                parsed.append(RunResult.from_dict(run))
+            except ResultsRejected as error:
+                raise ResultsRejected(f"runs[{index}].{error}") from None
+        return parsed
+    if not isinstance(data, dict):
+        raise ResultsRejected("not a results file: the top level must be an object")
+    return [RunResult.from_dict(data)]

@@ -36,6 +36,9 @@ class StrategyInfo:
     baseline: bool = False  # speedups are shown against it
     interactive: bool = True  # pre-selected in the dashboard (cheap at the default size)
     options: tuple[str, ...] = ()  # extra keyword options the kernel accepts, e.g. batch_size
+    # Among tied strategies the simplest is the one to copy: lower is simpler.
+    simplicity: int = 5
+    simplicity_reason: str = ""
 
     @property
     def supports_xla(self) -> bool:
@@ -158,6 +161,8 @@ BUILTIN: tuple[StrategyInfo, ...] = (
         _tf("python_loop"),
         baseline=True,
         interactive=False,
+        simplicity=9,
+        simplicity_reason="a Python loop",
     ),
     StrategyInfo(
         "while_loop",
@@ -165,6 +170,8 @@ BUILTIN: tuple[StrategyInfo, ...] = (
         "tf.function + tf.while_loop writing every y[i] to a TensorArray.",
         _tf("while_loop"),
         distribution="graph",
+        simplicity=7,
+        simplicity_reason="an explicit loop with a TensorArray",
     ),
     StrategyInfo(
         "map_fn",
@@ -172,6 +179,8 @@ BUILTIN: tuple[StrategyInfo, ...] = (
         "tf.map_fn over (A[i], x[i]) inside a tf.function.",
         _tf("map_fn"),
         distribution="graph",
+        simplicity=6,
+        simplicity_reason="a per-matrix function run in a graph loop",
     ),
     StrategyInfo(
         "vectorized_map",
@@ -180,6 +189,8 @@ BUILTIN: tuple[StrategyInfo, ...] = (
         _tf("vectorized_map"),
         launches="one",
         distribution="graph",
+        simplicity=5,
+        simplicity_reason="a per-matrix function that TensorFlow vectorises",
     ),
     StrategyInfo(
         "batched_matvec",
@@ -188,6 +199,8 @@ BUILTIN: tuple[StrategyInfo, ...] = (
         _tf("batched_matvec"),
         launches="one",
         distribution="graph",
+        simplicity=1,
+        simplicity_reason="one library call that says what it does",
     ),
     StrategyInfo(
         "batched_matmul",
@@ -196,6 +209,8 @@ BUILTIN: tuple[StrategyInfo, ...] = (
         _tf("batched_matmul"),
         launches="one",
         distribution="graph",
+        simplicity=4,
+        simplicity_reason="one call, with a reshape on either side",
     ),
     StrategyInfo(
         "einsum",
@@ -204,6 +219,8 @@ BUILTIN: tuple[StrategyInfo, ...] = (
         _tf("einsum"),
         launches="one",
         distribution="graph",
+        simplicity=3,
+        simplicity_reason="one call, with the index notation to read",
     ),
     StrategyInfo(
         "dataset",
@@ -213,6 +230,8 @@ BUILTIN: tuple[StrategyInfo, ...] = (
         distribution="dataset",
         interactive=False,
         options=("batch_size",),
+        simplicity=8,
+        simplicity_reason="a tf.data pipeline",
     ),
     StrategyInfo(
         "numpy",
@@ -222,6 +241,8 @@ BUILTIN: tuple[StrategyInfo, ...] = (
         framework="numpy",
         launches="one",
         baseline=True,
+        simplicity=2,
+        simplicity_reason="one NumPy call on the host, no TensorFlow",
     ),
 )
 

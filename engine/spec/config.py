@@ -19,6 +19,7 @@ DTYPES: tuple[str, ...] = ("float16", "bfloat16", "float32", "float64")
 ITEMSIZE: dict[str, int] = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8}
 MODES: tuple[str, ...] = ("single", "replicated", "sharded")
 CACHE_STATES: tuple[str, ...] = ("warm", "cold")
+ORDERS: tuple[str, ...] = ("interleaved", "sequential")
 SIZE_LIMITS = (1, 1_000_000)
 
 
@@ -107,6 +108,22 @@ class BenchConfig:
         label="Time budget per strategy (s)",
         flag="--time-budget",
         url="time_budget",
+    )
+    order: str = setting(
+        "interleaved",
+        kind="choice",
+        choices=ORDERS,
+        help="interleaved: every variant's timed blocks in a shuffled round-robin (seeded by "
+        "seed), so a slow moment of the machine hits all alike; sequential: one after another",
+        label="Sampling order",
+    )
+    threads: int | None = setting(
+        None,
+        kind="optional_int",
+        limits=(1, 1024),
+        help="TensorFlow intra-op and inter-op threads and NumPy's BLAS threads "
+        "(empty: each framework's default)",
+        label="Threads",
     )
     dataset_batch: int = setting(
         256,

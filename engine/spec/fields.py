@@ -30,9 +30,9 @@ class ConfigError(ValueError):
 def shown(value: Any) -> str:
     """`repr` of a bad value, cut short so a 100,000-character paste is not echoed whole."""
     text = repr(value)
-    return (
-        text if len(text) <= ECHO_MAX_CHARS else f"{text[:ECHO_MAX_CHARS]}... ({len(text):,} chars)"
-    )
+    if len(text) <= ECHO_MAX_CHARS:
+        return text
+    return f"{text[:ECHO_MAX_CHARS]}... ({len(text):,} characters)"
 
 
 @dataclass(frozen=True)

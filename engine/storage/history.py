@@ -21,6 +21,7 @@ from typing import Any
 import pandas as pd
 import platformdirs
 
+from engine.measure.uncertainty import NoiseFloor
 from engine.results.model import RunResult
 
 HISTORY_VARIABLE = "MATVEC_HISTORY"
@@ -54,6 +55,17 @@ CREATE TABLE IF NOT EXISTS runs (
 CREATE INDEX IF NOT EXISTS runs_created ON runs (created_at);
 CREATE INDEX IF NOT EXISTS runs_device ON runs (device_kind);
 CREATE INDEX IF NOT EXISTS runs_sweep ON runs (sweep_id, point_key);
+CREATE TABLE IF NOT EXISTS noise_floors (
+    hostname TEXT NOT NULL,
+    device_kind TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    between_run_log_sd REAL NOT NULL,
+    ratio_log_sd REAL NOT NULL,
+    runs INTEGER NOT NULL,
+    group_id TEXT,
+    config TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS floors_host ON noise_floors (hostname, device_kind, created_at);
 CREATE TABLE IF NOT EXISTS sweeps (
     sweep_id TEXT PRIMARY KEY,
     created_at TEXT NOT NULL,
@@ -79,7 +91,8 @@ DISPLAY_COLUMNS: tuple[str, ...] = (
 )
 LIST_COLUMNS = (
     "run_id, created_at, label, device_kind, hostname, matrices, dim, cols, dtype, mode, "
-    "replicas, cache, strategies, best_variant, best_median_s, peak_bytes_per_s, sweep_id, source"
+    "replicas, cache, strategies, best_variant, best_median_s, peak_bytes_per_s, sweep_id, source, "
+    "group_id"
 )
 
 
@@ -118,6 +131,9 @@ class History:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self._connect() as conn:
             conn.executescript(SCHEMA)
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
+            if "group_id" not in columns:  # databases written before repetitions existed
+                conn.execute("ALTER TABLE runs ADD COLUMN group_id TEXT")
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
@@ -163,6 +179,7 @@ class History:
             point_key,
             source,
             zlib.compress(result.to_json(indent=None).encode("utf-8"), 6),
+            result.group_id,
         )
         with self._connect() as conn:
             conn.execute("BEGIN IMMEDIATE")
@@ -171,8 +188,8 @@ class History:
                     "INSERT OR IGNORE INTO runs (run_id, created_at, label, device_kind, "
                     "hostname, devices, matrices, dim, cols, dtype, mode, replicas, cache, "
                     "strategies, best_variant, best_median_s, peak_bytes_per_s, sweep_id, "
-                    "point_key, source, payload) VALUES "
-                    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "point_key, source, payload, group_id) VALUES "
+                    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     row,
                 )
                 conn.execute("COMMIT")
@@ -232,6 +249,57 @@ class History:
     def count(self) -> int:
         with self._connect() as conn:
             return conn.execute("SELECT count(*) FROM runs").fetchone()[0]
+
+    def group_runs(self, group_id: str) -> list[RunResult]:
+        """The runs of one repetition group, in the order they were stored."""
+        with self._connect() as conn:
+            rows = conn.execute(
+                "SELECT payload FROM runs WHERE group_id = ? ORDER BY rowid", (group_id,)
+            ).fetchall()
+        return [RunResult.from_json(zlib.decompress(r[0]).decode("utf-8")) for r in rows]
+
+    # Noise floors -------------------------------------------------------------------------
+    def add_noise_floor(
+        self,
+        hostname: str,
+        device_kind: str,
+        floor: NoiseFloor,
+        runs: int,
+        group_id: str | None,
+        config: dict[str, Any],
+    ) -> None:
+        with self._connect() as conn:
+            conn.execute(
+                "INSERT INTO noise_floors (hostname, device_kind, created_at, "
+                "between_run_log_sd, ratio_log_sd, runs, group_id, config) VALUES "
+                "(?, ?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?, ?, ?, ?, ?)",
+                (
+                    hostname,
+                    device_kind,
+                    floor.between_run_log_sd,
+                    floor.ratio_log_sd,
+                    runs,
+                    group_id,
+                    json.dumps(config, sort_keys=True),
+                ),
+            )
+
+    def noise_floor(self, hostname: str | None, device_kind: str | None) -> NoiseFloor | None:
+        """The newest calibration of this machine and device, if any."""
+        with self._connect() as conn:
+            row = conn.execute(
+                "SELECT between_run_log_sd, ratio_log_sd, runs, created_at FROM noise_floors "
+                "WHERE hostname = ? AND device_kind = ? ORDER BY created_at DESC, rowid DESC "
+                "LIMIT 1",
+                (hostname or "", device_kind or ""),
+            ).fetchone()
+        if row is None:
+            return None
+        return NoiseFloor(
+            between_run_log_sd=row[0],
+            ratio_log_sd=row[1],
+            source=f"calibrated on {hostname} ({device_kind}) at {row[3]} from {row[2]} runs",
+        )
 
     # Sweeps -----------------------------------------------------------------------------
     def add_sweep(

@@ -15,13 +15,16 @@ from typing import Any
 import tensorflow as tf
 
 from engine.backends.tensorflow.sync import sync_all
+from engine.measure.host_bandwidth import METHOD as HOST_METHOD
+from engine.measure.host_bandwidth import measure_host_read
 from engine.measure.memory import bandwidth_buffer_bytes
 from engine.measure.timing import Kernel, time_kernel
-from engine.results.model import Peak, Probe
+from engine.results.parts import Peak, Probe
 
 PROBE_WARMUP = 2
 PROBE_REPEATS = 15
 PROBE_BUDGET_S = 10.0
+FRAMEWORK_SHORTFALL = 0.90  # warn when TensorFlow reads this much slower than the host probe
 ROW_LENGTH = 128  # row sums over (N, 128): the access pattern of a batched matvec
 
 
@@ -60,16 +63,35 @@ def measure_probes(device: str, llc_bytes: int, when: str) -> list[Probe]:
         ]
 
 
+def host_probe(device_kind: str, llc_bytes: int, when: str) -> list[Probe]:
+    """The independent probe (NumPy, no TensorFlow): on a CPU device it reads the same memory."""
+    if device_kind != "CPU":
+        return []  # host RAM is not the device's memory: no like-for-like ceiling
+    found = measure_host_read(bandwidth_buffer_bytes(llc_bytes))
+    return [
+        Probe(
+            kernel=found.kernel,
+            when=when,
+            bandwidth_bytes_per_s=found.bandwidth_bytes_per_s,
+            samples_s=found.samples_s,
+            calls_per_sample=found.calls_per_sample,
+            extra={"method": HOST_METHOD, "threads": found.threads},
+        )
+    ]
+
+
 def peak_from(probes: list[Probe], device: str, llc_bytes: int) -> Peak:
     """The results JSON `peak` object: the best probe median, with every probe kept."""
     best = max(probes, key=lambda p: p.bandwidth_bytes_per_s)
     size = bandwidth_buffer_bytes(llc_bytes)
+    methods = sorted({str(p.extra.get("method", "tensorflow")) for p in probes})
     return Peak(
         bandwidth_bytes_per_s=best.bandwidth_bytes_per_s,
         method=(
-            f"best median of {len(probes)} synchronised read probes ({best.kernel} was "
-            f"best, {best.when} the strategies) over a {size / 2**20:.0f} MiB float32 "
-            f"buffer on {device}, {size / max(1, llc_bytes):.1f}x the last-level cache"
+            f"best median of {len(probes)} synchronised read probes ({', '.join(methods)}; "
+            f"{best.kernel} was best, {best.when} the strategies) over a "
+            f"{size / 2**20:.0f} MiB float32 buffer on {device}, "
+            f"{size / max(1, llc_bytes):.1f}x the last-level cache"
         ),
         device=device,
         buffer_bytes=size,
@@ -77,6 +99,24 @@ def peak_from(probes: list[Probe], device: str, llc_bytes: int) -> Peak:
     )
 
 
-def measure_peak(device: str, llc_bytes: int) -> Peak:
+def measure_peak(device: str, device_kind: str, llc_bytes: int) -> Peak:
     """One round of probes (used alone by callers that measure once)."""
-    return peak_from(measure_probes(device, llc_bytes, "before"), device, llc_bytes)
+    probes = measure_probes(device, llc_bytes, "before") + host_probe(
+        device_kind, llc_bytes, "before"
+    )
+    return peak_from(probes, device, llc_bytes)
+
+
+def ceiling_warning(peak: Peak) -> str | None:
+    """Said when TensorFlow's own best read is well under the independent ceiling."""
+    tf_best = max(
+        (p.bandwidth_bytes_per_s for p in peak.probes if p.extra.get("method") == "tensorflow"),
+        default=None,
+    )
+    best = peak.bandwidth_bytes_per_s
+    if tf_best is None or not best or tf_best >= FRAMEWORK_SHORTFALL * best:
+        return None
+    return (
+        f"TensorFlow's best read probe reached {tf_best / 1e9:.1f} GB/s, {tf_best / best:.0%} "
+        f"of the {best / 1e9:.1f} GB/s measured without it: the roofline uses the higher one"
+    )

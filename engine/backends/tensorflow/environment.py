@@ -10,8 +10,9 @@ import numpy as np
 import tensorflow as tf
 
 from engine.backends.tensorflow.devices import DeviceSetup
+from engine.backends.tensorflow.threads import thread_settings
 from engine.machine.host import cpu_model
-from engine.results.model import Environment
+from engine.results.parts import Environment
 
 FLAG_VARIABLES = (
     "TF_ENABLE_ONEDNN_OPTS",
@@ -26,7 +27,9 @@ FLAG_VARIABLES = (
 )
 
 
-def capture(setup: DeviceSetup, llc_bytes: int, llc_source: str) -> Environment:
+def capture(
+    setup: DeviceSetup, llc_bytes: int, llc_source: str, threads: int | None = None
+) -> Environment:
     """Versions, devices, threads and flags of this process, for the results' environment."""
     try:
         tf32 = bool(tf.config.experimental.tensor_float_32_execution_enabled())
@@ -49,11 +52,7 @@ def capture(setup: DeviceSetup, llc_bytes: int, llc_source: str) -> Environment:
         else None,
         last_level_cache_bytes=llc_bytes,
         last_level_cache_source=llc_source,
-        threads={
-            "intra_op": tf.config.threading.get_intra_op_parallelism_threads(),
-            "inter_op": tf.config.threading.get_inter_op_parallelism_threads(),
-            "note": "0 means TensorFlow picks (usually one per core)",
-        },
+        threads=thread_settings(threads),
         flags={
             "tensor_float_32": tf32,
             "onednn": os.environ.get("TF_ENABLE_ONEDNN_OPTS", "default (on for x86 CPUs)"),

@@ -97,3 +97,14 @@ def test_replica_breakdown_groups_by_mode():
 def test_empty_inputs_give_an_explanatory_figure():
     fig = charts.replica_breakdown(pd.DataFrame())
     assert "replicated or sharded" in fig.layout.annotations[0].text
+
+
+def test_bars_start_at_zero_and_ratios_are_points(real_result):
+    summary = data.summary(real_result)
+    throughput = charts.throughput(summary, real_result.peak_bytes_per_s)
+    assert all(axis.type in (None, "linear", "-") for axis in (throughput.layout.yaxis,))
+    assert throughput.data[0].error_y.array is not None
+    speed = charts.speedups(summary)
+    assert {trace.type for trace in speed.data} == {"scatter"}
+    for builder in (charts.dispatch_vs_synchronised, charts.first_call_vs_steady):
+        assert {trace.type for trace in builder(summary).data} == {"scatter"}

@@ -64,9 +64,9 @@ def test_comparison_table_and_chart():
     frame = compare_runs([a, b])
     table = comparison_table(frame)
     assert list(table["strategy"]) == ["einsum"]
-    assert "2.00x, slower" in table.iloc[0, 2]
+    assert "2.00x [" in table.iloc[0, 2] and table.iloc[0, 2].endswith("slower")
     fig = compare_figures.compare_medians(frame)
-    assert len(fig.data) == 2 and fig.layout.yaxis.type == "log"
+    assert len(fig.data) == 2 and fig.layout.yaxis.rangemode == "tozero"
 
 
 def test_a_label_with_html_stays_inert_in_every_report(sweep_runs):
@@ -75,3 +75,20 @@ def test_a_label_with_html_stays_inert_in_every_report(sweep_runs):
         assert "<script>alert(1)" not in html
         assert "<img src=x" not in html
         assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def test_compare_bars_start_at_zero_and_ratios_carry_intervals():
+    from dashboard.figures.compare import compare_medians, ratio_points
+
+    base = make_run({"einsum": [0.0020] * 8, "numpy": [0.003] * 8})
+    other = make_run({"einsum": [0.0021] * 8, "numpy": [0.006] * 8})
+    frame = compare_runs([base, other])
+    bars = compare_medians(frame)
+    assert bars.layout.yaxis.rangemode == "tozero" and bars.layout.yaxis.type != "log"
+    points = ratio_points(frame, frame.attrs["margin"])
+    (trace,) = points.data
+    assert trace.type == "scatter" and len(trace.error_y.array) == 2
+    empty = ratio_points(
+        compare_runs([make_run({"numpy": [0.1] * 3}), make_run({"einsum": [0.1] * 3})]), 0.05
+    )
+    assert empty.layout.annotations

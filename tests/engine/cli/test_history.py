@@ -1,5 +1,6 @@
 """The `import` command: what is valid is stored, what is not is refused in one line."""
 
+import json
 import subprocess
 import sys
 
@@ -40,3 +41,37 @@ def test_import_command(tmp_path):
     assert "already stored" in second.stdout
     assert "not valid JSON (truncated?)" in second.stderr and "Traceback" not in second.stderr
     assert History(history_path).count() == 1
+
+
+def test_compare_command_exit_codes_and_json(tmp_path):
+    from tests.factories import make_run
+
+    def write(name, level):
+        path = tmp_path / f"{name}.json"
+        runs = [make_run({"einsum": [level * f] * 10}) for f in (1.0, 1.01, 0.99)]
+        from engine.results.parse import group_payload
+
+        path.write_text(json.dumps(group_payload(name, runs)))
+        return str(path)
+
+    base, same, slow = write("base", 0.001), write("same", 0.001), write("slow", 0.0015)
+
+    def compare(*args):
+        return subprocess.run(
+            [sys.executable, "-m", "engine", "compare", *args, "--history", str(tmp_path / "h")],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    ok = compare(base, same, "--fail-if-slower", "10", "--json", str(tmp_path / "c.json"))
+    assert ok.returncode == 0, ok.stderr
+    rows = json.loads((tmp_path / "c.json").read_text())["rows"]
+    assert {"ratio", "ratio_ci", "verdict"} <= set(rows[1]) and rows[1]["verdict"] == "same"
+    gate = compare(base, slow, "--fail-if-slower", "10")
+    assert gate.returncode == 1 and "confirmed slower" in gate.stderr
+    assert compare(base, slow).returncode == 0  # no gate, no failure
+    for bad in ([base], [base, str(tmp_path / "nope.json")], [base, same, "--baseline", "5"]):
+        done = compare(*bad)
+        assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr

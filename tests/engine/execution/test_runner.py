@@ -139,3 +139,49 @@ def test_an_unknown_memory_limit_is_said_in_the_results(monkeypatch):
     monkeypatch.setattr("engine.measure.memory.available_bytes", lambda kind: (None, "TPU unknown"))
     result = run(BenchConfig(**SMALL, strategies=("einsum",)))
     assert "memory preflight could not check the limit: TPU unknown" in result.warnings
+
+
+def test_samples_are_interleaved_in_recorded_seeded_rounds(small_run):
+    result, _ = small_run
+    sampling = result.to_dict()["sampling"]
+    assert sampling["order"] == "interleaved" and sampling["seed"] == 0
+    assert sampling["variants"] == [r.variant for r in result.results]
+    everyone = list(range(len(result.results)))
+    assert all(sorted(r) == everyone for r in sampling["rounds"])
+    assert len({tuple(r) for r in sampling["rounds"]}) > 1
+
+
+def test_every_result_has_a_median_interval_and_the_run_a_winner(small_run):
+    result, _ = small_run
+    data = result.to_dict()
+    for entry in data["results"]:
+        low, high = entry["median_ci_s"]
+        assert low <= entry["median_s"] <= high
+    winner = data["winner"]
+    assert winner["variant"] in {r.variant for r in result.results}
+    assert set(winner["tied_with"]) <= {r.variant for r in result.results}
+    assert winner["simplest"] in [winner["variant"], *winner["tied_with"]]
+    assert "quantile_test" in data["uncertainty"]["median_ci"]
+
+
+def test_the_ceiling_has_a_probe_that_does_not_go_through_tensorflow(small_run):
+    result, _ = small_run
+    methods = {p.extra.get("method") for p in result.peak.probes}
+    assert methods == {"tensorflow", "numpy"}
+    assert {p.when for p in result.peak.probes} == {"before", "after"}
+    best = max(p.bandwidth_bytes_per_s for p in result.peak.probes)
+    assert result.peak.bandwidth_bytes_per_s == best
+
+
+def test_machine_load_and_threads_are_recorded(small_run):
+    result, _ = small_run
+    load = result.to_dict()["machine_load"]
+    assert load["wall_s"] > 0 and load["cores"] >= 1 and 0 <= load["other_cpu_fraction"]
+    assert "numpy_blas" in result.environment.threads
+
+
+def test_sequential_order_is_kept_when_asked():
+    config = BenchConfig(**SMALL, strategies=("einsum", "numpy"), order="sequential")
+    sampling = run(config).to_dict()["sampling"]
+    assert sampling["order"] == "sequential"
+    assert sampling["rounds"] == [[0] * 3, [1] * 3]

@@ -2,7 +2,8 @@ import json
 
 import pytest
 
-from engine.results.model import RESULT_FIELDS, Environment, Peak, RunResult, StrategyResult
+from engine.results.model import RESULT_FIELDS, RunResult, StrategyResult
+from engine.results.parts import Environment, Peak
 from engine.spec.config import BenchConfig
 
 

@@ -1,0 +1,135 @@
+"""The `compare` command (a regression gate) and `calibrate` (the machine's noise floor)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+from engine.cli.flags import raw_settings
+from engine.results.formatting import format_interval, format_seconds
+from engine.results.model import RunResult
+from engine.results.parse import read_run_group
+from engine.results.reader import ResultsRejected
+from engine.spec.config import BenchConfig
+from engine.spec.fields import ConfigError, Setting
+
+EXIT_OK, EXIT_SLOWER = 0, 1
+PERCENT = Setting(kind="seconds", help="", label="", limits=(0.0, 10_000.0))
+RUNS = Setting(kind="int", help="", label="", limits=(3, 100))
+CALIBRATION_STRATEGIES = ("batched_matvec", "einsum", "vectorized_map", "numpy")
+
+
+def load_side(text: str, history: Any) -> list[RunResult]:
+    """A results or group file, else a run id or group id stored in the history."""
+    path = Path(text)
+    if path.exists():
+        return read_run_group(path)
+    run = history.get_run(text)
+    if run is not None:
+        return [run]
+    group = history.group_runs(text)
+    if group:
+        return group
+    raise ConfigError("runs", f"{text[:80]!r} is neither a file nor a stored run or group id")
+
+
+def ratio_text(row: Any) -> str:
+    interval = row["ratio_ci"]
+    if row["baseline"]:
+        return "baseline"
+    if isinstance(interval, list):
+        return f"{row['ratio']:.3f} [{interval[0]:.3f}, {interval[1]:.3f}]"
+    return "-"
+
+
+def none_if_nan(value: Any) -> Any:
+    return None if isinstance(value, float) and not math.isfinite(value) else value
+
+
+def row_for_json(row: dict[str, Any]) -> dict[str, Any]:
+    clean = {}
+    for key, value in row.items():
+        if isinstance(value, float) and not math.isfinite(value):
+            value = None
+        clean[key] = value
+    return clean
+
+
+def command_compare(args: argparse.Namespace) -> int:
+    from engine.analysis.compare import compare_runs, confirmed_slowdowns, floor_for, sides_of
+    from engine.storage.history import History
+
+    if len(args.runs) < 2:
+        raise ConfigError("runs", "give at least two results files or run ids to compare")
+    baseline = Setting(kind="int", help="", label="", limits=(0, len(args.runs) - 1)).parse(
+        "baseline", args.baseline
+    )
+    limit = PERCENT.parse("fail-if-slower", args.fail_if_slower) if args.fail_if_slower else None
+    history = History(args.history)
+    sides = [load_side(text, history) for text in args.runs]
+    floor = floor_for(
+        sides_of(sides),
+        lambda run: history.noise_floor(run.environment.hostname, run.environment.device_kind),
+    )
+    frame = compare_runs(sides, baseline, floor=floor)
+    print(f"noise floor: {floor.between_run_log_sd:.3f} (log sd between runs), {floor.source}")
+    for _, row in frame.iterrows():
+        ratio = ratio_text(row)
+        print(
+            f"{row['variant']:<22} {row['run'][:48]:<48} "
+            f"{format_seconds(none_if_nan(row['median_s'])):>10} "
+            f"{format_interval(row['median_ci_s']):>18} "
+            f"{ratio:>28} {row['verdict']}"
+        )
+    slower = confirmed_slowdowns(frame, limit) if limit is not None else frame.iloc[0:0]
+    if args.json_path:
+        from engine.results.files import write_text_atomically
+
+        payload = {
+            "baseline": baseline,
+            "margin": frame.attrs["margin"],
+            "noise_floor": vars(floor),
+            "rows": [row_for_json(r) for r in frame.to_dict(orient="records")],
+        }
+        write_text_atomically(args.json_path, json.dumps(payload, indent=1))
+    if limit is not None and not slower.empty:
+        names = ", ".join(sorted(set(slower["variant"])))
+        print(f"confirmed slower by more than {limit:g}%: {names}", file=sys.stderr)
+        return EXIT_SLOWER
+    return EXIT_OK
+
+
+def command_calibrate(args: argparse.Namespace) -> int:
+    from engine.analysis.calibration import noise_floor
+    from engine.cli.repetitions import run_repetitions
+    from engine.storage.history import History
+    from engine.storage.run_queue import RunQueue
+
+    raw = raw_settings(args)
+    raw.setdefault("strategies", CALIBRATION_STRATEGIES)
+    config = BenchConfig.from_raw(raw)
+    runs = RUNS.parse("runs", args.runs)
+    history = History(args.history)
+    args.no_history = False
+    with RunQueue().turn():
+        group_id, results = run_repetitions(config, runs, args, lambda t: print(t, file=sys.stderr))
+    env = results[0].environment
+    source = f"calibrated on {env.hostname} ({env.device_kind}) from {runs} runs, group {group_id}"
+    try:
+        floor = noise_floor(results, source)
+    except ValueError as error:
+        raise ResultsRejected(f"calibration: {error}") from None
+    history.add_noise_floor(
+        env.hostname or "", env.device_kind, floor, runs, group_id, config.to_dict()
+    )
+    print(
+        f"between-run spread of log(median): {floor.between_run_log_sd:.3f} "
+        f"(medians move about ±{(math.exp(1.96 * floor.between_run_log_sd) - 1):.0%} between runs)"
+    )
+    print(f"spread of within-run ratios:       {floor.ratio_log_sd:.3f}")
+    print(f"stored for {env.hostname} ({env.device_kind}) in {history.path}; group {group_id}")
+    return EXIT_OK

@@ -1,0 +1,71 @@
+"""Repeating a whole measurement in fresh processes: `run --repetitions R` and `calibrate`.
+
+One process's samples cannot show how much a fresh process would have moved its medians
+(placement, allocation, frequency, neighbours). Repetitions measure exactly that: each is the
+same `run` in a new process, all share a `group_id`, and the parent holds the machine-wide queue
+for the whole group so nothing else runs in between.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import uuid
+from pathlib import Path
+
+from engine.cli.flags import cli_args
+from engine.results.model import RunResult
+from engine.results.parse import read_results_file
+from engine.spec.config import BenchConfig
+
+CHILD_TIMEOUT_S = 24 * 3600
+
+
+class RepetitionFailed(RuntimeError):
+    """A repetition's process failed; `str()` is its last line of stderr."""
+
+
+def run_repetitions(
+    config: BenchConfig, count: int, args: argparse.Namespace, say: object = print
+) -> tuple[str, list[RunResult]]:
+    """Run `config` `count` times, each in a fresh `python -m engine run`; returns the group."""
+    group_id = uuid.uuid4().hex
+    runs: list[RunResult] = []
+    with tempfile.TemporaryDirectory(prefix="matvec-group-") as scratch:
+        for index in range(count):
+            out = Path(scratch) / f"run{index}.json"
+            command = [
+                sys.executable,
+                "-m",
+                "engine",
+                "run",
+                *cli_args(config),
+                "--no-queue",  # the parent holds the queue for the whole group
+                "--progress=none",
+                f"--json={out}",
+                f"--group-id={group_id}",
+            ]
+            if getattr(args, "history", None):
+                command.append(f"--history={args.history}")
+            if getattr(args, "no_history", False):
+                command.append("--no-history")
+            say(f"repetition {index + 1} of {count} (fresh process)...")  # type: ignore[operator]
+            done = subprocess.run(
+                command,
+                capture_output=True,
+                text=True,
+                timeout=CHILD_TIMEOUT_S,
+                env={
+                    **os.environ,
+                    "TF_CPP_MIN_LOG_LEVEL": os.environ.get("TF_CPP_MIN_LOG_LEVEL", "2"),
+                },
+                cwd=Path(__file__).resolve().parents[2],
+            )
+            if done.returncode != 0:
+                last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+                raise RepetitionFailed(f"repetition {index + 1}: {last}")
+            runs.append(read_results_file(out))
+    return group_id, runs

@@ -1,0 +1,84 @@
+"""The sampling phase: every prepared variant's timed blocks, interleaved or in sequence.
+
+Interleaved (the default): round after round, each variant still sampling takes one block, in
+an order shuffled by a generator seeded from the config's seed; the executed order is recorded
+in the results (`sampling.rounds`, indices into `sampling.variants`), so it can be checked and
+reproduced. A slow moment of a shared machine then falls on every variant alike instead of on
+whichever happened to be running. Sequential: each variant takes all its samples in turn.
+
+A variant whose block raises is marked failed and leaves the rotation; the others go on.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.execution.base import Prepared
+from engine.results.events import Progress, Sample
+
+# A variant is sampling while it has a sampler, needs samples and its budget allows one more.
+
+
+@dataclass
+class SamplingRecord:
+    order: str
+    seed: int
+    variants: list[str]
+    rounds: list[list[int]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "order": self.order,
+            "seed": self.seed,
+            "variants": self.variants,
+            "rounds": self.rounds,
+        }
+
+
+def _wants_sample(item: Prepared, repeats: int) -> bool:
+    sampler = item.sampler
+    return sampler is not None and len(sampler.samples) < repeats and sampler.can_sample()
+
+
+def take_samples(
+    prepared: list[Prepared],
+    *,
+    repeats: int,
+    order: str,
+    seed: int,
+    emit: Progress,
+    on_failure: Callable[[Prepared, BaseException], None],
+) -> SamplingRecord:
+    """Fill every sampler with up to `repeats` samples; returns what was run, in order."""
+    record = SamplingRecord(order, seed, [p.result.variant for p in prepared])
+    shuffle = random.Random(seed)
+
+    def one_block(index: int) -> bool:
+        item = prepared[index]
+        assert item.sampler is not None
+        try:
+            item.sampler.sample()
+        except Exception as error:  # noqa: BLE001 - one variant's failure keeps the others
+            on_failure(item, error)
+            return False
+        emit(Sample(item.result.variant, len(item.sampler.samples), repeats))
+        return True
+
+    if order == "sequential":
+        for index, item in enumerate(prepared):
+            taken = []
+            while _wants_sample(item, repeats) and one_block(index):
+                taken.append(index)
+            if taken:
+                record.rounds.append(taken)
+        return record
+
+    while True:
+        waiting = [i for i, item in enumerate(prepared) if _wants_sample(item, repeats)]
+        if not waiting:
+            return record
+        shuffle.shuffle(waiting)
+        record.rounds.append([i for i in waiting if one_block(i)])

@@ -1,0 +1,77 @@
+"""How busy the machine was during a run: CPU time used by other processes, and the load.
+
+A benchmark on a shared machine is only as good as the quiet it ran in. This records the CPU
+seconds that processes other than this one (and its children) used between `start` and `stop`,
+as a fraction of the machine's capacity over the same wall time.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+
+import psutil
+
+# Other processes using more than this share of all cores is worth a warning.
+BUSY_FRACTION = 0.10
+
+
+def _own_cpu_s() -> float:
+    me = psutil.Process()
+    total = sum(me.cpu_times()[:2])
+    for child in me.children(recursive=True):
+        try:
+            total += sum(child.cpu_times()[:2])
+        except psutil.Error:
+            continue
+    return total
+
+
+def _machine_busy_s() -> float:
+    times = psutil.cpu_times()
+    return float(sum(times)) - float(times.idle) - float(getattr(times, "iowait", 0.0))
+
+
+@dataclass(frozen=True)
+class MachineLoad:
+    load_at_start: tuple[float, float, float] | None  # 1, 5, 15 minute load averages
+    other_cpu_s: float  # CPU seconds other processes used during the run
+    wall_s: float
+    cores: int
+
+    @property
+    def other_cpu_fraction(self) -> float:
+        capacity = self.wall_s * self.cores
+        return max(0.0, self.other_cpu_s / capacity) if capacity > 0 else 0.0
+
+    @property
+    def warning(self) -> str | None:
+        if self.other_cpu_fraction <= BUSY_FRACTION:
+            return None
+        return (
+            f"the machine was busy: other processes used {self.other_cpu_fraction:.0%} of the "
+            f"CPU ({self.other_cpu_s:.1f} CPU-s over {self.wall_s:.1f} s); timings may be slower "
+            "and noisier than on a quiet machine"
+        )
+
+
+class LoadMonitor:
+    """`start()` before the work, `stop()` after it."""
+
+    def start(self) -> LoadMonitor:
+        self.load = os.getloadavg() if hasattr(os, "getloadavg") else None
+        self.began = time.perf_counter()
+        self.machine_s = _machine_busy_s()
+        self.own_s = _own_cpu_s()
+        return self
+
+    def stop(self) -> MachineLoad:
+        machine = _machine_busy_s() - self.machine_s
+        own = _own_cpu_s() - self.own_s
+        return MachineLoad(
+            load_at_start=tuple(round(v, 2) for v in self.load) if self.load else None,
+            other_cpu_s=max(0.0, machine - own),
+            wall_s=time.perf_counter() - self.began,
+            cores=psutil.cpu_count() or 1,
+        )

@@ -1,0 +1,174 @@
+"""Uncertainty of timings: intervals for a median and for a ratio of two, verdicts, and ties.
+
+On a shared machine the spread *between* processes (placement, allocation, frequency,
+neighbours) is larger than the spread of samples within one process, so a test that treats one
+run's samples as independent calls identical runs different most of the time. Here:
+
+- a median gets a distribution-free order-statistic interval (`median_ci`);
+- a ratio of two typical times gets a bootstrap interval on the log scale, resampling runs and
+  then samples where a side has several runs (hierarchical bootstrap), and widened by the
+  machine's measured noise floor for every side that has a single run (`ratio_interval`);
+- a difference is called only when the ratio's interval excludes the equivalence margin
+  (`verdict`); a winner within the noise is a tie (`winner_and_ties`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from scipy import stats
+
+CONFIDENCE = 0.95
+Z = float(stats.norm.ppf(0.5 + CONFIDENCE / 2))
+BOOTSTRAP_RESAMPLES = 2000
+# Ratios within this factor of 1 are "the same": below it a difference does not matter.
+DEFAULT_MARGIN = 0.05
+# Measured noise when none has been calibrated on this machine (docs/statistics.md): the
+# standard deviation of log(median) between fresh processes of one configuration, and of
+# log(median_a / median_b) between two variants of one run, across runs.
+DEFAULT_BETWEEN_RUN_LOG_SD = 0.08
+DEFAULT_RATIO_LOG_SD = 0.04
+MEDIAN_CI_METHOD = (
+    "order statistic (scipy.stats.quantile_test), 95%; with fewer than 6 samples the range "
+    "of the samples (coverage below 95%)"
+)
+RATIO_CI_METHOD = (
+    "95% normal interval on log(ratio): bootstrap standard error (runs, then samples, "
+    f"resampled {BOOTSTRAP_RESAMPLES} times) combined with the noise floor for each side "
+    "measured in a single run"
+)
+Verdict = Literal["faster", "slower", "same", "inconclusive"]
+
+
+def median_ci(samples: Sequence[float]) -> tuple[float, float]:
+    """95% interval for the median from order statistics (no distribution assumed)."""
+    values = np.asarray(samples, dtype=np.float64)
+    if values.size < 6:
+        return float(values.min()), float(values.max())
+    result = stats.quantile_test(values, q=float(np.median(values)), p=0.5)
+    interval = result.confidence_interval(confidence_level=CONFIDENCE)
+    low, high = float(interval.low), float(interval.high)
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return float(values.min()), float(values.max())
+    return low, high
+
+
+@dataclass(frozen=True)
+class NoiseFloor:
+    """How much a typical time moves that a single run cannot see, as log standard deviations."""
+
+    between_run_log_sd: float = DEFAULT_BETWEEN_RUN_LOG_SD  # same config, fresh processes
+    ratio_log_sd: float = DEFAULT_RATIO_LOG_SD  # two variants of one run, across runs
+    source: str = "default (not calibrated on this machine; run `python -m engine calibrate`)"
+
+
+@dataclass(frozen=True)
+class RatioEstimate:
+    """B's typical time over A's (above 1: B is slower), with its 95% interval."""
+
+    ratio: float
+    low: float
+    high: float
+    runs_a: int
+    runs_b: int
+
+
+def _bootstrap_log_medians(
+    runs: Sequence[np.ndarray], rng: np.random.Generator, resamples: int
+) -> np.ndarray:
+    """Per resample: mean over (resampled) runs of log(median of resampled samples)."""
+    per_run = []
+    for samples in runs:
+        picks = rng.integers(0, samples.size, size=(resamples, samples.size))
+        per_run.append(np.log(np.median(samples[picks], axis=1)))
+    matrix = np.stack(per_run, axis=1)  # (resamples, runs)
+    if len(runs) == 1:
+        return matrix[:, 0]
+    chosen = rng.integers(0, len(runs), size=(resamples, len(runs)))
+    return np.take_along_axis(matrix, chosen, axis=1).mean(axis=1)
+
+
+def typical_log_time(runs: Sequence[Sequence[float]]) -> float:
+    """A side's typical time on the log scale: the mean of its runs' log medians."""
+    return float(np.mean([math.log(float(np.median(r))) for r in runs]))
+
+
+def ratio_interval(
+    a_runs: Sequence[Sequence[float]],
+    b_runs: Sequence[Sequence[float]],
+    floor_log_sd: float,
+    seed: int = 0,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+) -> RatioEstimate:
+    """Ratio of B's typical time to A's, each side one or more runs' samples (seconds/call).
+
+    `floor_log_sd` is added, in quadrature, once for each side that has a single run: that
+    side's bootstrap cannot see how much a fresh process would have moved its median.
+    """
+    a = [np.asarray(r, dtype=np.float64) for r in a_runs if len(r)]
+    b = [np.asarray(r, dtype=np.float64) for r in b_runs if len(r)]
+    if not a or not b:
+        raise ValueError("each side needs at least one run with samples")
+    rng = np.random.default_rng(seed)
+    boot = _bootstrap_log_medians(b, rng, resamples) - _bootstrap_log_medians(a, rng, resamples)
+    point = typical_log_time(b) - typical_log_time(a)
+    single_sides = (len(a) == 1) + (len(b) == 1)
+    se = math.sqrt(float(np.var(boot, ddof=1)) + single_sides * floor_log_sd**2)
+    return RatioEstimate(
+        ratio=math.exp(point),
+        low=math.exp(point - Z * se),
+        high=math.exp(point + Z * se),
+        runs_a=len(a),
+        runs_b=len(b),
+    )
+
+
+def verdict(estimate: RatioEstimate, margin: float = DEFAULT_MARGIN) -> Verdict:
+    """`slower`/`faster` only when the interval excludes the margin around 1; `same` when it
+    lies inside it; otherwise `inconclusive`."""
+    upper, lower = 1 + margin, 1 / (1 + margin)
+    if estimate.low > upper:
+        return "slower"
+    if estimate.high < lower:
+        return "faster"
+    if estimate.low >= lower and estimate.high <= upper:
+        return "same"
+    return "inconclusive"
+
+
+@dataclass(frozen=True)
+class Winner:
+    variant: str
+    tied_with: tuple[str, ...]
+    margin: float
+    ratios: dict[str, RatioEstimate]  # every other candidate's time over the winner's
+
+
+def winner_and_ties(
+    candidates: dict[str, Sequence[float]],
+    floor: NoiseFloor,
+    margin: float = DEFAULT_MARGIN,
+    seed: int = 0,
+) -> Winner | None:
+    """The fastest candidate by median and every candidate not distinguishable from it.
+
+    Candidates are variants of one run (samples in seconds per call). Another variant is tied
+    when the interval of its time over the winner's reaches down into the margin: the data do
+    not show it slower by more than `margin`. The floor is the variation of such a ratio
+    between runs, which one run cannot see.
+    """
+    timed = {name: s for name, s in candidates.items() if len(s)}
+    if not timed:
+        return None
+    best = min(timed, key=lambda name: float(np.median(timed[name])))
+    ratios = {
+        name: ratio_interval([timed[best]], [samples], floor.ratio_log_sd / math.sqrt(2), seed)
+        for name, samples in timed.items()
+        if name != best
+    }
+    tied = tuple(name for name, r in ratios.items() if r.low <= 1 + margin)
+    return Winner(best, tied, margin, ratios)

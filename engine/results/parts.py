@@ -1,0 +1,211 @@
+"""The smaller pieces of a result: replica timings, the distribution summary, the peak and
+its probes, the environment. Each `from_dict` validates its part of a results file."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+from engine.results.reader import MAX_COUNT, Reader, check_number
+
+MAX_SAMPLE_S = 1e6  # a sample of over 11 days per call is a corrupt file, not a measurement
+DEVICE_KINDS: tuple[str, ...] = ("CPU", "GPU", "TPU")
+
+
+def finite_or_none(value: float | None) -> float | None:
+    """JSON has no inf or NaN; an infinite error (nothing written) is stored as null."""
+    return value if value is not None and math.isfinite(value) else None
+
+
+@dataclass(frozen=True)
+class ReplicaTiming:
+    replica: int
+    device: str
+    matrices: int
+    median_s: float | None
+    bytes_per_s: float | None = None
+
+    @classmethod
+    def from_dict(cls, data: Any, path: str) -> ReplicaTiming:
+        read = Reader(data, path)
+        return cls(
+            replica=read.integer("replica", high=1_000_000),
+            device=read.text("device", max_chars=500),
+            matrices=read.integer("matrices"),
+            median_s=read.number("median_s", None, high=MAX_SAMPLE_S, positive=True),
+            bytes_per_s=read.number("bytes_per_s", None, positive=True),
+        )
+
+
+@dataclass(frozen=True)
+class DistributionSummary:
+    """How a distributed variant ran: the tf.distribute strategy, shards, step time, balance."""
+
+    strategy: str
+    replicas_in_sync: int
+    shard_sizes: tuple[int, ...]
+    step_s: float | None
+    workers: int = 1
+    padded: bool = False
+    padding_rows: int = 0
+    load_imbalance: float | None = None
+    gather: str | None = None
+    replicated_step_s: float | None = None
+    speedup_over_replicated: float | None = None
+    api: str | None = None  # the tf.data distribution API (dataset strategy)
+    global_batch: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["shard_sizes"] = list(self.shard_sizes)
+        return {k: v for k, v in data.items() if v is not None}
+
+    @classmethod
+    def from_dict(cls, data: Any, path: str) -> DistributionSummary:
+        read = Reader(data, path)
+        return cls(
+            strategy=read.text("strategy", max_chars=200),
+            replicas_in_sync=read.integer("replicas_in_sync", low=1, high=1_000_000),
+            shard_sizes=tuple(
+                read.each("shard_sizes", lambda v, p: int(check_number(v, p, 0, MAX_COUNT)), [])
+            ),
+            step_s=read.number("step_s", None, high=MAX_SAMPLE_S),
+            workers=read.integer("workers", 1, low=1, high=1_000_000),
+            padded=read.boolean("padded", False),
+            padding_rows=read.integer("padding_rows", 0),
+            load_imbalance=read.number("load_imbalance", None),
+            gather=read.text("gather", None),
+            replicated_step_s=read.number("replicated_step_s", None, high=MAX_SAMPLE_S),
+            speedup_over_replicated=read.number("speedup_over_replicated", None),
+            api=read.text("api", None),
+            global_batch=read.integer("global_batch", None, low=1),
+        )
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One peak-bandwidth probe: a read kernel timed on the run's device."""
+
+    kernel: str
+    when: str  # "before" or "after" the strategies
+    bandwidth_bytes_per_s: float
+    samples_s: tuple[float, ...] = ()
+    calls_per_sample: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kernel": self.kernel,
+            "when": self.when,
+            "bandwidth_bytes_per_s": self.bandwidth_bytes_per_s,
+            "samples_s": list(self.samples_s),
+            "calls_per_sample": self.calls_per_sample,
+            **self.extra,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any, path: str) -> Probe:
+        read = Reader(data, path)
+        known = ("kernel", "when", "bandwidth_bytes_per_s", "samples_s", "calls_per_sample")
+        return cls(
+            kernel=read.text("kernel", max_chars=500),
+            when=read.text("when", "", max_chars=100),
+            bandwidth_bytes_per_s=read.number("bandwidth_bytes_per_s", positive=True),
+            samples_s=tuple(
+                read.each("samples_s", lambda v, p: check_number(v, p, 0, MAX_SAMPLE_S), [])
+            ),
+            calls_per_sample=read.integer("calls_per_sample", None, low=1),
+            extra=read.extras(known),
+        )
+
+
+@dataclass(frozen=True)
+class Peak:
+    """The ceiling: read bandwidth measured on the same device in the same run."""
+
+    bandwidth_bytes_per_s: float | None
+    method: str
+    device: str | None = None
+    buffer_bytes: int | None = None
+    probes: tuple[Probe, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "bandwidth_bytes_per_s": self.bandwidth_bytes_per_s,
+            "method": self.method,
+        }
+        if self.device is not None:
+            data["device"] = self.device
+        if self.buffer_bytes is not None:
+            data["buffer_bytes"] = self.buffer_bytes
+        if self.probes:
+            data["probes"] = [p.to_dict() for p in self.probes]
+        return {**data, **self.extra}
+
+    @classmethod
+    def from_dict(cls, data: Any, path: str) -> Peak:
+        read = Reader(data, path)
+        known = ("bandwidth_bytes_per_s", "method", "device", "buffer_bytes", "probes")
+        return cls(
+            bandwidth_bytes_per_s=read.number("bandwidth_bytes_per_s", None, positive=True),
+            method=read.text("method", ""),
+            device=read.text("device", None, max_chars=500),
+            buffer_bytes=read.integer("buffer_bytes", None),
+            probes=tuple(read.each("probes", Probe.from_dict, [])),
+            extra=read.extras(known),
+        )
+
+
+ENVIRONMENT_TEXT = ("tensorflow", "numpy", "python", "platform", "hostname", "cpu_model")
+ENVIRONMENT_TEXT_EXTRA = ("last_level_cache_source",)
+
+
+@dataclass(frozen=True)
+class Environment:
+    """The machine context stored beside the numbers, so runs from two machines compare."""
+
+    device_kind: str
+    devices: tuple[str, ...] = ()
+    available_devices: tuple[str, ...] = ()
+    replicas: int | None = None
+    tensorflow: str | None = None
+    numpy: str | None = None
+    python: str | None = None
+    platform: str | None = None
+    hostname: str | None = None
+    cpu_model: str | None = None
+    cpu_count: int | None = None
+    cpu_affinity_count: int | None = None
+    last_level_cache_bytes: int | None = None
+    last_level_cache_source: str | None = None
+    threads: dict[str, Any] = field(default_factory=dict)
+    flags: dict[str, Any] = field(default_factory=dict)
+    build: dict[str, Any] = field(default_factory=dict)
+    device_notes: tuple[str, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict)  # fields this version does not know
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {}
+        for item in fields(self):
+            if item.name == "extra":
+                continue
+            value = getattr(self, item.name)
+            data[item.name] = list(value) if isinstance(value, tuple) else value
+        return {**data, **self.extra}
+
+    @classmethod
+    def from_dict(cls, data: Any, path: str) -> Environment:
+        read = Reader(data, path)
+        known = {item.name for item in fields(cls)} - {"extra"}
+        values: dict[str, Any] = {"device_kind": read.choice("device_kind", DEVICE_KINDS)}
+        for name in (*ENVIRONMENT_TEXT, *ENVIRONMENT_TEXT_EXTRA):
+            values[name] = read.text(name, None, max_chars=2_000)
+        for name in ("devices", "available_devices", "device_notes"):
+            values[name] = tuple(read.texts(name, []))
+        for name in ("replicas", "cpu_count", "cpu_affinity_count", "last_level_cache_bytes"):
+            values[name] = read.integer(name, None)
+        for name in ("threads", "flags", "build"):
+            values[name] = read.mapping(name, {})
+        return cls(**values, extra=read.extras(known))

@@ -1,0 +1,73 @@
+"""The sampling phase with fake samplers: interleaved order seeded, recorded, reproducible."""
+
+from engine.execution.base import Prepared
+from engine.execution.sampling import take_samples
+from engine.measure.timing import Kernel, Sampler
+from engine.results.model import StrategyResult
+from tests.engine.measure.test_timing import AsyncDevice
+
+
+def prepared(names, fail_at=None):
+    items = []
+    device = AsyncDevice(work_s=0.03)
+    for name in names:
+
+        def call(i, name=name):
+            if name == fail_at and i > 6:
+                raise RuntimeError("device lost")
+            return device.call(i)
+
+        sampler = Sampler(
+            Kernel(call=call, sync=device.sync), warmup=0, budget_s=100, clock=device.clock
+        )
+        result = StrategyResult(name, name, "single", "ok", 1, 1, 1)
+        items.append(Prepared(result, sampler, lambda _t: None))
+    return items
+
+
+def run(order="interleaved", seed=0, fail_at=None, names=("a", "b", "c", "d")):
+    items = prepared(names, fail_at)
+    failed = []
+    record = take_samples(
+        items,
+        repeats=5,
+        order=order,
+        seed=seed,
+        emit=lambda _e: None,
+        on_failure=lambda item, error: (
+            failed.append(item.result.variant),
+            setattr(item, "sampler", None),
+        ),
+    )
+    return items, record, failed
+
+
+def test_interleaved_rounds_are_shuffled_permutations_reproducible_from_the_seed():
+    _, first, _ = run(seed=7)
+    _, again, _ = run(seed=7)
+    _, other, _ = run(seed=8)
+    assert first.rounds == again.rounds
+    assert first.rounds != other.rounds
+    assert len(first.rounds) == 5
+    assert all(sorted(r) == [0, 1, 2, 3] for r in first.rounds)
+    assert len({tuple(r) for r in first.rounds}) > 1  # the order changes between rounds
+    assert first.to_dict()["variants"] == ["a", "b", "c", "d"]
+
+
+def test_every_variant_gets_its_samples():
+    items, _, _ = run()
+    assert [len(i.sampler.samples) for i in items] == [5, 5, 5, 5]
+
+
+def test_sequential_takes_each_variants_samples_in_turn():
+    _, record, _ = run(order="sequential")
+    assert record.rounds == [[0] * 5, [1] * 5, [2] * 5, [3] * 5]
+
+
+def test_a_failing_variant_leaves_the_rotation_and_the_others_go_on():
+    items, record, failed = run(fail_at="b")
+    assert failed == ["b"]
+    assert [len(i.sampler.samples) for i in items if i.sampler] == [5, 5, 5]
+    appearances = [sum(r.count(index) for r in record.rounds) for index in range(4)]
+    assert appearances[0] == appearances[2] == appearances[3] == 5
+    assert appearances[1] < 5  # b's failed block is not recorded, and it takes no more

@@ -1,0 +1,49 @@
+"""Human formatting: units chosen from the value, failures spelt out, never a crash on None."""
+
+import math
+
+import pytest
+
+from engine.results.formatting import (
+    format_entry,
+    format_number,
+    format_seconds,
+    select_time_unit,
+    summary_table,
+    verdict,
+)
+from tests.factories import make_run
+
+
+@pytest.mark.parametrize(
+    ("seconds", "unit"), [(2.0, "s"), (0.0021, "ms"), (3e-6, "us"), (4e-9, "ns"), (1e-12, "ns")]
+)
+def test_time_unit_is_the_largest_not_below_one(seconds, unit):
+    assert select_time_unit(seconds)[0] == unit
+
+
+def test_seconds_and_numbers():
+    assert format_seconds(0.00123) == "1.23 ms"
+    assert format_seconds(None) == "-" and format_seconds(math.inf) == "-"
+    assert format_number(3.14159, ".2f") == "3.14" and format_number(math.nan) == "-"
+
+
+def test_verdict_never_lets_a_wrong_answer_look_like_a_result():
+    assert verdict("ok", True) == "ok"
+    assert verdict("ok", False) == "WRONG"
+    assert verdict("failed", False) == "failed"
+
+
+def test_entry_of_a_failed_variant_formats_with_dashes():
+    run = make_run()
+    run.results[0].samples_s = ()
+    run.results[0].status = "failed"
+    entry = run.to_dict()["results"][0]
+    row = format_entry(entry)
+    assert row["status"] == "failed" and row["median"] == "-" and row["% roofline"] == "-"
+
+
+def test_summary_table_names_every_variant_and_the_peak():
+    text = summary_table(make_run(peak=20e9))
+    assert "einsum" in text and "numpy" in text
+    assert text.startswith("peak read bandwidth 20.0 GB/s (measured)")
