@@ -1,8 +1,9 @@
 """Does the engine's own overhead show in its numbers? Engine median vs a plain timeit.
 
-Runs `batched_matvec` (3000 x 100 x 100 float32 by default) through the engine, then times the
-same tf.function on the same kind of inputs with `timeit` (k calls, then one sync), alternating
-the two methods several times so machine noise hits both alike. Prints both medians and ratio.
+Runs `batched_matvec` (3000 x 100 x 100 float32 by default) through the engine, interleaved
+with `einsum` (the default sampling order), then times the same tf.function on the same kind of
+inputs with `timeit` (k calls, then one sync), alternating the two methods several times so
+machine noise hits both alike. Prints both medians and their ratio.
 
     python -m benchmarks.overhead [--matrices 3000] [--dim 100] [--rounds 5]
 """
@@ -45,9 +46,13 @@ def main() -> None:
     engine_s, plain_s = [], []
     for _ in range(args.rounds):
         config = BenchConfig(
-            matrices=args.matrices, dim=args.dim, strategies=("batched_matvec",), repeats=20
+            matrices=args.matrices,
+            dim=args.dim,
+            strategies=("batched_matvec", "einsum"),
+            repeats=20,
+            order="interleaved",
         )
-        (entry,) = run(config).results
+        entry = run(config).results[0]
         engine_s.append(entry.measurement.median_s)
         plain_s.append(
             plain_timeit(args.matrices, args.dim, entry.calls_per_sample or 1, repeats=20)

@@ -28,10 +28,23 @@ PAGES = (
 def run() -> None:
     st.set_page_config(page_title="Batched MatVec Profiler", page_icon="🧮", layout="wide")
     pages = [
-        st.Page(VIEWS / file, title=title, icon=icon, url_path=path, default=index == 0)
+        st.Page(
+            VIEWS / file,
+            title=title,
+            icon=icon,
+            url_path="home" if index == 0 else path,  # the default page is served at /
+            default=index == 0,
+        )
         for index, (file, title, icon, path) in enumerate(PAGES)
     ]
-    st.navigation(pages).run()
+
+    def run_alias() -> None:
+        """`/run` (the Run page's own name) opens the Run page with the link's settings."""
+        kept = {key: st.query_params.get_all(key) for key in st.query_params}
+        st.switch_page(pages[0], query_params=kept)
+
+    alias = st.Page(run_alias, title="Run", url_path=PAGES[0][3], visibility="hidden")
+    st.navigation([*pages, alias]).run()
 
 
 if __name__ == "__main__":

@@ -240,7 +240,9 @@ def replica_breakdown(replicas: pd.DataFrame, steps: pd.DataFrame | None = None)
                         name=name,
                         marker_color=color,
                         text=[
-                            f"imbalance {v:.2f}" if column == "step_s" and v == v else ""
+                            f"imbalance {v:.2f}"
+                            if column == "step_s" and isinstance(v, int | float) and v == v
+                            else ""
                             for v in steps["load_imbalance"]
                         ],
                     ),

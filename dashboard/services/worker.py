@@ -96,8 +96,9 @@ class Job:
         threading.Thread(target=self._follow, daemon=True).start()
 
     @classmethod
-    def for_run(cls, config: BenchConfig) -> Job:
-        return cls("run", cli_args(config))
+    def for_run(cls, config: BenchConfig, repetitions: int = 1) -> Job:
+        """A run; with repetitions > 1, that many fresh processes and a group file."""
+        return cls("run", [*cli_args(config), f"--repetitions={repetitions}"])
 
     @classmethod
     def for_sweep(cls, spec: SweepSpec) -> Job:

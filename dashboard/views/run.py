@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import streamlit as st
 
 from dashboard.components import controls, devices
@@ -16,11 +18,32 @@ from engine.spec.fields import ConfigError
 
 
 def collect(status: JobStatus) -> None:
-    """Move a finished job's outcome into the session (once)."""
+    """Move a finished job's outcome into the session (once); of a group, its last run."""
     st.session_state["last_outcome"] = (status.state, status.message)
+    st.session_state.pop("group_note", None)
     if status.state == "done" and status.result_path:
         with open(status.result_path, encoding="utf-8") as handle:
-            st.session_state["result_text"] = handle.read()
+            text = handle.read()
+        group = group_of(text)
+        if group is not None:
+            group_id, runs = group
+            st.session_state["group_note"] = (
+                f"{len(runs)} repetitions in fresh processes, stored as group {group_id}; "
+                "shown: the last. Compare them on the Compare page."
+            )
+            text = json.dumps(runs[-1])
+        st.session_state["result_text"] = text
+
+
+def group_of(text: str) -> tuple[str, list] | None:
+    """(group id, run objects) when the worker wrote a group file, else None."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    if isinstance(data, dict) and isinstance(data.get("runs"), list) and data["runs"]:
+        return str(data.get("group_id", "")), data["runs"]
+    return None
 
 
 def start_run(settings: dict) -> None:
@@ -29,7 +52,7 @@ def start_run(settings: dict) -> None:
     except ConfigError as error:
         st.session_state["last_outcome"] = ("refused", str(error))
         return
-    st.session_state["job"] = Job.for_run(config)
+    st.session_state["job"] = Job.for_run(config, st.session_state.get("repetitions", 1))
     st.session_state.pop("last_outcome", None)
 
 
@@ -87,6 +110,14 @@ st.caption(
 for notice in controls.seed_from_url():
     st.warning(plain(notice))
 settings = controls.render()
+st.sidebar.number_input(
+    "Repetitions (fresh processes)",
+    min_value=1,
+    max_value=20,
+    key="repetitions",
+    help="Repeat the whole measurement in new processes, stored as one group: the spread "
+    "between processes is what makes comparisons honest.",
+)
 
 job: Job | None = st.session_state.get("job")
 if job is not None and (status := job.status()).finished:
@@ -102,5 +133,7 @@ if st.button("Run benchmark", type="primary", disabled=job is not None, key="run
     st.rerun()
 job_progress("job", describe, overall_fraction, collect, "Cancel run")
 show_outcome()
+if "group_note" in st.session_state:
+    st.info(plain(st.session_state["group_note"]))
 if current is not None:
     show_results(st.session_state["result_text"])

@@ -27,6 +27,22 @@ from engine.measure.uncertainty import (
 from engine.results.model import RunResult
 
 FloorLookup = Callable[[RunResult], NoiseFloor | None]
+COMPARE_COLUMNS = (
+    "variant",
+    "run",
+    "run_id",
+    "runs",
+    "baseline",
+    "status",
+    "correct",
+    "median_s",
+    "median_ci_s",
+    "samples",
+    "ratio",
+    "ratio_ci",
+    "verdict",
+    "noisy",
+)
 
 
 @dataclass(frozen=True)
@@ -123,7 +139,7 @@ def compare_runs(
                     "noisy": bool(pooled and _noisy(pooled)),
                 }
             )
-    frame = pd.DataFrame(rows)
+    frame = pd.DataFrame(rows, columns=list(COMPARE_COLUMNS))
     frame.attrs.update(margin=margin, floor=floor)
     return frame
 

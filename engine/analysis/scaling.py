@@ -14,6 +14,41 @@ import pandas as pd
 
 from engine.results.model import RunResult
 
+FIT_COLUMNS = (
+    "variant",
+    "overhead_s",
+    "seconds_per_byte",
+    "asymptotic_gbytes_per_s",
+    "r2",
+    "points",
+)
+POINT_COLUMNS = (
+    "run_id",
+    "matrices",
+    "dim",
+    "cols",
+    "dtype",
+    "mode",
+    "variant",
+    "median_s",
+    "gbytes_per_s",
+    "bytes",
+    "flops",
+    "work",
+    "correct",
+    "peak_gbytes_per_s",
+)
+CELL_COLUMNS = (
+    "mode",
+    "dtype",
+    "matrices",
+    "cols",
+    "winner",
+    "winner_median_s",
+    "runner_up",
+    "margin",
+)
+
 
 def sweep_frame(runs: Sequence[RunResult]) -> pd.DataFrame:
     """One row per (point, variant) that produced a timing."""
@@ -42,13 +77,13 @@ def sweep_frame(runs: Sequence[RunResult]) -> pd.DataFrame:
                     "peak_gbytes_per_s": (run.peak_bytes_per_s or 0) / 1e9 or None,
                 }
             )
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=list(POINT_COLUMNS))
 
 
 def crossover(frame: pd.DataFrame) -> pd.DataFrame:
     """For each (mode, dtype, B, n) cell: the fastest correct variant and its margin."""
     if frame.empty:
-        return frame
+        return pd.DataFrame(columns=list(CELL_COLUMNS))
     good = frame[frame["correct"]]
     rows = []
     for key, cell in good.groupby(["mode", "dtype", "matrices", "cols"], sort=True):
@@ -67,16 +102,16 @@ def crossover(frame: pd.DataFrame) -> pd.DataFrame:
                 "margin": None if runner_up is None else runner_up["median_s"] / winner["median_s"],
             }
         )
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=list(CELL_COLUMNS))
 
 
 def fit_costs(frame: pd.DataFrame) -> pd.DataFrame:
     """Per variant: relative least squares `median_s = overhead_s + bytes * seconds_per_byte`."""
     rows = []
     if frame.empty:
-        return pd.DataFrame(rows)
+        return pd.DataFrame(rows, columns=list(FIT_COLUMNS))
     for variant, group in frame.groupby("variant", sort=False):
-        if group["bytes"].nunique() < 2:
+        if group["bytes"].nunique() < 2:  # one point: nothing to fit
             continue
         x = group["bytes"].to_numpy(dtype=float)
         y = group["median_s"].to_numpy(dtype=float)
@@ -100,4 +135,4 @@ def fit_costs(frame: pd.DataFrame) -> pd.DataFrame:
                 "points": len(group),
             }
         )
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=list(FIT_COLUMNS))

@@ -61,7 +61,7 @@ def row_for_json(row: dict[str, Any]) -> dict[str, Any]:
 
 def command_compare(args: argparse.Namespace) -> int:
     from engine.analysis.compare import compare_runs, confirmed_slowdowns, floor_for, sides_of
-    from engine.storage.history import History
+    from engine.storage.history import History, check_history_path
 
     if len(args.runs) < 2:
         raise ConfigError("runs", "give at least two results files or run ids to compare")
@@ -69,7 +69,7 @@ def command_compare(args: argparse.Namespace) -> int:
         "baseline", args.baseline
     )
     limit = PERCENT.parse("fail-if-slower", args.fail_if_slower) if args.fail_if_slower else None
-    history = History(args.history)
+    history = History(check_history_path(args.history))
     sides = [load_side(text, history) for text in args.runs]
     floor = floor_for(
         sides_of(sides),

@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 
 from engine.cli.flags import raw_settings
+from engine.machine.accelerators import probe_kind
+from engine.machine.host import last_level_cache_bytes
+from engine.measure import memory
+from engine.measure.memory import PreflightError
+from engine.results.files import check_output_file
 from engine.results.parse import read_results_file
 from engine.results.reader import ResultsRejected
 from engine.spec.sweep import SweepSpec
+from engine.storage.history import check_history_path
 
 EXIT_OK, EXIT_INVALID = 0, 2
 
@@ -21,7 +28,12 @@ def command_sweep(args: argparse.Namespace) -> int:
     from engine.storage.run_queue import RunQueue
 
     spec = SweepSpec.from_raw(raw_settings(args))
-    history = History(args.history)
+    if args.json_path:
+        check_output_file("json", args.json_path)
+    history = History(check_history_path(args.history))
+    refused = refused_points(spec)
+    if len(refused) == spec.size:  # nothing would run: say so before TensorFlow starts
+        raise PreflightError(f"every point of the sweep is refused; the first: {refused[0]}")
     progress = SweepBarProgress() if args.progress == "bar" else reporter(args.progress)
     quiet_tensorflow()
     from engine.execution.sweep import run_sweep
@@ -57,10 +69,23 @@ def command_sweep(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def refused_points(spec: SweepSpec) -> list[str]:
+    """The points the memory preflight refuses, checked without TensorFlow."""
+    kind = probe_kind()
+    llc_bytes = last_level_cache_bytes()[0]
+    refused = []
+    for config in spec.points():
+        try:
+            memory.preflight(config, kind, llc_bytes)
+        except memory.PreflightError as error:
+            refused.append(f"{spec.point_key(config)}: {error}")
+    return refused
+
+
 def command_import(args: argparse.Namespace) -> int:
     from engine.storage.history import History
 
-    history = History(args.history)
+    history = History(check_history_path(args.history))
     status = EXIT_OK
     for path in args.files:
         try:
@@ -76,6 +101,17 @@ def command_import(args: argparse.Namespace) -> int:
     return status
 
 
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def printable(value: object) -> object:
+    """Text from the history without control characters: an imported label must not move the
+    cursor or recolour the terminal (ANSI escapes are shown as visible text)."""
+    if not isinstance(value, str):
+        return value
+    return CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", value)
+
+
 def command_history(args: argparse.Namespace) -> int:
     from engine.storage.history import DISPLAY_COLUMNS, History, RunFilter
 
@@ -84,7 +120,10 @@ def command_history(args: argparse.Namespace) -> int:
     )
     if args.json:
         print(frame.to_json(orient="records", indent=1))
-    elif frame.empty:
+        return EXIT_OK
+    for column in ("label", "device_kind", "dtype", "mode", "best_variant", "source"):
+        frame[column] = frame[column].map(printable)
+    if frame.empty:
         print("no stored runs")
     else:
         frame["best_median_s"] = frame["best_median_s"].map(

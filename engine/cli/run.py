@@ -9,7 +9,6 @@ import os
 import platform
 import sqlite3
 import sys
-from pathlib import Path
 from typing import Any
 
 from engine.cli.flags import config_from_args
@@ -19,12 +18,14 @@ from engine.machine.host import last_level_cache_bytes
 from engine.measure import memory
 from engine.measure.uncertainty import NoiseFloor
 from engine.results.events import Phase, Queued, ResultWritten, silent
+from engine.results.files import check_output_file, save_fallback, write_text_atomically
 from engine.spec.catalog import strategies
 from engine.spec.config import BenchConfig
-from engine.spec.fields import ConfigError, Setting
+from engine.spec.fields import Setting
+from engine.storage.history import check_history_path
 from engine.storage.run_queue import RunQueue
 
-EXIT_OK = 0
+EXIT_OK, EXIT_UNSAVED = 0, 1
 
 
 def quiet_tensorflow() -> None:
@@ -55,10 +56,11 @@ def machine_floor(history_path: str | None, device_kind: str) -> NoiseFloor:
 def command_run(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     repetitions = REPETITIONS.parse("repetitions", args.repetitions)
+    # Every output is checked now: a bad path must not cost a finished measurement.
     if args.json_path:
-        parent = Path(args.json_path).resolve().parent
-        if not parent.is_dir():
-            raise ConfigError("json", f"directory {str(parent)!r} does not exist")
+        check_output_file("json", args.json_path)
+    if not args.no_history:
+        check_history_path(args.history)
     # Refuse impossible runs before TensorFlow is even imported.
     memory.preflight(config, probe_kind(), last_level_cache_bytes()[0])
     quiet_tensorflow()
@@ -82,12 +84,9 @@ def command_run(args: argparse.Namespace) -> int:
         result = run_benchmark(config, progress=progress)
     result.group_id = args.group_id
     result.noise_floor = machine_floor(args.history, result.environment.device_kind)
-    if args.json_path:
-        result.write_json(args.json_path)
-    if not args.no_history:
-        from engine.storage.history import History
-
-        History(args.history).add_run(result)
+    unsaved = save_outputs(result, args)
+    if unsaved:
+        return unsaved
     from engine.results.formatting import summary_table
 
     if args.progress == "jsonl":
@@ -99,19 +98,50 @@ def command_run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def save_outputs(result: Any, args: argparse.Namespace) -> int:
+    """Write the JSON and store the run; if either still fails, keep the measurement in a
+    fallback file and say where (exit 1). Returns 0 when everything was written."""
+    from engine.storage.history import History
+
+    text = result.to_json()
+    problems = []
+    if args.json_path:
+        try:
+            write_text_atomically(args.json_path, text)
+        except OSError as error:
+            problems.append(f"json: could not write {args.json_path!r}: {error.strerror}")
+    if not args.no_history:
+        try:
+            History(args.history).add_run(result)
+        except (OSError, sqlite3.Error) as error:
+            problems.append(f"history: could not store the run: {error}")
+    if not problems:
+        return EXIT_OK
+    saved = save_fallback(text, result.run_id)
+    for problem in problems:
+        print(f"error: {problem}", file=sys.stderr)
+    print(f"error: the measurement is kept in {saved}", file=sys.stderr)
+    return EXIT_UNSAVED
+
+
 def report_group(config: BenchConfig, repetitions: int, args: argparse.Namespace) -> int:
     """`run --repetitions R`: R fresh processes, one group; prints each variant's spread."""
     from engine.cli.repetitions import run_repetitions
-    from engine.results.files import write_text_atomically
     from engine.results.parse import group_payload
 
-    say = (
-        (lambda text: print(text, file=sys.stderr)) if args.progress == "bar" else (lambda _t: None)
-    )
+    progress = reporter(args.progress)
+
+    def say(text: str) -> None:
+        if args.progress == "bar":
+            print(text, file=sys.stderr)
+        else:
+            progress(Phase(text))
+
     group_id, runs = run_repetitions(config, repetitions, args, say)
     if args.json_path:
         write_text_atomically(args.json_path, json.dumps(group_payload(group_id, runs), indent=1))
     if args.progress == "jsonl":
+        progress(ResultWritten(group_id, args.json_path))
         return EXIT_OK
     print(f"group {group_id}: {repetitions} runs of the same configuration")
     for variant, medians in group_medians(runs).items():

@@ -22,7 +22,9 @@ import pandas as pd
 import platformdirs
 
 from engine.measure.uncertainty import NoiseFloor
+from engine.results.files import check_output_file
 from engine.results.model import RunResult
+from engine.spec.fields import ConfigError
 
 HISTORY_VARIABLE = "MATVEC_HISTORY"
 BUSY_TIMEOUT_MS = 30_000
@@ -101,6 +103,46 @@ def default_path() -> Path:
     if configured:
         return Path(configured)
     return Path(platformdirs.user_data_dir("matvec-profiler")) / "history.sqlite3"
+
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def check_history_path(path: str | Path | None) -> Path:
+    """Refuse, before any work, a history that cannot take a run (exit 2 naming --history):
+    a directory, a file that is not SQLite, a corrupt or read-only database, a place where
+    none can be created."""
+    target = Path(path) if path else default_path()
+    if target.exists() and target.is_dir():
+        raise ConfigError("history", f"{str(target)!r} is a directory; give a file name")
+    if not target.exists():
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise ConfigError(
+                "history", f"cannot create {str(target.parent)!r}: {error.strerror}"
+            ) from None
+        check_output_file("history", target)
+        return target
+    if not target.is_file():
+        raise ConfigError("history", f"{str(target)!r} is not a regular file")
+    if not target.stat().st_mode & 0o222:
+        raise ConfigError("history", f"{str(target)!r} is read-only")
+    with open(target, "rb") as handle:
+        header = handle.read(len(SQLITE_HEADER))
+    if header and header != SQLITE_HEADER:
+        raise ConfigError("history", f"{str(target)!r} is not an SQLite database")
+    try:
+        conn = sqlite3.connect(f"file:{target}?mode=ro", uri=True, timeout=5)
+        try:
+            verdict = conn.execute("PRAGMA quick_check").fetchone()[0]
+        finally:
+            conn.close()
+    except sqlite3.Error as error:
+        raise ConfigError("history", f"{str(target)!r} cannot be read: {error}") from None
+    if verdict != "ok":
+        raise ConfigError("history", f"{str(target)!r} is corrupt: {verdict}")
+    return target
 
 
 def best_of(result: RunResult) -> tuple[str | None, float | None]:

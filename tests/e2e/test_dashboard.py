@@ -70,3 +70,13 @@ def test_html_report_downloads_and_opens_offline(page, server, browser, tmp_path
     foreign = [u for u in requests if not u.startswith(("file:", "data:", "blob:"))]
     assert foreign == []
     offline.close()
+
+
+def test_the_run_pages_own_path_opens_it_with_the_links_settings(page, server):
+    page.goto(f"{server}/run?matrices=48&strategy=einsum&strategy=numpy")
+    page.get_by_text("Batched MatVec Profiler").first.wait_for(timeout=60_000)
+    box = page.get_by_label("Matrices (B)", exact=True)
+    box.wait_for(timeout=60_000)
+    assert box.input_value() == "48"
+    assert page.get_by_text("Page not found").count() == 0
+    page.wait_for_url(re.compile(r"strategy=einsum"), timeout=30_000)

@@ -106,3 +106,31 @@ def test_invalid_combination_is_refused_with_its_message():
     widget(at, "button", "Run benchmark").click().run()
     assert not at.exception
     assert any("distributable" in e.value for e in at.error)
+
+
+def test_seeding_from_the_link_fills_what_is_missing_on_every_run():
+    """A click during the first script run must never reset settings to bare defaults."""
+    from dashboard.services.links import settings_from_params
+
+    link = {"matrices": "500", "dtype": "float64", "strategy": "einsum,numpy"}
+    at = AppTest.from_file(APP, default_timeout=60)
+    for key, value in link.items():
+        at.query_params[key] = value
+    # A rerun that arrives after the link was read but before any widget state was set: a
+    # one-time "seeded" flag would leave every widget at its bare default (dtype float16).
+    at.session_state["url_notices"] = []
+    at.session_state["url_settings"] = settings_from_params(link).settings
+    at.run()
+    assert widget(at, "selectbox", "dtype").value == "float64"
+    assert widget(at, "multiselect", "Strategies").value == ["einsum", "numpy"]
+    assert widget(at, "number_input", "Matrices (B)").value == 500
+
+
+def test_repeated_link_parameters_count_and_dropped_ones_are_said():
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["strategy"] = ["einsum", "numpy"]
+    at.query_params["replicas"] = "3"
+    at.run()
+    assert widget(at, "multiselect", "Strategies").value == ["einsum", "numpy"]
+    notices = " ".join(w.value.replace("\\", "") for w in at.warning)
+    assert "replicas=3" in notices

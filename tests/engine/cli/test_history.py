@@ -75,3 +75,44 @@ def test_compare_command_exit_codes_and_json(tmp_path):
     for bad in ([base], [base, str(tmp_path / "nope.json")], [base, same, "--baseline", "5"]):
         done = compare(*bad)
         assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_a_sweep_whose_every_point_is_refused_exits_2_before_tensorflow(tmp_path):
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "engine",
+            "sweep",
+            "--matrices",
+            "100000000",
+            "--dim",
+            "1000",
+            "--history",
+            str(tmp_path / "h.sqlite3"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith("error: every point of the sweep is refused; the first: single:")
+    assert "memory: this run needs" in line
+
+
+def test_history_listing_shows_control_characters_as_text(tmp_path):
+    from tests.factories import make_run
+
+    history = History(tmp_path / "h.sqlite3")
+    history.add_run(make_run(label="evil \x1b[31mred\x1b[0m"))
+    done = subprocess.run(
+        [sys.executable, "-m", "engine", "history", "--history", str(tmp_path / "h.sqlite3")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0 and "\x1b" not in done.stdout
+    assert "\\x1b[31mred" in done.stdout

@@ -50,7 +50,7 @@ def test_environment_and_peak_are_recorded(small_run):
     assert env.device_kind == "CPU" and env.tensorflow == tf.__version__
     assert env.cpu_count >= 1 and env.threads and env.flags
     assert result.peak.bandwidth_bytes_per_s > 0
-    assert "reduce_sum" in result.peak.method
+    assert "synchronised read probes" in result.peak.method and "tensorflow" in result.peak.method
     assert result.memory is not None and result.memory.total_bytes > 0
 
 
@@ -176,7 +176,7 @@ def test_the_ceiling_has_a_probe_that_does_not_go_through_tensorflow(small_run):
 def test_machine_load_and_threads_are_recorded(small_run):
     result, _ = small_run
     load = result.to_dict()["machine_load"]
-    assert load["wall_s"] > 0 and load["cores"] >= 1 and 0 <= load["other_cpu_fraction"]
+    assert load["wall_s"] > 0 and load["cores"] >= 1 and load["other_cpu_fraction"] >= 0
     assert "numpy_blas" in result.environment.threads
 
 

@@ -79,3 +79,51 @@ def test_waiters_see_their_position(tmp_path):
         pass
     holder.join()
     assert positions[0] == 1
+
+
+def test_a_reused_pid_in_a_ticket_blocks_nothing(tmp_path):
+    """A ticket left by a dead process, named with a PID that now belongs to a live one."""
+    queue_dir = tmp_path / "q"
+    queue = RunQueue(queue_dir)
+    import os
+
+    stale = queue_dir / f"{1:020d}-{os.getppid()}-deadbeef.ticket"  # a live PID: ours' parent
+    stale.touch()
+    with queue.turn():
+        pass  # would wait forever if liveness were the PID
+    assert not stale.exists()
+
+
+def test_files_that_are_not_tickets_are_ignored(tmp_path):
+    queue_dir = tmp_path / "q"
+    queue = RunQueue(queue_dir)
+    for name in ("garbage.ticket", "x-y.ticket", "notes.txt", "1-2-3.ticket"):
+        (queue_dir / name).write_text("planted")
+    with queue.turn():
+        pass
+    assert (queue_dir / "garbage.ticket").exists()  # not ours to judge, never deleted
+
+
+def test_a_queue_directory_others_can_write_is_refused(tmp_path):
+    import pytest
+
+    from engine.spec.fields import ConfigError
+
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    with pytest.raises(ConfigError, match=r"MATVEC_QUEUE_DIR: .* writable by other users"):
+        RunQueue(shared)
+    created = RunQueue(tmp_path / "fresh").directory
+    assert created.stat().st_mode & 0o777 == 0o700
+
+
+def test_an_unusable_queue_directory_is_a_one_line_refusal(tmp_path):
+    import pytest
+
+    from engine.spec.fields import ConfigError
+
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(ConfigError, match="MATVEC_QUEUE_DIR"):
+        RunQueue(blocker / "q")

@@ -1,0 +1,211 @@
+"""Every state the engine can produce renders in every report, table, figure and page.
+
+States: no results at all, one point, every variant failed, every variant wrong, two runs with
+no variant in common, a distributed run, a one-point sweep. And the rule of the door: a file
+that imports renders; one that does not render is refused naming the bad field (property-based,
+over mutations of a real results file).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from streamlit.testing.v1 import AppTest
+
+from dashboard.figures import run as run_figures
+from dashboard.report import comparison_report, run_report, sweep_report
+from dashboard.tables import run as run_tables
+from engine.results.model import RunResult
+from engine.results.parts import DistributionSummary, ReplicaTiming
+from engine.results.reader import ResultsRejected
+from engine.storage.history import History
+from tests.conftest import ROOT
+from tests.factories import make_run
+
+
+def empty_run() -> RunResult:
+    run = make_run({"einsum": [0.001]})
+    run.results = []
+    return run
+
+
+def all_failed() -> RunResult:
+    run = make_run({"einsum": [0.001], "numpy": [0.002]})
+    for entry in run.results:
+        entry.status, entry.samples_s, entry.correct = "failed", (), False
+        entry.error = "ResourceExhaustedError: OOM **bold** ![x](http://127.0.0.1:9/x.png)"
+    return run
+
+
+def all_wrong() -> RunResult:
+    run = make_run({"einsum": [0.001] * 4, "numpy": [0.002] * 4})
+    for entry in run.results:
+        entry.correct = False
+        entry.warnings.append("incorrect: max relative error 1 exceeds tolerance 1e-6")
+    return run
+
+
+def distributed() -> RunResult:
+    run = make_run({"batched_matvec": [0.001] * 4})
+    entry = run.results[0]
+    entry.mode = "sharded"
+    entry.replicas = [
+        ReplicaTiming(0, "cpu:0", 50, 0.0005, 1e9),
+        ReplicaTiming(1, "cpu:1", 50, None),
+    ]
+    entry.distribution = DistributionSummary("MirroredStrategy", 2, (50, 50), 0.001)
+    return run
+
+
+STATES = {
+    "empty": empty_run,
+    "one point": lambda: make_run({"einsum": [0.001]}),
+    "all failed": all_failed,
+    "all wrong": all_wrong,
+    "distributed": distributed,
+}
+
+
+@pytest.mark.parametrize("state", list(STATES))
+def test_every_state_renders_in_the_report_tables_and_figures(state):
+    run = STATES[state]()
+    again = RunResult.from_json(run.to_json())  # what a file of this state imports as
+    html = run_report(again)
+    assert "<h1>" in html
+    summary = run_tables.summary(again)
+    run_figures.all_figures(
+        summary,
+        run_tables.samples(again),
+        run_tables.replicas(again),
+        2e10,
+        run_tables.distribution(again),
+    )
+    sweep_report([again], "one point")  # a one-point sweep
+    comparison_report([again, again])
+
+
+def test_a_one_point_sweep_opens_on_the_sweeps_page(tmp_path, monkeypatch):
+    path = tmp_path / "history.sqlite3"
+    monkeypatch.setenv("MATVEC_HISTORY", str(path))
+    history = History(path)
+    history.add_sweep("s1", "2026-11-30T12:00:00+00:00", "one point", {}, 1)
+    history.add_run(make_run({"einsum": [0.001] * 4}), sweep_id="s1", point_key="p")
+    at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=60)
+    at.run()
+    at.switch_page("views/sweeps.py")
+    at.run()
+    assert not at.exception
+    assert any("Crossover" in m.value for m in at.markdown)
+
+
+def test_two_runs_with_nothing_in_common_compare_and_report():
+    html = comparison_report([make_run({"numpy": [0.003] * 5}), make_run({"einsum": [0.002] * 5})])
+    assert "no timing" in html
+
+
+@pytest.fixture
+def stored_states(tmp_path, monkeypatch):
+    path = tmp_path / "history.sqlite3"
+    monkeypatch.setenv("MATVEC_HISTORY", str(path))
+    monkeypatch.setenv("MATVEC_QUEUE_DIR", str(tmp_path / "queue"))
+    history = History(path)
+    runs = {}
+    for index, (name, make) in enumerate(STATES.items()):
+        run = make()
+        label = f"{name} ![x](http://127.0.0.1:9/x.png)"
+        run.config = type(run.config)(**{**run.config.__dict__, "label": label})
+        run.created_at = f"2026-11-30T12:00:0{index}+00:00"
+        history.add_run(run)
+        runs[name] = run
+    return runs
+
+
+def test_every_state_opens_on_the_history_and_compare_pages(stored_states):
+    for name, run in stored_states.items():
+        at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=60)
+        at.run()
+        at.switch_page("views/history.py")
+        at.run()
+        at.session_state["history_opened"] = run.run_id
+        at.run()
+        assert not at.exception, name
+        assert any("The fastest way" in m.value for m in at.markdown), name
+        shown = [
+            e.value
+            for kind in ("markdown", "caption", "info", "error", "warning")
+            for e in getattr(at, kind)
+        ]
+        assert not any("![x](http" in text for text in shown), name  # never a live image
+    at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=60)
+    at.run()
+    at.switch_page("views/compare.py")
+    ids = [run.run_id for run in stored_states.values()]
+    at.query_params["runs"] = ",".join(ids)
+    at.run()
+    assert not at.exception
+
+
+# --- the door: what imports, renders -------------------------------------------------------
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-(10**30), 10**30) | st.floats() | st.text(max_size=20),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+
+
+def paths(node, prefix=()):
+    yield prefix
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from paths(value, (*prefix, key))
+    elif isinstance(node, list):
+        for index, value in enumerate(node[:3]):
+            yield from paths(value, (*prefix, index))
+
+
+def mutate(data, path, action, value):
+    data = copy.deepcopy(data)
+    if not path:
+        return value
+    parent = data
+    for step in path[:-1]:
+        parent = parent[step]
+    key = path[-1]
+    if action == "delete" and isinstance(parent, dict):
+        del parent[key]
+    else:
+        parent[key] = value
+    return data
+
+
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_a_mutated_results_file_is_refused_naming_its_field_or_renders_everywhere(
+    real_result_path, data
+):
+    original = json.loads(real_result_path.read_text())
+    where = data.draw(st.sampled_from(list(paths(original))))
+    action = data.draw(st.sampled_from(["replace", "delete"]))
+    value = data.draw(JSON_VALUES)
+    try:
+        text = json.dumps(mutate(original, where, action, value))
+    except ValueError:  # NaN/inf made by hypothesis: write them as Python's json would
+        text = json.dumps(mutate(original, where, action, value), allow_nan=True)
+    try:
+        run = RunResult.from_json(text)
+    except ResultsRejected as error:
+        message = str(error)
+        assert message and "\n" not in message and len(message) < 600
+        return
+    run_report(run)
+    comparison_report([run, run])
+    sweep_report([run], "mutated")
