@@ -62,8 +62,9 @@ def ratio_points(frame: pd.DataFrame, margin: float) -> go.Figure:
             go.Scatter(
                 x=group["variant"],
                 y=group["ratio"],
-                mode="markers",
+                mode="markers+text",
                 name=str(run),
+                textposition="middle right",
                 marker={
                     "size": 11,
                     "color": [VERDICT_COLORS.get(v, "#6b7280") for v in group["verdict"]],
@@ -74,7 +75,7 @@ def ratio_points(frame: pd.DataFrame, margin: float) -> go.Figure:
                     "array": [h - r for h, r in zip(highs, group["ratio"])],
                     "arrayminus": [r - lo for r, lo in zip(group["ratio"], lows)],
                 },
-                text=list(group["verdict"]),
+                text=[f"{r:.2f}x {v}" for r, v in zip(group["ratio"], group["verdict"])],
                 hovertemplate="%{y:.3f}× (%{text})",
             )
         )

@@ -60,3 +60,21 @@ def test_report_command_line_bad_file(tmp_path):
     )
     assert done.returncode == 2
     assert done.stderr.startswith("error: results: cannot read") and "Traceback" not in done.stderr
+
+
+def test_report_command_line_bad_outputs_are_one_line(real_result_path, tmp_path):
+    for output, fragment in (
+        (tmp_path, "error: output: "),
+        (tmp_path / "missing" / "r.html", "error: output: directory"),
+        ("/dev/null", "error: output: "),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "dashboard.report", str(real_result_path), "-o", str(output)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 2, done.stderr
+        (line,) = done.stderr.strip().splitlines()
+        assert line.startswith(fragment) and "Traceback" not in done.stderr
