@@ -8,6 +8,7 @@ serialisation time. Each class's `from_dict` is the validating parser of its par
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import asdict, dataclass, field, fields
@@ -241,12 +242,12 @@ class RunResult:
 
     def winner(self) -> Winner | None:
         """The fastest correct variant and those not distinguishable from it (ties)."""
-        candidates = {
-            r.variant: r.samples_s
+        candidates = tuple(
+            (r.variant, tuple(r.samples_s))
             for r in self.results
             if r.status == "ok" and r.correct and r.samples_s
-        }
-        return winner_and_ties(candidates, self.noise_floor, seed=self.config.seed)
+        )
+        return _winner_of(candidates, self.noise_floor, self.config.seed)
 
     def winner_dict(self) -> dict[str, Any] | None:
         found = self.winner()
@@ -435,6 +436,15 @@ class RunResult:
             for index, seconds in enumerate(result.samples_s)
         ]
         return pd.DataFrame(rows)
+
+
+@functools.lru_cache(maxsize=64)
+def _winner_of(
+    candidates: tuple[tuple[str, tuple[float, ...]], ...], floor: NoiseFloor, seed: int
+) -> Winner | None:
+    """The bootstrap behind `RunResult.winner`, computed once per set of samples: the JSON,
+    the CLI table, the page and the report all ask for it."""
+    return winner_and_ties(dict(candidates), floor, seed=seed)
 
 
 def _missing(read: Reader, name: str) -> Any:
