@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.spec.catalog import interactive_strategies
-from engine.spec.config import BenchConfig, config_fields, url_name_of
+from engine.spec.config import BenchConfig, config_fields, field_setting, url_name_of
 from engine.spec.fields import ConfigError, shown
 
 Settings = dict[str, Any]
@@ -51,7 +51,7 @@ def settings_from_params(params: Mapping[str, str | list[str]]) -> ParsedParams:
         if name is None:
             notices.append(f"Ignored unknown link parameter {url_name[:60]!r}.")
             continue
-        setting = next(s for item, s in config_fields() if item.name == name)
+        setting = field_setting(name)
         if len(values) > 1 and setting.kind != "strategies":
             notices.append(
                 f"Link parameter {url_name} was given {len(values)} times; used the last."

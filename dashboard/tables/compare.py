@@ -14,9 +14,7 @@ def comparison_table(frame: pd.DataFrame) -> pd.DataFrame:
     for variant, group in frame.groupby("variant", sort=False):
         row: dict[str, str] = {"strategy": variant}
         for _, item in group.iterrows():
-            cell = format_seconds(
-                item["median_s"] if item["median_s"] == item["median_s"] else None
-            )
+            cell = format_seconds(item["median_s"])  # "-" for a missing (NaN) median
             if isinstance(item["median_ci_s"], list):
                 cell += f" [{format_interval(item['median_ci_s'])}]"
             if not item["baseline"] and isinstance(item["ratio_ci"], list):

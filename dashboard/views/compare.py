@@ -35,10 +35,7 @@ runs = [r for r in runs if r is not None]
 baseline = st.selectbox(
     "Baseline", range(len(runs)), format_func=lambda i: run_label(runs[i]), key="baseline"
 )
-floor = floor_for(
-    sides_of(runs),
-    lambda run: history().noise_floor(run.environment.hostname, run.environment.device_kind),
-)
+floor = floor_for(sides_of(runs), history().floor_of)
 frame = compare_runs(runs, baseline, floor=floor)
 st.caption(comparison_method(floor, frame.attrs["margin"]))
 st.dataframe(comparison_table(frame), hide_index=True, width="stretch")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import streamlit as st
 
 from dashboard.components import controls, devices
@@ -13,6 +11,7 @@ from dashboard.components.results import parse_result, show_results
 from dashboard.services.links import config_from_settings
 from dashboard.services.worker import Job, JobStatus
 from engine.results.model import RunResult
+from engine.results.parse import read_run_group
 from engine.results.reader import ResultsRejected
 from engine.spec.fields import ConfigError
 
@@ -21,29 +20,19 @@ def collect(status: JobStatus) -> None:
     """Move a finished job's outcome into the session (once); of a group, its last run."""
     st.session_state["last_outcome"] = (status.state, status.message)
     st.session_state.pop("group_note", None)
-    if status.state == "done" and status.result_path:
-        with open(status.result_path, encoding="utf-8") as handle:
-            text = handle.read()
-        group = group_of(text)
-        if group is not None:
-            group_id, runs = group
-            st.session_state["group_note"] = (
-                f"{len(runs)} repetitions in fresh processes, stored as group {group_id}; "
-                "shown: the last. Compare them on the Compare page."
-            )
-            text = json.dumps(runs[-1])
-        st.session_state["result_text"] = text
-
-
-def group_of(text: str) -> tuple[str, list] | None:
-    """(group id, run objects) when the worker wrote a group file, else None."""
+    if status.state != "done" or not status.result_path:
+        return
     try:
-        data = json.loads(text)
-    except ValueError:
-        return None
-    if isinstance(data, dict) and isinstance(data.get("runs"), list) and data["runs"]:
-        return str(data.get("group_id", "")), data["runs"]
-    return None
+        runs = read_run_group(status.result_path)  # a results file, or a group file
+    except ResultsRejected as error:
+        st.session_state["last_outcome"] = ("failed", f"The worker's results: {error}")
+        return
+    if len(runs) > 1:
+        st.session_state["group_note"] = (
+            f"{len(runs)} repetitions in fresh processes, stored as group {runs[-1].group_id}; "
+            "shown: the last. Compare them on the Compare page."
+        )
+    st.session_state["result_text"] = runs[-1].to_json()
 
 
 def start_run(settings: dict) -> None:

@@ -46,10 +46,6 @@ def ratio_text(row: Any) -> str:
     return "-"
 
 
-def none_if_nan(value: Any) -> Any:
-    return None if isinstance(value, float) and not math.isfinite(value) else value
-
-
 def row_for_json(row: dict[str, Any]) -> dict[str, Any]:
     clean = {}
     for key, value in row.items():
@@ -71,17 +67,14 @@ def command_compare(args: argparse.Namespace) -> int:
     limit = PERCENT.parse("fail-if-slower", args.fail_if_slower) if args.fail_if_slower else None
     history = History(check_history_path(args.history))
     sides = [load_side(text, history) for text in args.runs]
-    floor = floor_for(
-        sides_of(sides),
-        lambda run: history.noise_floor(run.environment.hostname, run.environment.device_kind),
-    )
+    floor = floor_for(sides_of(sides), history.floor_of)
     frame = compare_runs(sides, baseline, floor=floor)
     print(f"noise floor: {floor.between_run_log_sd:.3f} (log sd between runs), {floor.source}")
     for _, row in frame.iterrows():
         ratio = ratio_text(row)
         print(
             f"{row['variant']:<22} {row['run'][:48]:<48} "
-            f"{format_seconds(none_if_nan(row['median_s'])):>10} "
+            f"{format_seconds(row['median_s']):>10} "
             f"{format_interval(row['median_ci_s']):>18} "
             f"{ratio:>28} {row['verdict']}"
         )

@@ -19,8 +19,6 @@ from typing import Any
 from engine.execution.base import Prepared
 from engine.results.events import Progress, Sample
 
-# A variant is sampling while it has a sampler, needs samples and its budget allows one more.
-
 
 @dataclass
 class SamplingRecord:
@@ -39,6 +37,7 @@ class SamplingRecord:
 
 
 def _wants_sample(item: Prepared, repeats: int) -> bool:
+    """Still sampling: has a sampler, needs samples, and its budget allows one more block."""
     sampler = item.sampler
     return sampler is not None and len(sampler.samples) < repeats and sampler.can_sample()
 

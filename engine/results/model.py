@@ -364,13 +364,9 @@ class RunResult:
         return cls(
             run_id=run_id,
             created_at=created_at,
-            environment=Environment.from_dict(read.data.get("environment"), "environment")
-            if read.has("environment")
-            else _missing(read, "environment"),
+            environment=Environment.from_dict(*_required(read, "environment")),
             config=config,
-            peak=Peak.from_dict(read.data["peak"], "peak")
-            if read.has("peak")
-            else _missing(read, "peak"),
+            peak=Peak.from_dict(*_required(read, "peak")),
             results=[
                 StrategyResult.from_dict(entry, f"results[{i}]", config)
                 for i, entry in enumerate(results)
@@ -447,8 +443,11 @@ def _winner_of(
     return winner_and_ties(dict(candidates), floor, seed=seed)
 
 
-def _missing(read: Reader, name: str) -> Any:
-    raise read.reject(name, "is required")
+def _required(read: Reader, name: str) -> tuple[Any, str]:
+    """A required object's data and path (Reader.child refuses it missing or not an object)."""
+    child = read.child(name)
+    assert child is not None
+    return child.data, child.path
 
 
 def _config_from(read: Reader | None) -> tuple[BenchConfig, int]:

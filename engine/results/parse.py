@@ -22,7 +22,8 @@ def parse_results(text: str | bytes) -> RunResult:
     return RunResult.from_json(text)
 
 
-def read_results_file(path: str | Path) -> RunResult:
+def read_text(path: str | Path) -> str:
+    """A results or group file's text: a regular file of at most 64 MiB, UTF-8."""
     file = Path(path)
     try:
         if not file.is_file():
@@ -36,10 +37,13 @@ def read_results_file(path: str | Path) -> RunResult:
             f"{MAX_FILE_BYTES // 2**20} MiB"
         )
     try:
-        text = file.read_text(encoding="utf-8")
+        return file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise ResultsRejected(f"cannot read {file}: {error}") from None
-    return parse_results(text)
+
+
+def read_results_file(path: str | Path) -> RunResult:
+    return parse_results(read_text(path))
 
 
 def group_payload(group_id: str, runs: list[RunResult]) -> dict[str, object]:
@@ -49,17 +53,7 @@ def group_payload(group_id: str, runs: list[RunResult]) -> dict[str, object]:
 
 def read_run_group(path: str | Path) -> list[RunResult]:
     """A results file (one run) or a group file (`{"group_id", "runs": [...]}`) as runs."""
-    file = Path(path)
-    try:
-        if not file.is_file():
-            raise ResultsRejected(f"cannot read {file}: not a regular file")
-        if file.stat().st_size > MAX_FILE_BYTES:
-            raise ResultsRejected(
-                f"{file}: results files are at most {MAX_FILE_BYTES // 2**20} MiB"
-            )
-        text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise ResultsRejected(f"cannot read {file}: {error}") from None
+    text = read_text(path)
     data = load_json(text)
     if isinstance(data, dict) and "runs" in data and "schema_version" not in data:
         runs = data["runs"]

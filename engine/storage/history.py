@@ -326,6 +326,10 @@ class History:
                 ),
             )
 
+    def floor_of(self, run: RunResult) -> NoiseFloor | None:
+        """The calibration of the machine and device a run was measured on, if any."""
+        return self.noise_floor(run.environment.hostname, run.environment.device_kind)
+
     def noise_floor(self, hostname: str | None, device_kind: str | None) -> NoiseFloor | None:
         """The newest calibration of this machine and device, if any."""
         with self._connect() as conn:
