@@ -11,7 +11,14 @@ from typing import Any
 
 import streamlit as st
 
+from dashboard.components.plain import plain
 from dashboard.services.links import defaults, params_from_settings, settings_from_params
+from engine.spec.catalog import (
+    FRAMEWORK_LABELS,
+    PEER_INSTALL_HINT,
+    framework_label,
+    missing_frameworks,
+)
 from engine.spec.config import config_fields
 from engine.spec.fields import Setting
 
@@ -22,7 +29,10 @@ SECTIONS: dict[str, tuple[str, ...]] = {
     "Devices": ("mode", "replicas", "threads"),
     "Timing": ("cache", "order", "warmup", "repeats", "seed", "time_budget_s", "dataset_batch"),
 }
-HELP_EXTRA = {"strategies": "python_loop and dataset are the slow classics: add them to see why."}
+HELP_EXTRA = {
+    "strategies": "python_loop and dataset are the slow classics: add them to see why. "
+    "The JAX and PyTorch peers each run in a process of their own, on the same inputs."
+}
 
 
 def _key(name: str) -> str:
@@ -73,7 +83,18 @@ def _widget(name: str, setting: Setting, disabled: bool = False) -> None:
     elif setting.kind == "choice":
         st.selectbox(setting.label, setting.options(), key=key, help=help_text)
     elif setting.kind == "strategies":
-        st.multiselect(setting.label, setting.options(), key=key, help=help_text)
+        # Catalogue order groups them by framework: TensorFlow, NumPy, then the peers.
+        st.multiselect(
+            setting.label,
+            setting.options(),
+            key=key,
+            help=help_text,
+            format_func=lambda name: f"{name} · {framework_label(name)}",
+        )
+        missing = missing_frameworks()
+        if missing:
+            names = ", ".join(FRAMEWORK_LABELS[f] for f in missing)
+            st.caption(plain(f"Not installed here: {names} — {PEER_INSTALL_HINT}"))
     elif setting.kind == "bool":
         st.checkbox(setting.label, key=key, help=help_text)
     else:

@@ -14,7 +14,7 @@ from dashboard.report import run_report
 from dashboard.tables import run as data
 from dashboard.text.explain import fastest_way
 from engine.results.model import RunResult
-from engine.spec.catalog import kernel_source
+from engine.spec.catalog import code_to_copy
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -53,7 +53,7 @@ def show_results(text: str, key: str = "run") -> None:
         st.error("No strategy produced a correct result in this run.")
     else:
         st.markdown(fastest_way(best, chosen, config, result.peak_bytes_per_s))
-        source = kernel_source(best["variant"])
+        source = code_to_copy(best["variant"])
         if source:
             st.code(source, language="python")
         else:

@@ -14,7 +14,7 @@ from dashboard.report.html import (
 from dashboard.tables import run as data
 from dashboard.text.explain import fastest_way
 from engine.results.model import RunResult
-from engine.spec.catalog import kernel_source
+from engine.spec.catalog import code_to_copy
 
 NO_SOURCE = "(this version of the tool does not have that strategy's source)"
 
@@ -36,7 +36,7 @@ def run_sections(result: RunResult) -> list[str]:
         sections += [
             "<h2>The fastest way</h2>",
             markdown_to_html(fastest_way(best, chosen, config, result.peak_bytes_per_s)),
-            f"<pre><code>{escape(kernel_source(best['variant']) or NO_SOURCE)}</code></pre>",
+            f"<pre><code>{escape(code_to_copy(best['variant']) or NO_SOURCE)}</code></pre>",
         ]
     else:
         sections.append("<h2>The fastest way</h2><p class='wrong'>No correct result.</p>")

@@ -8,7 +8,7 @@ import pandas as pd
 
 from engine.measure.uncertainty import ratio_interval
 from engine.results.formatting import format_entry, format_number, format_seconds, verdict
-from engine.results.model import RunResult
+from engine.results.model import RunResult, process_of
 from engine.spec.catalog import baseline_strategies
 
 
@@ -20,10 +20,14 @@ def summary(result: RunResult) -> pd.DataFrame:
     frame["verdict"] = [verdict(s, c) for s, c in zip(frame["status"], frame["correct"])]
     samples = {r.variant: r.samples_s for r in result.results}
     ok = set(frame.loc[frame["verdict"] == "ok", "variant"])
-    floor = result.noise_floor.ratio_log_sd / math.sqrt(2)
+    floor = result.noise_floor
     for base in baseline_strategies():
         ratios = [
-            ratio_interval([samples[v]], [samples[base]], floor)
+            ratio_interval(
+                [samples[v]],
+                [samples[base]],
+                floor.side_log_sd(process_of(v.partition("+")[0]) == process_of(base)),
+            )
             if base in ok and samples.get(base) and samples.get(v)
             else None
             for v in frame["variant"]

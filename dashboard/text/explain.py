@@ -22,6 +22,7 @@ WHY_BY_KIND = {
         "dispatch round trip."
     ),
     "host": "It runs NumPy on the host CPU, with no TensorFlow dispatch at all.",
+    "jit": "Its framework traces it once and compiles the whole batch into one program.",
 }
 
 
@@ -73,7 +74,7 @@ def fastest_way(shown: pd.Series, winner: dict, config: BenchConfig, peak: float
         lines.append(f"`{shown['variant']}` is " + " and ".join(speedups) + ".")
     if is_known(strategy):
         info = strategy_info(strategy)
-        lines.append(WHY_BY_KIND[info.kind])
+        lines.append(info.why or WHY_BY_KIND[info.kind])
         if info.launches == "one":
             lines.append(
                 f"It computes all {config.matrices:,} matrix-vector products in a single "

@@ -181,6 +181,8 @@ def strategy_rows() -> list[dict[str, Any]]:
             "name": s.name,
             "kind": s.kind,
             "framework": s.framework,
+            "installed": s.installed,
+            "own_process": s.in_own_process,
             "xla": s.supports_xla,
             "distributable": s.distribution is not None,
             "distribution": s.distribution,
@@ -199,5 +201,9 @@ def command_strategies(args: argparse.Namespace) -> int:
         print(json.dumps(rows, indent=2))
     else:
         for row in rows:
-            print(f"{row['name']:<16} {row['framework']:<11} {row['kind']:<6} {row['summary']}")
+            missing = "" if row["installed"] else "  (not installed)"
+            print(
+                f"{row['name']:<16} {row['framework']:<11} {row['kind']:<6} "
+                f"{row['summary']}{missing}"
+            )
     return EXIT_OK

@@ -4,9 +4,8 @@ Each mode's executor (single, distributed, dataset) is a function
 `(RunContext, strategy, option) -> Prepared`: it builds the kernel, places what it needs, makes
 the variant's `Sampler` (first call, warm-up, autorange) and checks the output; the runner then
 takes the timed samples of all variants (interleaved or in sequence) and calls each
-`finish(timing)`. The pieces every executor needs are here, written once: the sampler,
-copying the timing into the result, and the poison/fill/check sequence against the float64
-reference.
+`finish(timing)`. The TensorFlow context and sampler are here; the framework-free parts
+(blank result, timing copy, output check) are in `recording.py`, shared with the peer worker.
 """
 
 from __future__ import annotations
@@ -15,18 +14,31 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from engine.backends.tensorflow.build import Builder
 from engine.backends.tensorflow.devices import DeviceSetup
 from engine.backends.tensorflow.placement import Inputs
 from engine.backends.tensorflow.sync import sync_all
-from engine.measure import correctness, roofline
-from engine.measure.timing import Kernel, Sampler, Timing
+from engine.execution.recording import (
+    Prepared,
+    blank_result,
+    check_outputs,
+    record_timing,
+    to_host,
+)
+from engine.measure.timing import Kernel, Sampler
 from engine.results.events import Progress
-from engine.results.model import Status, StrategyResult
-from engine.spec.catalog import variant_name
 from engine.spec.config import BenchConfig
+
+__all__ = [
+    "Executor",
+    "Prepared",
+    "RunContext",
+    "blank_result",
+    "check_outputs",
+    "make_sampler",
+    "record_timing",
+    "to_host",
+]
 
 
 @dataclass
@@ -40,29 +52,7 @@ class RunContext:
     shared: dict[Any, Any] = field(default_factory=dict)  # placements the variants share
 
 
-@dataclass
-class Prepared:
-    """A variant ready to sample (`sampler`), or already final (`sampler` is None)."""
-
-    result: StrategyResult
-    sampler: Sampler | None = None
-    finish: Callable[[Timing], None] | None = None  # after sampling: record and add context
-
-
 Executor = Callable[[RunContext, str, str], Prepared]
-
-
-def blank_result(config: BenchConfig, strategy: str, option: str, status: Status) -> StrategyResult:
-    m, n = config.rows, config.columns
-    return StrategyResult(
-        strategy=strategy,
-        variant=variant_name(strategy, option),
-        mode=config.mode,
-        status=status,
-        matrices=config.matrices,
-        flops=roofline.flops(config.matrices, m, n),
-        bytes=roofline.traffic_bytes(config.matrices, m, n, config.itemsize),
-    )
 
 
 def make_sampler(
@@ -80,44 +70,3 @@ def make_sampler(
         budget_s=config.time_budget_s if budget_s is None else budget_s,
         fixed_calls=fixed_calls,
     )
-
-
-def record_timing(result: StrategyResult, timing: Timing, transfer_s: float) -> None:
-    """Copy a finished timing into the result: samples are the truth, kept raw."""
-    result.first_call_s = timing.first_call_s
-    result.transfer_s = transfer_s
-    result.dispatch_s = timing.dispatch_s
-    result.calls_per_sample = timing.measurement.calls_per_sample
-    result.samples_s = timing.measurement.samples_s
-    result.warnings.extend(timing.warnings)
-    result.budget_exhausted = timing.budget_exhausted
-
-
-def to_host(output: Any) -> np.ndarray:
-    return output.numpy() if hasattr(output, "numpy") else np.asarray(output)
-
-
-def check_outputs(
-    result: StrategyResult, outputs: list[Any], reference: np.ndarray, config: BenchConfig
-) -> None:
-    """Check each full output (replicated mode has one per replica; the worst one counts).
-
-    Each is copied into a NaN-poisoned (B, m) buffer, so unwritten vectors and wrong shapes
-    are caught rather than broadcast or averaged away.
-    """
-    checks: list[correctness.Check] = []
-    for index, output in enumerate(outputs):
-        buffer = correctness.poisoned_output(*reference.shape)
-        mismatch = correctness.fill(buffer, to_host(output))
-        if mismatch:
-            where = f"replica {index}: " if len(outputs) > 1 else ""
-            result.warnings.append(f"incorrect: {where}{mismatch}")
-        checks.append(correctness.check(buffer, reference, config.dtype, config.columns))
-    worst = max(checks, key=lambda c: (not c.correct, c.max_rel_error))
-    result.max_rel_error = worst.max_rel_error
-    result.rel_error_norm = worst.rel_error_norm
-    result.max_abs_error = worst.max_abs_error
-    result.tolerance = worst.tolerance
-    result.correct = worst.correct
-    if worst.message:
-        result.warnings.append(f"incorrect: {worst.message}")

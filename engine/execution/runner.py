@@ -10,6 +10,7 @@ recorded with its status and message, and the others go on.
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections.abc import Mapping
 from datetime import datetime, timezone
@@ -32,9 +33,11 @@ from engine.backends.tensorflow.threads import configure_threads
 from engine.execution.base import Executor, Prepared, RunContext, blank_result, record_timing
 from engine.execution.dataset import run_dataset
 from engine.execution.distributed import run_distributed
+from engine.execution.peers import run_peers
 from engine.execution.plan import plan_variants
 from engine.execution.sampling import take_samples
 from engine.execution.single import run_single
+from engine.machine.accelerators import probe_kind
 from engine.machine.cluster import worker_count
 from engine.machine.host import last_level_cache_bytes
 from engine.machine.load import LoadMonitor
@@ -128,6 +131,17 @@ def run_benchmark(
     monitor = LoadMonitor().start()
     llc_bytes, llc_source = last_level_cache_bytes()
     warnings = [w for w in [configure_threads(config.threads)] if w]
+    variants = plan_variants(config)
+    emit(Started(tuple(variant_name(s, x) for s, x in variants)))
+    copies = memory.cold_copies(config, llc_bytes)
+    # Peers first, each in its own process, before TensorFlow holds the device.
+    peers = run_peers(
+        config,
+        variants if config.mode == "single" else (),
+        copies=copies,
+        device_kind=setup.kind if setup else probe_kind(),
+        emit=emit,
+    )
     distributed = None
     if config.mode != "single" and worker_count() > 1:
         # Collectives must be configured before TensorFlow initialises its context.
@@ -137,8 +151,7 @@ def run_benchmark(
     if config.mode != "single" and distributed is None:
         distributed = make_strategy(setup)
     environment = capture(setup, llc_bytes, llc_source, config.threads)
-    variants = plan_variants(config)
-    emit(Started(tuple(variant_name(s, x) for s, x in variants)))
+    environment = dataclasses.replace(environment, frameworks=peers.environments)
 
     device = setup.devices[0]
     probes = []
@@ -148,16 +161,20 @@ def run_benchmark(
         probes += host_probe(setup.kind, llc_bytes, "before")
 
     emit(Phase("inputs"))
-    copies = memory.cold_copies(config, llc_bytes)
     keep_host = any(strategy_info(name).runs_on_host for name in config.strategies)
     inputs = prepare(config, device, copies, keep_host=keep_host)
 
     ctx = RunContext(config, setup, inputs, builder_with(builders), emit, distributed)
-    prepared = [prepare_variant(ctx, strategy, option) for strategy, option in variants]
+    prepared = [
+        Prepared(peers.results[variant])
+        if variant in peers.results
+        else prepare_variant(ctx, *variant)
+        for variant in variants
+    ]
     emit(Phase(f"sampling ({config.order})"))
     with tf.device(device):
         record = take_samples(
-            prepared,
+            [item for variant, item in zip(variants, prepared) if variant not in peers.results],
             repeats=config.repeats,
             order=config.order,
             seed=config.seed,
@@ -185,6 +202,6 @@ def run_benchmark(
         warnings=warnings,
         cold_copies=copies,
         memory=estimate,
-        sampling=record.to_dict(),
+        sampling={**record.to_dict(), **({"peers": peers.sampling} if peers.sampling else {})},
         machine_load=load,
     )

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.execution.base import Prepared
+from engine.execution.recording import Prepared
 from engine.results.events import Progress, Sample
 
 

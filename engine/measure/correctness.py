@@ -31,6 +31,9 @@ EPS: dict[str, float] = {
 REFERENCE_CHUNK_ELEMENTS = 8_000_000
 
 
+CHECK_STREAM = 1_000_003  # a stream no timed input set uses: the check runs on fresh inputs
+
+
 def make_inputs(
     matrices: int, rows: int, cols: int, dtype: str, seed: int, stream: int
 ) -> tuple[np.ndarray, np.ndarray]:

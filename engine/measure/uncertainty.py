@@ -15,7 +15,7 @@ run's samples as independent calls identical runs different most of the time. He
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -64,6 +64,11 @@ class NoiseFloor:
     between_run_log_sd: float = DEFAULT_BETWEEN_RUN_LOG_SD  # same config, fresh processes
     ratio_log_sd: float = DEFAULT_RATIO_LOG_SD  # two variants of one run, across runs
     source: str = "default (not calibrated on this machine; run `python -m engine calibrate`)"
+
+    def side_log_sd(self, same_process: bool = True) -> float:
+        """The floor each side of a ratio of one run carries: half the within-run ratio
+        variance when both were interleaved in one process, else a fresh process's own."""
+        return self.ratio_log_sd / math.sqrt(2) if same_process else self.between_run_log_sd
 
 
 @dataclass(frozen=True)
@@ -153,20 +158,28 @@ def winner_and_ties(
     floor: NoiseFloor,
     margin: float = DEFAULT_MARGIN,
     seed: int = 0,
+    processes: Mapping[str, str] | None = None,
 ) -> Winner | None:
     """The fastest candidate by median and every candidate not distinguishable from it.
 
     Candidates are variants of one run (samples in seconds per call). Another variant is tied
     when the interval of its time over the winner's reaches down into the margin: the data do
     not show it slower by more than `margin`. The floor is the variation of such a ratio
-    between runs, which one run cannot see.
+    between runs, which one run cannot see. Variants measured in different processes
+    (`processes`: variant -> process, e.g. a JAX peer) were not interleaved with each other:
+    each side then carries the between-process floor, not the within-run one.
     """
     timed = {name: s for name, s in candidates.items() if len(s)}
     if not timed:
         return None
     best = min(timed, key=lambda name: float(np.median(timed[name])))
+    where = processes or {}
+
+    def side_floor(name: str) -> float:
+        return floor.side_log_sd(where.get(name, "") == where.get(best, ""))
+
     ratios = {
-        name: ratio_interval([timed[best]], [samples], floor.ratio_log_sd / math.sqrt(2), seed)
+        name: ratio_interval([timed[best]], [samples], side_floor(name), seed)
         for name, samples in timed.items()
         if name != best
     }

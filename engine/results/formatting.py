@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 
 from engine.results.model import RunResult
+from engine.spec.catalog import framework_label
 
 TIME_UNITS: tuple[tuple[str, float], ...] = (("s", 1.0), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9))
 
@@ -72,6 +73,7 @@ def format_entry(entry: Mapping[str, Any]) -> dict[str, str]:
     interval = entry.get("median_ci_s")
     return {
         "strategy": entry["variant"],
+        "framework": framework_label(entry["strategy"]),
         "status": verdict(entry["status"], entry["correct"]),
         "median": format_seconds(entry["median_s"]),
         "95% CI": format_interval(interval),

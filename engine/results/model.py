@@ -243,7 +243,7 @@ class RunResult:
     def winner(self) -> Winner | None:
         """The fastest correct variant and those not distinguishable from it (ties)."""
         candidates = tuple(
-            (r.variant, tuple(r.samples_s))
+            (r.variant, tuple(r.samples_s), process_of(r.strategy))
             for r in self.results
             if r.status == "ok" and r.correct and r.samples_s
         )
@@ -434,13 +434,22 @@ class RunResult:
         return pd.DataFrame(rows)
 
 
-@functools.lru_cache(maxsize=64)
+def process_of(strategy: str) -> str:
+    """Where a strategy's samples were taken: the run's own process, or its peer framework's."""
+    if is_known(strategy) and strategy_info(strategy).in_own_process:
+        return strategy_info(strategy).framework
+    return ""
+
+
+@functools.lru_cache(maxsize=256)
 def _winner_of(
-    candidates: tuple[tuple[str, tuple[float, ...]], ...], floor: NoiseFloor, seed: int
+    candidates: tuple[tuple[str, tuple[float, ...], str], ...], floor: NoiseFloor, seed: int
 ) -> Winner | None:
     """The bootstrap behind `RunResult.winner`, computed once per set of samples: the JSON,
     the CLI table, the page and the report all ask for it."""
-    return winner_and_ties(dict(candidates), floor, seed=seed)
+    samples = {name: s for name, s, _ in candidates}
+    processes = {name: process for name, _, process in candidates}
+    return winner_and_ties(samples, floor, seed=seed, processes=processes)
 
 
 def _required(read: Reader, name: str) -> tuple[Any, str]:

@@ -184,6 +184,8 @@ class Environment:
     flags: dict[str, Any] = field(default_factory=dict)
     build: dict[str, Any] = field(default_factory=dict)
     device_notes: tuple[str, ...] = ()
+    # Peer frameworks (jax, torch): version, device, threads and process times, by framework.
+    frameworks: dict[str, Any] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)  # fields this version does not know
 
     def to_dict(self) -> dict[str, Any]:
@@ -206,6 +208,6 @@ class Environment:
             values[name] = tuple(read.texts(name, []))
         for name in ("replicas", "cpu_count", "cpu_affinity_count", "last_level_cache_bytes"):
             values[name] = read.integer(name, None)
-        for name in ("threads", "flags", "build"):
+        for name in ("threads", "flags", "build", "frameworks"):
             values[name] = read.mapping(name, {})
         return cls(**values, extra=read.extras(known))

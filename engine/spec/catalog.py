@@ -15,8 +15,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-Kind = Literal["eager", "graph", "host"]
-Framework = Literal["tensorflow", "numpy"]
+Kind = Literal["eager", "graph", "host", "jit"]
+Framework = Literal["tensorflow", "numpy", "jax", "torch"]
+# Peers run in a process of their own (started by the run), never beside TensorFlow: JAX
+# preallocates most of a GPU, and two frameworks' thread pools in one process fight.
+PEER_FRAMEWORKS: dict[str, str] = {"jax": "jax", "torch": "torch"}  # framework -> module
+FRAMEWORK_LABELS: dict[str, str] = {
+    "tensorflow": "TensorFlow",
+    "numpy": "NumPy",
+    "jax": "JAX",
+    "torch": "PyTorch",
+}
+PEER_INSTALL_HINT = (
+    "install the peers with `pip install -r requirements-peers.txt` (CPU-only machines: "
+    "`pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu` avoids "
+    "the several-GB CUDA build)"
+)
 # How a strategy runs under tf.distribute: "graph" (strategy.run of its kernel), "dataset"
 # (a tf.data pipeline split across replicas), or None (mode single only).
 Distribution = Literal["graph", "dataset"] | None
@@ -27,7 +41,9 @@ TF_KERNELS = "engine.backends.tensorflow.kernels"
 @dataclass(frozen=True)
 class StrategyInfo:
     name: str
-    kind: Kind  # eager: Python drives ops one by one; graph: one tf.function; host: NumPy
+    # eager: Python drives ops one by one; graph: one tf.function; host: NumPy; jit: a peer
+    # framework's own compiler (jax.jit)
+    kind: Kind
     summary: str
     kernel: str  # "module:function" of the kernel, imported only when a run builds it
     framework: Framework = "tensorflow"
@@ -39,11 +55,23 @@ class StrategyInfo:
     # Among tied strategies the simplest is the one to copy: lower is simpler.
     simplicity: int = 5
     simplicity_reason: str = ""
+    why: str = ""  # why it is fast or slow, when the kind's general reason does not fit
 
     @property
     def supports_xla(self) -> bool:
-        """Graph kernels can be compiled with jit_compile=True (the +xla variant)."""
-        return self.kind == "graph"
+        """TensorFlow graph kernels can be compiled with jit_compile=True (the +xla variant)."""
+        return self.kind == "graph" and self.framework == "tensorflow"
+
+    @property
+    def in_own_process(self) -> bool:
+        """A peer framework: its variants run in a process of their own (execution/peers.py)."""
+        return self.framework in PEER_FRAMEWORKS
+
+    @property
+    def installed(self) -> bool:
+        """Its framework can be imported here (found without importing it)."""
+        module = PEER_FRAMEWORKS.get(self.framework)
+        return module is None or _module_file(module) is not None
 
     @property
     def runs_on_host(self) -> bool:
@@ -58,6 +86,10 @@ class StrategyInfo:
 
 def _tf(function: str) -> str:
     return f"{TF_KERNELS}:{function}"
+
+
+def _peer(framework: str, function: str) -> str:
+    return f"engine.backends.{framework}.kernels:{function}"
 
 
 _REGISTRY: dict[str, StrategyInfo] = {}
@@ -86,6 +118,11 @@ def strategy_names() -> tuple[str, ...]:
     return tuple(_REGISTRY)
 
 
+def installed_strategy_names() -> tuple[str, ...]:
+    """What `--strategy all` means: every strategy whose framework is installed here."""
+    return tuple(s.name for s in _REGISTRY.values() if s.installed)
+
+
 def interactive_strategies() -> tuple[str, ...]:
     """The dashboard's pre-selected set: cheap enough at 3000x100x100 for a quick answer."""
     return tuple(s.name for s in _REGISTRY.values() if s.interactive)
@@ -102,6 +139,20 @@ def strategy_info(name: str) -> StrategyInfo:
 
 def is_known(name: str) -> bool:
     return split_variant(name)[0] in _REGISTRY
+
+
+def framework_label(name: str) -> str:
+    """ "JAX", "PyTorch"... for a strategy or variant name; "unknown" for a name from elsewhere."""
+    if not is_known(name):
+        return "unknown"
+    framework = strategy_info(name).framework
+    return FRAMEWORK_LABELS.get(framework, framework)
+
+
+def missing_frameworks() -> tuple[str, ...]:
+    """Peer frameworks with strategies in the catalogue that are not installed here."""
+    found = {s.framework for s in _REGISTRY.values() if not s.installed}
+    return tuple(f for f in PEER_FRAMEWORKS if f in found)
 
 
 def variant_name(strategy: str, option: str = "") -> str:
@@ -151,6 +202,20 @@ def kernel_source(name: str) -> str | None:
     """The kernel's real source, read from its file without importing it (None: unknown)."""
     base, _ = split_variant(name)
     return _kernel_sources().get(base)
+
+
+def code_to_copy(name: str) -> str | None:
+    """The kernel's source with the wrapper the engine puts around it, so it runs as timed."""
+    source = kernel_source(name)
+    if source is None:
+        return None
+    info = strategy_info(name)
+    if info.supports_xla:
+        xla = split_variant(name)[1] == "xla"
+        return ("@tf.function(jit_compile=True)\n" if xla else "@tf.function\n") + source
+    if info.kind == "jit":
+        return "@jax.jit\n" + source
+    return source
 
 
 BUILTIN: tuple[StrategyInfo, ...] = (
@@ -243,6 +308,54 @@ BUILTIN: tuple[StrategyInfo, ...] = (
         baseline=True,
         simplicity=2,
         simplicity_reason="one NumPy call on the host, no TensorFlow",
+    ),
+    StrategyInfo(
+        "jax_vmap",
+        "jit",
+        "JAX: jax.jit(jax.vmap(jnp.matmul))(A, x), synced with block_until_ready.",
+        _peer("jax", "jax_vmap"),
+        framework="jax",
+        launches="one",
+        simplicity=3,
+        interactive=False,
+        simplicity_reason="one vmapped call, compiled by jax.jit",
+        why="JAX traces it once and XLA compiles the whole batch into one fused program.",
+    ),
+    StrategyInfo(
+        "jax_einsum",
+        "jit",
+        "JAX: jax.jit(lambda A, x: jnp.einsum('bij,bj->bi', A, x)).",
+        _peer("jax", "jax_einsum"),
+        framework="jax",
+        launches="one",
+        simplicity=3,
+        interactive=False,
+        simplicity_reason="one call, with the index notation to read, compiled by jax.jit",
+        why="JAX traces it once and XLA compiles the whole batch into one fused program.",
+    ),
+    StrategyInfo(
+        "torch_bmm",
+        "eager",
+        "PyTorch: torch.bmm(A, x[..., None])[..., 0], eager.",
+        _peer("torch", "torch_bmm"),
+        framework="torch",
+        launches="one",
+        simplicity=4,
+        interactive=False,
+        simplicity_reason="one batched call, with a reshape on either side",
+        why="PyTorch dispatches one batched matrix multiply for the whole batch.",
+    ),
+    StrategyInfo(
+        "torch_einsum",
+        "eager",
+        "PyTorch: torch.einsum('bij,bj->bi', A, x), eager.",
+        _peer("torch", "torch_einsum"),
+        framework="torch",
+        launches="one",
+        interactive=False,
+        simplicity=3,
+        simplicity_reason="one call, with the index notation to read",
+        why="PyTorch lowers the einsum to one batched matrix multiply for the whole batch.",
     ),
 )
 

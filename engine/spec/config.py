@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import Field, asdict, dataclass, field, fields
 from typing import Any
 
-from engine.spec.catalog import strategy_info, strategy_names
+from engine.spec.catalog import installed_strategy_names, strategy_info, strategy_names
 from engine.spec.fields import ConfigError, Setting
 
 DTYPES: tuple[str, ...] = ("float16", "bfloat16", "float32", "float64")
@@ -56,7 +56,8 @@ class BenchConfig:
         ("batched_matvec",),
         kind="strategies",
         choices=strategy_names,
-        help="strategy names, repeatable or comma-separated, or 'all'",
+        everything=installed_strategy_names,
+        help="strategy names, repeatable or comma-separated, or 'all' (the installed ones)",
         label="Strategies",
         flag="--strategy",
         url="strategy",

@@ -49,9 +49,13 @@ class Setting:
     sweepable: bool = True  # may be a sweep axis
     max_chars: int = 0  # text fields
     message_name: str = ""  # the name messages use, when it is not the field's (strategy)
+    everything: Callable[[], tuple[str, ...]] | None = None  # what 'all' means (else options)
 
     def options(self) -> tuple[str, ...]:
         return self.choices() if callable(self.choices) else self.choices
+
+    def all_options(self) -> tuple[str, ...]:
+        return self.everything() if self.everything else self.options()
 
     def parse(self, name: str, value: Any) -> Any:
         """Validate one loosely typed value (CLI text, URL text, JSON, widget value)."""
@@ -156,7 +160,7 @@ def _parse_strategies(setting: Setting, field: str, value: Any) -> tuple[str, ..
         listed = ", ".join(shown(name) for name in unknown[:5])
         raise ConfigError(field, f"unknown {listed}; allowed: all, {', '.join(names)}")
     if "all" in items:
-        return names
+        return setting.all_options()
     return tuple(name for name in names if name in items)
 
 

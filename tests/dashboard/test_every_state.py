@@ -9,6 +9,7 @@ over mutations of a real results file).
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 
 import pytest
@@ -22,6 +23,7 @@ from dashboard.tables import run as run_tables
 from engine.results.model import RunResult
 from engine.results.parts import DistributionSummary, ReplicaTiming
 from engine.results.reader import ResultsRejected
+from engine.spec.catalog import PEER_INSTALL_HINT
 from engine.storage.history import History
 from tests.conftest import ROOT
 from tests.factories import make_run
@@ -61,8 +63,28 @@ def distributed() -> RunResult:
     return run
 
 
+def with_peers() -> RunResult:
+    """TensorFlow beside the JAX and PyTorch peers, one of them not installed."""
+    run = make_run(
+        {
+            "einsum": [0.002] * 4,
+            "jax_vmap": [0.0015, 0.0016, 0.0014, 0.0015],
+            "torch_bmm": [0.003] * 4,
+            "torch_einsum": [0.001],
+        }
+    )
+    missing = run.results[-1]
+    missing.status, missing.samples_s, missing.correct = "unsupported", (), False
+    missing.calls_per_sample = None
+    missing.error = f"torch is not installed here; {PEER_INSTALL_HINT}"
+    frameworks = {"jax": {"version": "0.10.2", "threads": 2, "process": {"wall_s": 3.0}}}
+    run.environment = dataclasses.replace(run.environment, frameworks=frameworks)
+    return run
+
+
 STATES = {
     "empty": empty_run,
+    "peers": with_peers,
     "one point": lambda: make_run({"einsum": [0.001]}),
     "all failed": all_failed,
     "all wrong": all_wrong,
@@ -209,3 +231,30 @@ def test_a_mutated_results_file_is_refused_naming_its_field_or_renders_everywher
     run_report(run)
     comparison_report([run, run])
     sweep_report([run], "mutated")
+
+
+def test_the_peers_appear_with_their_framework_on_the_run_pages(stored_states):
+    run = stored_states["peers"]
+    at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=60)
+    at.run()
+    at.switch_page("views/history.py")
+    at.run()
+    at.session_state["history_opened"] = run.run_id
+    at.run()
+    assert not at.exception
+    tables = [frame.value for frame in at.dataframe]
+    summary = next(t for t in tables if "framework" in t.columns and "median" in t.columns)
+    frameworks = dict(zip(summary["strategy"], summary["framework"]))
+    assert frameworks == {
+        "einsum": "TensorFlow",
+        "jax_vmap": "JAX",
+        "torch_bmm": "PyTorch",
+        "torch_einsum": "PyTorch",
+    }
+    shown = " ".join(
+        e.value for kind in ("markdown", "error", "caption") for e in getattr(at, kind)
+    )
+    assert "jax\\_vmap" in shown or "jax_vmap" in shown
+    assert "requirements\\-peers" in shown or "requirements-peers" in shown  # the hint
+    html = run_report(run)
+    assert "jax_vmap" in html and "PyTorch" in html and "requirements-peers.txt" in html

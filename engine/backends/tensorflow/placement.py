@@ -13,10 +13,8 @@ import numpy as np
 import tensorflow as tf
 
 from engine.backends.tensorflow.sync import sync_all
-from engine.measure.correctness import make_inputs, reference
+from engine.measure.correctness import CHECK_STREAM, make_inputs, reference
 from engine.spec.config import BenchConfig
-
-CHECK_STREAM = 1_000_003  # a stream no timed input set uses: the check runs on fresh inputs
 
 
 @dataclass

@@ -120,8 +120,8 @@ def test_jsonl_progress_is_machine_readable(tmp_path):
 def test_strategies_lists_every_name_as_json():
     done = engine("strategies", "--json", timeout=60)
     assert done.returncode == 0
-    names = [row["name"] for row in json.loads(done.stdout)]
-    assert names == [
+    rows = json.loads(done.stdout)
+    assert [row["name"] for row in rows] == [
         "python_loop",
         "while_loop",
         "map_fn",
@@ -131,7 +131,21 @@ def test_strategies_lists_every_name_as_json():
         "einsum",
         "dataset",
         "numpy",
+        "jax_vmap",
+        "jax_einsum",
+        "torch_bmm",
+        "torch_einsum",
     ]
+    frameworks = {row["name"]: row["framework"] for row in rows}
+    assert frameworks["numpy"] == "numpy" and frameworks["einsum"] == "tensorflow"
+    assert frameworks["jax_vmap"] == "jax" and frameworks["torch_bmm"] == "torch"
+    assert all(isinstance(row["installed"], bool) for row in rows)
+    assert {row["name"] for row in rows if row["own_process"]} == {
+        "jax_vmap",
+        "jax_einsum",
+        "torch_bmm",
+        "torch_einsum",
+    }
 
 
 def test_devices_reports_the_cpu():

@@ -11,6 +11,7 @@ from engine import BenchConfig, run
 from engine.backends.tensorflow.build import build_kernel
 from engine.results.events import Sample, VariantDone
 from engine.results.model import RESULT_FIELDS, RUN_FIELDS, RunResult
+from engine.spec.catalog import strategy_info
 
 SMALL = {"matrices": 40, "dim": 6, "cols": 5, "warmup": 1, "repeats": 3, "time_budget_s": 5}
 
@@ -145,10 +146,17 @@ def test_samples_are_interleaved_in_recorded_seeded_rounds(small_run):
     result, _ = small_run
     sampling = result.to_dict()["sampling"]
     assert sampling["order"] == "interleaved" and sampling["seed"] == 0
-    assert sampling["variants"] == [r.variant for r in result.results]
-    everyone = list(range(len(result.results)))
+    own = [r.variant for r in result.results if not strategy_info(r.strategy).in_own_process]
+    assert sampling["variants"] == own  # the peers' rounds are their own processes'
+    everyone = list(range(len(own)))
     assert all(sorted(r) == everyone for r in sampling["rounds"])
     assert len({tuple(r) for r in sampling["rounds"]}) > 1
+    for framework, record in sampling["peers"].items():
+        peers = [
+            r.variant for r in result.results if strategy_info(r.strategy).framework == framework
+        ]
+        assert record["variants"] == peers and record["order"] == "interleaved"
+        assert all(sorted(r) == list(range(len(peers))) for r in record["rounds"])
 
 
 def test_every_result_has_a_median_interval_and_the_run_a_winner(small_run):

@@ -5,14 +5,18 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
+import engine.spec.catalog as catalog
 from engine import BenchConfig, run
 from engine.cli.main import main
 from engine.execution.plan import plan_variants
 from engine.spec.catalog import (
     StrategyInfo,
     baseline_strategies,
+    code_to_copy,
+    framework_label,
     interactive_strategies,
     kernel_source,
+    missing_frameworks,
     register,
     strategies,
     strategy_info,
@@ -45,7 +49,29 @@ def test_capabilities_are_read_from_the_entries():
     assert strategy_info("python_loop").distribution is None
     assert set(baseline_strategies()) == {"python_loop", "numpy"}
     assert "python_loop" not in interactive_strategies()
-    assert {s.framework for s in strategies()} == {"tensorflow", "numpy"}
+    assert {s.framework for s in strategies()} == {"tensorflow", "numpy", "jax", "torch"}
+    assert not strategy_info("jax_vmap").supports_xla  # +xla is TensorFlow's jit_compile
+    assert strategy_info("jax_vmap").in_own_process and not strategy_info("numpy").in_own_process
+    assert not set(interactive_strategies()) & {"jax_vmap", "torch_bmm"}  # each starts a process
+
+
+def test_all_means_the_installed_strategies(monkeypatch):
+    real = catalog._module_file
+    monkeypatch.setattr(catalog, "_module_file", lambda m: None if m == "jax" else real(m))
+    chosen = BenchConfig.from_raw({"strategies": "all"}).strategies
+    assert "jax_vmap" not in chosen and "einsum" in chosen
+    assert "jax" in missing_frameworks()
+    # Named explicitly, a missing peer is accepted: the run says `unsupported` with the hint.
+    assert BenchConfig.from_raw({"strategies": "jax_vmap"}).strategies == ("jax_vmap",)
+
+
+def test_the_code_to_copy_carries_the_wrapper_it_was_timed_with():
+    assert code_to_copy("einsum").startswith("@tf.function\ndef einsum(")
+    assert code_to_copy("einsum+xla").startswith("@tf.function(jit_compile=True)\n")
+    assert code_to_copy("jax_vmap").startswith("@jax.jit\ndef jax_vmap(")
+    assert code_to_copy("torch_bmm").startswith("def torch_bmm(")
+    assert code_to_copy("numpy").startswith("def numpy(")
+    assert framework_label("torch_bmm") == "PyTorch" and framework_label("nope") == "unknown"
 
 
 def test_plan_reads_the_strategies_descriptions():
@@ -91,5 +117,6 @@ def test_a_registered_strategy_is_a_dashboard_choice(plugin, monkeypatch, tmp_pa
     at.run()
     assert not at.exception
     (chooser,) = [w for w in at.multiselect if w.label == "Strategies"]
-    assert "broadcast_sum" in chooser.options
+    assert "broadcast_sum · TensorFlow" in chooser.options  # grouped by framework
+    assert "jax_vmap · JAX" in chooser.options and "torch_bmm · PyTorch" in chooser.options
     assert chooser.value == ["broadcast_sum"]

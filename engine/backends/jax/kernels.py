@@ -1,0 +1,15 @@
+"""JAX kernels: y[i] = A[i] @ x[i]. The runtime wraps each in `jax.jit`; the body is the code
+the dashboard shows to copy (with `jax.jit` around it)."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+
+def jax_vmap(A: jax.Array, x: jax.Array) -> jax.Array:
+    return jax.vmap(jnp.matmul)(A, x)
+
+
+def jax_einsum(A: jax.Array, x: jax.Array) -> jax.Array:
+    return jnp.einsum("bij,bj->bi", A, x)

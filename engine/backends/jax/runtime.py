@@ -1,0 +1,73 @@
+"""JAX on its default device: TPU when there is one, else GPU, else the CPU.
+
+Set before JAX starts (the peer worker imports this module only after limiting the CPU
+affinity, which is how JAX sizes its CPU thread pool): no GPU memory preallocation, so the
+TensorFlow run that follows gets the device back. Matmul precision is "highest": on TPU the
+default float32 matmul uses bfloat16 passes, which would be faster and fail the float32 check.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+
+import jax  # after the environment above
+import jaxlib
+import numpy as np
+
+KINDS = {"cpu": "CPU", "gpu": "GPU", "cuda": "GPU", "rocm": "GPU", "tpu": "TPU"}
+PRECISION = "highest"
+
+
+class JaxRuntime:
+    framework = "jax"
+
+    def __init__(self, dtype: str, threads: int) -> None:
+        jax.config.update("jax_default_matmul_precision", PRECISION)
+        if dtype == "float64":
+            jax.config.update("jax_enable_x64", True)  # else float64 is silently float32
+        self.device = jax.devices()[0]
+        self.device_kind = KINDS.get(self.device.platform, self.device.platform.upper())
+        self.threads = threads
+
+    def unsupported(self, dtype: str) -> str | None:
+        if dtype == "float64" and self.device_kind == "TPU":
+            return "float64 is not supported by JAX on TPU"
+        return None
+
+    def put(self, host: tuple[np.ndarray, np.ndarray]) -> tuple[Any, Any]:
+        placed = jax.device_put(host, self.device)
+        jax.block_until_ready(placed)
+        return placed[0], placed[1]
+
+    def build(self, function: Callable[..., Any], option: str) -> Callable[..., Any]:
+        if option:
+            raise ValueError(f"JAX kernels have no {option!r} variant")
+        return jax.jit(function)
+
+    def sync(self, output: Any) -> None:
+        output.block_until_ready()
+
+    def to_host(self, output: Any) -> np.ndarray:
+        return np.asarray(output)
+
+    def environment(self) -> dict[str, Any]:
+        return {
+            "version": jax.__version__,
+            "jaxlib": jaxlib.__version__,
+            "device": str(self.device),
+            "device_kind": self.device_kind,
+            "device_name": getattr(self.device, "device_kind", None),
+            "devices": len(jax.devices()),
+            "matmul_precision": PRECISION,
+            "x64": bool(jax.config.jax_enable_x64),
+            "threads": self.threads,
+            "thread_control": "CPU affinity (JAX sizes its CPU thread pool from it)",
+        }
+
+
+def make_runtime(dtype: str, threads: int) -> JaxRuntime:
+    return JaxRuntime(dtype, threads)

@@ -1,0 +1,32 @@
+"""What a peer framework supplies to the peer worker: a device, its copy of the inputs, its call
+and its sync. Everything else (inputs, timing, checking, statistics) is the engine's own."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+import numpy as np
+
+
+class PeerRuntime(Protocol):
+    framework: str
+    device_kind: str  # CPU, GPU or TPU: where this framework's arrays live
+
+    def unsupported(self, dtype: str) -> str | None:
+        """Why `dtype` cannot run here (None: it can)."""
+
+    def put(self, host: tuple[np.ndarray, np.ndarray]) -> tuple[Any, Any]:
+        """The engine's arrays on this framework's device, bit for bit, transfer finished."""
+
+    def build(self, function: Callable[..., Any], option: str) -> Callable[..., Any]:
+        """The callable to time (jax.jit for JAX; the kernel itself for eager PyTorch)."""
+
+    def sync(self, output: Any) -> None:
+        """Block until `output`, and everything dispatched before it, is computed."""
+
+    def to_host(self, output: Any) -> np.ndarray:
+        """The output as a NumPy array, widened losslessly where NumPy lacks the dtype."""
+
+    def environment(self) -> dict[str, Any]:
+        """Version, device and thread settings, for the results' `environment.frameworks`."""

@@ -1,0 +1,1 @@
+"""PyTorch as a peer framework: kernels and the runtime the peer worker drives (own process)."""

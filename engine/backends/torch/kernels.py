@@ -1,0 +1,14 @@
+"""PyTorch kernels: y[i] = A[i] @ x[i], eager. The inputs never require gradients, so no
+autograd graph is recorded; the body is the code the dashboard shows to copy."""
+
+from __future__ import annotations
+
+import torch
+
+
+def torch_bmm(A: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+    return torch.bmm(A, x[..., None])[..., 0]
+
+
+def torch_einsum(A: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+    return torch.einsum("bij,bj->bi", A, x)

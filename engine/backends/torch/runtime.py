@@ -1,0 +1,78 @@
+"""PyTorch on CUDA when it is available, else the CPU.
+
+On a TPU host PyTorch runs on the host CPU (torch_xla is not used): the results say so, so its
+numbers are never read as the TPU's. TF32 stays off for float32 matmuls (PyTorch's default),
+so float32 means float32.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import torch
+
+DTYPES = {
+    "float16": torch.float16,
+    "bfloat16": torch.bfloat16,
+    "float32": torch.float32,
+    "float64": torch.float64,
+}
+
+
+class TorchRuntime:
+    framework = "torch"
+
+    def __init__(self, dtype: str, threads: int) -> None:
+        torch.set_num_threads(threads)
+        torch.set_grad_enabled(False)
+        self.cuda = torch.cuda.is_available()
+        self.device = torch.device("cuda:0" if self.cuda else "cpu")
+        self.device_kind = "GPU" if self.cuda else "CPU"
+        self.dtype = DTYPES[dtype]
+        if self.cuda:
+            torch.backends.cuda.matmul.allow_tf32 = False
+
+    def unsupported(self, dtype: str) -> str | None:
+        return None
+
+    def put(self, host: tuple[np.ndarray, np.ndarray]) -> tuple[Any, Any]:
+        placed = tuple(self._tensor(array) for array in host)
+        self.sync(None)
+        return placed
+
+    def _tensor(self, array: np.ndarray) -> torch.Tensor:
+        if self.dtype == torch.bfloat16:  # NumPy has no bfloat16: widen, then narrow exactly
+            return torch.from_numpy(array.astype(np.float32)).to(self.device, torch.bfloat16)
+        return torch.from_numpy(np.ascontiguousarray(array)).to(self.device).clone()
+
+    def build(self, function: Callable[..., Any], option: str) -> Callable[..., Any]:
+        if option:
+            raise ValueError(f"PyTorch kernels have no {option!r} variant")
+        return function
+
+    def sync(self, output: Any) -> None:
+        if self.cuda:
+            torch.cuda.synchronize(self.device)
+
+    def to_host(self, output: Any) -> np.ndarray:
+        if output.dtype == torch.bfloat16:
+            output = output.float()  # exact: every bfloat16 is a float32
+        return output.cpu().numpy()
+
+    def environment(self) -> dict[str, Any]:
+        return {
+            "version": torch.__version__,
+            "device": str(self.device),
+            "device_kind": self.device_kind,
+            "device_name": torch.cuda.get_device_name(self.device) if self.cuda else None,
+            "cuda": torch.version.cuda,
+            "threads": torch.get_num_threads(),
+            "interop_threads": torch.get_num_interop_threads(),
+            "thread_control": "torch.set_num_threads and CPU affinity",
+        }
+
+
+def make_runtime(dtype: str, threads: int) -> TorchRuntime:
+    return TorchRuntime(dtype, threads)

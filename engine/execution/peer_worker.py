@@ -1,0 +1,191 @@
+"""One peer framework's variants, in a process of its own (`-m engine.execution.peer_worker`).
+
+Started by the run (`peers.py`) with a request on stdin: the config, the variants, the number
+of cold-cache input sets and the thread count every framework gets. It limits its CPU affinity
+to that many cores *before* the framework starts its thread pools, makes the engine's inputs
+(same seed, same streams: bit for bit what TensorFlow gets), puts them on the framework's
+device, and times and checks each variant with the engine's own Sampler, interleaved sampling
+and float64 check. It never imports TensorFlow.
+
+Protocol on stdout (one JSON object per line): `{"event": ...}` progress events, then one
+`{"peer_result": {...}}`. Everything else the framework prints goes to stderr, so it cannot
+corrupt the protocol.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import sys
+import time
+from collections.abc import Callable
+from typing import IO, Any
+
+from engine.backends.peer_runtime import PeerRuntime
+from engine.execution.recording import Prepared, blank_result, check_outputs, record_timing
+from engine.execution.sampling import take_samples
+from engine.measure.correctness import CHECK_STREAM, make_inputs, reference
+from engine.measure.timing import Kernel, Sampler
+from engine.results.events import Event, Phase, VariantStarted
+from engine.spec.catalog import strategy_info, variant_name
+from engine.spec.config import BenchConfig
+
+ERROR_MAX_CHARS = 500
+RESULT_KEY = "peer_result"
+
+
+def one_line(error: BaseException) -> str:
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    return f"{type(error).__name__}: {(lines or [''])[0]}"[:ERROR_MAX_CHARS]
+
+
+def limit_cpus(threads: int) -> int:
+    """Keep this process on `threads` of the cores it may use; returns how many it has."""
+    if not hasattr(os, "sched_getaffinity"):
+        return threads
+    allowed = sorted(os.sched_getaffinity(0))
+    if threads < len(allowed):
+        os.sched_setaffinity(0, allowed[:threads])
+    return len(os.sched_getaffinity(0))
+
+
+def load_runtime(framework: str, dtype: str, threads: int) -> PeerRuntime:
+    module = importlib.import_module(f"engine.backends.{framework}.runtime")
+    return module.make_runtime(dtype, threads)
+
+
+def kernel_function(strategy: str) -> Callable[..., Any]:
+    module, _, name = strategy_info(strategy).kernel.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+class PeerInputs:
+    """The engine's input sets on the framework's device, and the check set with its reference."""
+
+    def __init__(self, runtime: PeerRuntime, config: BenchConfig, copies: int) -> None:
+        shape = (config.matrices, config.rows, config.columns, config.dtype, config.seed)
+        self.timed = []
+        self.transfer_s = 0.0
+        for stream in range(copies):
+            host = make_inputs(*shape, stream=stream)
+            start = time.perf_counter()
+            self.timed.append(runtime.put(host))
+            if stream == 0:
+                self.transfer_s = time.perf_counter() - start
+        check_host = make_inputs(*shape, stream=CHECK_STREAM)
+        self.check = runtime.put(check_host)
+        self.reference = reference(*check_host)
+
+
+def prepare_variant(
+    runtime: PeerRuntime,
+    config: BenchConfig,
+    inputs: PeerInputs,
+    variant: tuple[str, str],
+    run_device_kind: str,
+) -> Prepared:
+    strategy, option = variant
+    result = blank_result(config, strategy, option, "ok")
+    reason = runtime.unsupported(config.dtype)
+    if reason:
+        result.status, result.error = "unsupported", reason
+        return Prepared(result)
+    try:
+        fn = runtime.build(kernel_function(strategy), option)
+        sets = inputs.timed
+        sampler = Sampler(
+            Kernel(call=lambda i: fn(*sets[i % len(sets)]), sync=runtime.sync),
+            warmup=config.warmup,
+            budget_s=config.time_budget_s,
+        )
+        output = fn(*inputs.check)
+        runtime.sync(output)
+        check_outputs(result, [output], inputs.reference, config, convert=runtime.to_host)
+    except Exception as error:  # noqa: BLE001 - one variant's failure keeps the others
+        result.status, result.error = "failed", one_line(error)
+        return Prepared(result)
+    if runtime.device_kind != run_device_kind:
+        result.warnings.append(
+            f"{runtime.framework} ran on the {runtime.device_kind}, not on the run's "
+            f"{run_device_kind}: its roofline fraction is against the {run_device_kind}'s peak"
+        )
+    return Prepared(result, sampler, lambda t: record_timing(result, t, inputs.transfer_s))
+
+
+def failed_block(item: Prepared, error: BaseException) -> None:
+    item.result.status, item.result.error = "failed", one_line(error)
+    item.result.correct = False
+    item.sampler = item.finish = None
+
+
+def run(request: dict[str, Any], write: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+    """Measure the request's variants; returns the `peer_result` object."""
+    config = BenchConfig.from_raw(request["config"])
+    framework = request["framework"]
+    variants = [(str(s), str(o)) for s, o in request["variants"]]
+    threads = limit_cpus(int(request["threads"]))
+    run_kind = str(request.get("device_kind", "CPU"))
+
+    def emit(event: Event) -> None:
+        write(event.to_dict())
+
+    start = time.perf_counter()
+    emit(Phase(f"starting {framework}"))
+    runtime = load_runtime(framework, config.dtype, threads)
+    started_s = time.perf_counter() - start
+    emit(Phase(f"inputs ({framework})"))
+    inputs = PeerInputs(runtime, config, int(request["copies"]))
+    prepared = []
+    for variant in variants:
+        emit(VariantStarted(variant_name(*variant)))
+        prepared.append(prepare_variant(runtime, config, inputs, variant, run_kind))
+    emit(Phase(f"sampling ({framework}, {config.order})"))
+    record = take_samples(
+        prepared,
+        repeats=config.repeats,
+        order=config.order,
+        seed=config.seed,
+        emit=emit,
+        on_failure=failed_block,
+    )
+    for item in prepared:
+        if item.sampler is not None and item.finish is not None:
+            item.finish(item.sampler.timing(config.repeats))
+    return {
+        "framework": framework,
+        "results": [item.result.to_dict(None) for item in prepared],
+        "environment": runtime.environment(),
+        "sampling": record.to_dict(),
+        "startup_s": started_s,
+        "wall_s": time.perf_counter() - start,
+    }
+
+
+def protocol_stream() -> IO[str]:
+    """Our own copy of stdout for the protocol; fd 1 then points at stderr for everyone else."""
+    stream = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return stream
+
+
+def main() -> int:
+    out = protocol_stream()
+
+    def write(data: dict[str, Any]) -> None:
+        out.write(json.dumps(data, allow_nan=False) + "\n")
+        out.flush()
+
+    request = json.load(sys.stdin)
+    try:
+        write({RESULT_KEY: run(request, write)})
+    except ImportError as error:
+        write({RESULT_KEY: {"import_error": one_line(error)}})
+    except Exception as error:  # noqa: BLE001 - said to the parent in one line, not a traceback
+        write({RESULT_KEY: {"error": one_line(error)}})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

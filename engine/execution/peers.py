@@ -1,0 +1,217 @@
+"""The peer frameworks' variants (JAX, PyTorch), each framework in a process of its own.
+
+The run starts one `peer_worker` process per framework *before* TensorFlow takes the device
+(a TPU is held by one process at a time; JAX would preallocate a GPU), forwards its progress
+events, and merges its results, validated by the same parser as any imported file, into the
+one run. Every framework gets the same thread count. A framework that is not installed gives
+`unsupported` with the install hint; a process that crashes, hangs or says something
+unreadable fails only its own variants.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine.execution.peer_worker import RESULT_KEY
+from engine.execution.recording import blank_result
+from engine.results.events import Phase, Progress, VariantDone, event_from_dict
+from engine.results.model import StrategyResult
+from engine.results.reader import ResultsRejected
+from engine.spec.catalog import PEER_INSTALL_HINT, strategy_info
+from engine.spec.config import BenchConfig
+
+ENGINE_ROOT = Path(__file__).resolve().parents[2]  # the directory that holds `engine/`
+STARTUP_ALLOWANCE_S = 180.0  # importing a framework and compiling, on a slow shared machine
+STDERR_TAIL_CHARS = 4_000
+
+Variant = tuple[str, str]
+
+
+@dataclass
+class PeerOutcome:
+    results: dict[Variant, StrategyResult] = field(default_factory=dict)
+    environments: dict[str, dict[str, Any]] = field(default_factory=dict)
+    sampling: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+def usable_cores() -> int:
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def peer_threads(config: BenchConfig) -> int:
+    """The thread count every peer framework gets: the config's, else one per usable core
+    (what TensorFlow and NumPy's BLAS pick by default)."""
+    return config.threads or usable_cores()
+
+
+def group_by_framework(variants: Iterable[Variant]) -> dict[str, list[Variant]]:
+    groups: dict[str, list[Variant]] = {}
+    for strategy, option in variants:
+        info = strategy_info(strategy)
+        if info.in_own_process:
+            groups.setdefault(info.framework, []).append((strategy, option))
+    return groups
+
+
+def _ended(config: BenchConfig, wanted: list[Variant], status: str, error: str) -> dict:
+    ended = {}
+    for strategy, option in wanted:
+        result = blank_result(config, strategy, option, status)  # type: ignore[arg-type]
+        result.error = error
+        ended[(strategy, option)] = result
+    return ended
+
+
+def process_timeout_s(config: BenchConfig, variants: int) -> float:
+    """Generous: each variant's budget covers sampling only; first calls and checks add."""
+    return STARTUP_ALLOWANCE_S + variants * (2 * config.time_budget_s + 60.0)
+
+
+def _child_environment() -> dict[str, str]:
+    env = dict(os.environ)
+    paths = [str(ENGINE_ROOT), *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))]
+    env["PYTHONPATH"] = os.pathsep.join(paths)
+    return env
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1][:500] if lines else "no message"
+
+
+WORKER_COMMAND = (sys.executable, "-m", "engine.execution.peer_worker")
+
+
+def spawn_peer(
+    request: dict[str, Any],
+    emit: Progress,
+    timeout_s: float,
+    command: list[str] | None = None,
+) -> tuple[Any, str]:
+    """Run one peer process; returns its `peer_result` (None if it never said one) and, when
+    it did not end cleanly, why (exit code and the last line it wrote to stderr)."""
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as errors:
+        process = subprocess.Popen(
+            command or list(WORKER_COMMAND),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=errors,
+            text=True,
+            encoding="utf-8",
+            env=_child_environment(),
+        )
+        timed_out = threading.Event()
+
+        def expire() -> None:
+            timed_out.set()
+            process.kill()
+
+        timer = threading.Timer(timeout_s, expire)
+        timer.start()
+        payload = None
+        try:
+            assert process.stdin is not None and process.stdout is not None
+            try:
+                process.stdin.write(json.dumps(request))
+                process.stdin.close()
+            except BrokenPipeError:
+                pass  # it ended already: its exit code and stderr say why
+            for line in process.stdout:
+                try:
+                    data = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(data, dict) and RESULT_KEY in data:
+                    payload = data[RESULT_KEY]
+                    continue
+                event = event_from_dict(data)
+                if event is not None and not isinstance(event, VariantDone):
+                    emit(event)
+            code = process.wait()
+        finally:
+            timer.cancel()
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+        errors.seek(0)
+        tail = errors.read()[-STDERR_TAIL_CHARS:]
+    if timed_out.is_set():
+        return payload, f"timed out after {timeout_s:.0f} s and was stopped"
+    if code != 0:
+        return payload, f"ended with exit code {code}: {_last_line(tail)}"
+    return payload, ""
+
+
+def _results_from(
+    config: BenchConfig, framework: str, wanted: list[Variant], payload: Any, problem: str
+) -> dict[Variant, StrategyResult]:
+    hint = f"{framework} could not be imported"
+    if isinstance(payload, dict) and "import_error" in payload:
+        return _ended(
+            config, wanted, "unsupported", f"{hint}: {payload['import_error']}; {PEER_INSTALL_HINT}"
+        )
+    if isinstance(payload, dict) and "error" in payload:
+        return _ended(
+            config, wanted, "failed", f"the {framework} process failed: {payload['error']}"
+        )
+    found: dict[Variant, StrategyResult] = {}
+    entries = payload.get("results") if isinstance(payload, dict) else None
+    if isinstance(entries, list):
+        try:
+            for index, entry in enumerate(entries):
+                result = StrategyResult.from_dict(
+                    entry, f"peers.{framework}.results[{index}]", config
+                )
+                found[(result.strategy, result.variant.partition("+")[2])] = result
+        except ResultsRejected as error:
+            return _ended(config, wanted, "failed", f"the {framework} process said: {error}")
+    missing = [v for v in wanted if v not in found]
+    why = problem or "it did not report this variant"
+    found.update(_ended(config, missing, "failed", f"the {framework} process {why}"))
+    return {v: found[v] for v in wanted}
+
+
+def run_peers(
+    config: BenchConfig,
+    variants: Iterable[Variant],
+    *,
+    copies: int,
+    device_kind: str,
+    emit: Progress,
+) -> PeerOutcome:
+    """Every peer variant of the run, measured framework by framework."""
+    outcome = PeerOutcome()
+    threads = peer_threads(config)
+    for framework, wanted in group_by_framework(variants).items():
+        if not strategy_info(wanted[0][0]).installed:
+            error = f"{framework} is not installed here; {PEER_INSTALL_HINT}"
+            outcome.results.update(_ended(config, wanted, "unsupported", error))
+            continue
+        emit(Phase(f"peers: {framework}"))
+        request = {
+            "framework": framework,
+            "config": config.to_dict(),
+            "variants": [list(v) for v in wanted],
+            "copies": copies,
+            "threads": threads,
+            "device_kind": device_kind,
+        }
+        payload, problem = spawn_peer(request, emit, process_timeout_s(config, len(wanted)))
+        outcome.results.update(_results_from(config, framework, wanted, payload, problem))
+        if isinstance(payload, dict) and isinstance(payload.get("environment"), dict):
+            process = {k: payload.get(k) for k in ("startup_s", "wall_s")}
+            outcome.environments[framework] = {**payload["environment"], "process": process}
+        if isinstance(payload, dict) and isinstance(payload.get("sampling"), dict):
+            outcome.sampling[framework] = payload["sampling"]
+    return outcome

@@ -1,0 +1,87 @@
+"""What every variant's result goes through, in any framework: a blank result, the timing
+copied into it, and the poison/fill/check sequence against the float64 reference.
+
+Framework-free on purpose: the TensorFlow executors and the peer worker (JAX, PyTorch, each in
+a process of its own) share it, so every framework's numbers are recorded and checked alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from engine.measure import correctness, roofline
+from engine.measure.timing import Sampler, Timing
+from engine.results.model import Status, StrategyResult
+from engine.spec.catalog import variant_name
+from engine.spec.config import BenchConfig
+
+
+@dataclass
+class Prepared:
+    """A variant ready to sample (`sampler`), or already final (`sampler` is None)."""
+
+    result: StrategyResult
+    sampler: Sampler | None = None
+    finish: Callable[[Timing], None] | None = None  # after sampling: record and add context
+
+
+def blank_result(config: BenchConfig, strategy: str, option: str, status: Status) -> StrategyResult:
+    m, n = config.rows, config.columns
+    return StrategyResult(
+        strategy=strategy,
+        variant=variant_name(strategy, option),
+        mode=config.mode,
+        status=status,
+        matrices=config.matrices,
+        flops=roofline.flops(config.matrices, m, n),
+        bytes=roofline.traffic_bytes(config.matrices, m, n, config.itemsize),
+    )
+
+
+def record_timing(result: StrategyResult, timing: Timing, transfer_s: float) -> None:
+    """Copy a finished timing into the result: samples are the truth, kept raw."""
+    result.first_call_s = timing.first_call_s
+    result.transfer_s = transfer_s
+    result.dispatch_s = timing.dispatch_s
+    result.calls_per_sample = timing.measurement.calls_per_sample
+    result.samples_s = timing.measurement.samples_s
+    result.warnings.extend(timing.warnings)
+    result.budget_exhausted = timing.budget_exhausted
+
+
+def to_host(output: Any) -> np.ndarray:
+    return output.numpy() if hasattr(output, "numpy") else np.asarray(output)
+
+
+def check_outputs(
+    result: StrategyResult,
+    outputs: list[Any],
+    reference: np.ndarray,
+    config: BenchConfig,
+    convert: Callable[[Any], np.ndarray] = to_host,
+) -> None:
+    """Check each full output (replicated mode has one per replica; the worst one counts).
+
+    Each is copied into a NaN-poisoned (B, m) buffer, so unwritten vectors and wrong shapes
+    are caught rather than broadcast or averaged away.
+    """
+    checks: list[correctness.Check] = []
+    for index, output in enumerate(outputs):
+        buffer = correctness.poisoned_output(*reference.shape)
+        mismatch = correctness.fill(buffer, convert(output))
+        if mismatch:
+            where = f"replica {index}: " if len(outputs) > 1 else ""
+            result.warnings.append(f"incorrect: {where}{mismatch}")
+        checks.append(correctness.check(buffer, reference, config.dtype, config.columns))
+    worst = max(checks, key=lambda c: (not c.correct, c.max_rel_error))
+    result.max_rel_error = worst.max_rel_error
+    result.rel_error_norm = worst.rel_error_norm
+    result.max_abs_error = worst.max_abs_error
+    result.tolerance = worst.tolerance
+    result.correct = worst.correct
+    if worst.message:
+        result.warnings.append(f"incorrect: {worst.message}")

@@ -1,0 +1,178 @@
+"""The peers (JAX, PyTorch): correct on every shape and dtype, each in a process of its own,
+a failing or missing framework costing only its own variants, merged into one valid run."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import engine.spec.catalog as catalog
+from engine.execution.peers import peer_threads, run_peers, spawn_peer
+from engine.measure.uncertainty import NoiseFloor, winner_and_ties
+from engine.results.model import RunResult
+from engine.spec.catalog import PEER_INSTALL_HINT, strategy_info
+from engine.spec.config import BenchConfig
+from tests.conftest import ROOT
+
+FIXTURES = ROOT / "tests" / "fixtures"
+PROBE = Path(__file__).with_name("peer_probe.py")
+SMALL = {"matrices": 30, "dim": 5, "cols": 4, "warmup": 1, "repeats": 3, "time_budget_s": 5}
+PEERS = ("jax_vmap", "jax_einsum", "torch_bmm", "torch_einsum")
+
+
+def needs(framework: str) -> None:
+    if not strategy_info(f"{framework}_einsum").installed:
+        pytest.skip(f"{framework} is not installed (requirements-peers.txt)")
+
+
+@pytest.mark.parametrize("framework", ["jax", "torch"])
+def test_every_peer_kernel_is_correct_on_every_shape_and_dtype(framework):
+    needs(framework)
+    done = subprocess.run(
+        [sys.executable, str(PROBE), framework],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    cases = json.loads(done.stdout)
+    kernels = {c["name"] for c in cases}
+    assert kernels == {n for n in PEERS if n.startswith(framework)}
+    assert {c["dtype"] for c in cases} == {"float32", "float16", "bfloat16", "float64"}
+    assert any(c["shape"][0] == 1 for c in cases)  # B = 1
+    assert any(c["shape"][1] != c["shape"][2] for c in cases)  # rectangular
+    for case in cases:
+        assert case["inputs_bitwise"], case  # the engine's arrays, bit for bit
+        assert case.get("correct") or case.get("unsupported"), case
+
+
+def peer_config(*names, **extra):
+    return BenchConfig(**{**SMALL, **extra}, strategies=names)
+
+
+def events_and_outcome(config, **kwargs):
+    events = []
+    outcome = run_peers(
+        config,
+        [(name, "") for name in config.strategies],
+        copies=kwargs.pop("copies", 1),
+        device_kind="CPU",
+        emit=events.append,
+    )
+    return events, outcome
+
+
+def test_peers_run_in_their_own_processes_and_report_threads_and_versions():
+    needs("jax")
+    needs("torch")
+    config = peer_config(*PEERS, threads=1, cache="cold")
+    events, outcome = events_and_outcome(config, copies=2)
+    assert [r.variant for r in outcome.results.values()] == list(PEERS)
+    for result in outcome.results.values():
+        assert result.status == "ok", result.error
+        assert result.correct and len(result.samples_s) == 3
+        assert result.first_call_s is not None and result.calls_per_sample >= 1
+    assert set(outcome.environments) == {"jax", "torch"}
+    for environment in outcome.environments.values():
+        assert environment["version"] and environment["threads"] == 1
+        assert environment["device_kind"] == "CPU"
+        assert environment["process"]["wall_s"] > 0
+    assert set(outcome.sampling) == {"jax", "torch"}
+    names = {type(e).__name__ for e in events}
+    assert {"Phase", "VariantStarted", "Sample"} <= names
+
+
+def test_every_framework_gets_the_same_thread_count():
+    assert peer_threads(BenchConfig(threads=3)) == 3
+    assert peer_threads(BenchConfig()) >= 1
+
+
+def test_a_missing_framework_is_unsupported_with_the_install_hint(monkeypatch):
+    real = catalog._module_file
+    monkeypatch.setattr(catalog, "_module_file", lambda m: None if m == "torch" else real(m))
+    config = peer_config("torch_bmm", "numpy")
+    _, outcome = events_and_outcome(config)
+    result = outcome.results[("torch_bmm", "")]
+    assert result.status == "unsupported"
+    assert "torch is not installed" in result.error and PEER_INSTALL_HINT in result.error
+    assert "torch_bmm" not in BenchConfig.from_raw({"strategies": "all"}).strategies
+
+
+def test_a_broken_install_is_unsupported_with_the_install_hint(monkeypatch):
+    monkeypatch.setenv("PYTHONPATH", str(FIXTURES / "broken_torch"))
+    _, outcome = events_and_outcome(peer_config("torch_einsum"))
+    result = outcome.results[("torch_einsum", "")]
+    assert result.status == "unsupported", result.error
+    assert "libtorch_cpu.so" in result.error and PEER_INSTALL_HINT in result.error
+
+
+def test_a_crashing_peer_process_fails_only_its_own_variants(monkeypatch):
+    needs("torch")
+    monkeypatch.setenv("PYTHONPATH", str(FIXTURES / "crashing_jax"))
+    _, outcome = events_and_outcome(peer_config("jax_vmap", "jax_einsum", "torch_bmm"))
+    for name in ("jax_vmap", "jax_einsum"):
+        result = outcome.results[(name, "")]
+        assert result.status == "failed" and "exit code" in result.error, result.error
+    assert outcome.results[("torch_bmm", "")].status == "ok"
+
+
+def test_a_hanging_peer_is_stopped_at_its_timeout():
+    request = {"framework": "jax"}  # never read: the process is stopped first
+    command = [sys.executable, "-c", "import time; time.sleep(60)"]
+    payload, problem = spawn_peer(request, lambda e: None, timeout_s=0.5, command=command)
+    assert payload is None and "timed out after" in problem
+
+
+def test_a_whole_run_merges_the_peers_into_one_valid_json(tmp_path):
+    needs("jax")
+    out = tmp_path / "run.json"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "engine",
+            "run",
+            "--matrices",
+            "30",
+            "--dim",
+            "5",
+            "--repeats",
+            "3",
+            "--warmup",
+            "1",
+            "--strategy",
+            "einsum,jax_einsum",
+            "--json",
+            str(out),
+            "--no-history",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    data = json.loads(out.read_text())
+    assert RunResult.from_dict(data).to_dict() == data
+    assert [r["variant"] for r in data["results"]] == ["einsum", "jax_einsum"]
+    assert all(r["status"] == "ok" and r["correct"] for r in data["results"])
+    jax_env = data["environment"]["frameworks"]["jax"]
+    assert jax_env["version"] and jax_env["threads"] >= 1
+    assert data["sampling"]["variants"] == ["einsum"]
+    assert data["sampling"]["peers"]["jax"]["variants"] == ["jax_einsum"]
+    assert "jax_einsum" in done.stdout  # the summary table shows the peer
+
+
+def test_variants_from_different_processes_carry_the_between_process_floor():
+    samples = {"a": [1.0, 1.01, 0.99, 1.0, 1.02], "b": [1.2, 1.21, 1.19, 1.2, 1.22]}
+    floor = NoiseFloor(between_run_log_sd=0.3, ratio_log_sd=0.01)
+    together = winner_and_ties(samples, floor)
+    apart = winner_and_ties(samples, floor, processes={"a": "", "b": "jax"})
+    assert together.ratios["b"].low > 1.05 and not together.tied_with  # same process: a real gap
+    assert apart.tied_with == ("b",)  # a fresh process could move a median this much
+    assert apart.ratios["b"].ratio == pytest.approx(together.ratios["b"].ratio)
