@@ -12,10 +12,11 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from engine.cli import compare, history, run
+from engine.cli import compare, dashboard, history, run
 from engine.cli.flags import add_config_flags
 from engine.cli.repetitions import RepetitionFailed
 from engine.machine.accelerators import DeviceError
+from engine.machine.frameworks import FrameworkMissing, check_tensorflow
 from engine.measure.memory import PreflightError
 from engine.results.reader import ResultsRejected
 from engine.spec.fields import ConfigError
@@ -51,8 +52,14 @@ def add_progress_flag(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def program_name() -> str:
+    """`matvec-profiler` when started as the console command, else `python -m engine`."""
+    called = os.path.basename(sys.argv[0]) if sys.argv else ""
+    return "matvec-profiler" if called.startswith("matvec-profiler") else "python -m engine"
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = OneLineParser(prog="python -m engine", description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog=program_name(), description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
 
     runs = commands.add_parser("run", help="benchmark strategies and write results JSON")
@@ -115,6 +122,11 @@ def build_parser() -> argparse.ArgumentParser:
     devices.add_argument("--json", action="store_true", help="print JSON")
     strategies = commands.add_parser("strategies", help="list strategies")
     strategies.add_argument("--json", action="store_true", help="print JSON")
+
+    board = commands.add_parser("dashboard", help="start the Streamlit dashboard (localhost)")
+    board.add_argument(
+        "streamlit_args", nargs=argparse.REMAINDER, help="passed on to `streamlit run`"
+    )
     return parser
 
 
@@ -127,12 +139,17 @@ COMMANDS = {
     "history": history.command_history,
     "compare": compare.command_compare,
     "calibrate": compare.command_calibrate,
+    "dashboard": dashboard.command_dashboard,
 }
+# Commands that start TensorFlow: its presence and version are checked before any work.
+NEEDS_TENSORFLOW = {"run", "devices", "sweep", "calibrate"}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
+        if args.command in NEEDS_TENSORFLOW:
+            check_tensorflow()
         return COMMANDS[args.command](args)
     except (
         UsageError,
@@ -140,6 +157,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         PreflightError,
         DeviceError,
         ResultsRejected,
+        FrameworkMissing,
     ) as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_INVALID

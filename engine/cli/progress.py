@@ -43,8 +43,9 @@ class JsonLinesProgress:
 class BarProgress:
     """A tqdm bar per strategy variant on stderr, counting samples."""
 
-    def __init__(self, stream: TextIO = sys.stderr) -> None:
+    def __init__(self, stream: TextIO = sys.stderr, bar: type[tqdm] = tqdm) -> None:
         self.stream = stream
+        self.make_bar = bar  # tqdm.auto's class in a notebook: a widget bar there
         self.bar: tqdm | None = None
 
     def __call__(self, event: Event) -> None:
@@ -52,7 +53,7 @@ class BarProgress:
             self.stream.write(f"{event.phase}...\n")
         elif isinstance(event, VariantStarted):
             self.close()
-            self.bar = tqdm(desc=f"{event.variant:<20}", file=self.stream, unit="sample")
+            self.bar = self.make_bar(desc=f"{event.variant:<20}", file=self.stream, unit="sample")
         elif isinstance(event, Sample) and self.bar is not None:
             self.bar.total = event.of
             self.bar.update(event.sample - self.bar.n)

@@ -1,8 +1,18 @@
 """Which accelerator a run would use, judged cheaply before any framework starts.
 
 TPU resolvers can hang when offline, so the TPU is only tried when the environment hints at
-one: Colab sets `COLAB_TPU_ADDR`, Cloud TPU setups set `TPU_NAME`, a TPU VM has `/dev/accel*`
-(or VFIO devices on newer generations).
+one, in this order:
+
+- a TPU attached to this VM — Cloud TPU VMs and Colab's current TPU runtimes ("TPU v2",
+  v5e, v6e) — shows as `/dev/accel*` (v2–v4) or VFIO devices (v5e and later): the resolver
+  takes `tpu="local"` (a bare `TPUClusterResolver()` there fails with "Please provide a TPU
+  Name to connect to");
+- Colab's legacy TPU runtime (a TPU node over the network) sets `COLAB_TPU_ADDR`: the
+  resolver takes `grpc://` + that address;
+- `TPU_NAME` names a TPU node or pod slice to connect to through the Cloud TPU API.
+
+A local TPU wins over `TPU_NAME`, which TPU VM images may also set: resolving a name goes
+through the Cloud TPU API, which needs credentials and can hang.
 """
 
 from __future__ import annotations
@@ -17,14 +27,22 @@ class DeviceError(ValueError):
 
 
 def tpu_hint() -> str | None:
-    """Where a TPU might be: "colab", "local" (TPU VM), a TPU name, or None."""
+    """Where a TPU might be: "local" (attached), "colab" (legacy node), a TPU name, or None."""
+    if glob.glob("/dev/accel*") or glob.glob("/dev/vfio/[0-9]*"):
+        return "local"
     if os.environ.get("COLAB_TPU_ADDR"):
         return "colab"
     if os.environ.get("TPU_NAME"):
         return os.environ["TPU_NAME"]
-    if glob.glob("/dev/accel*") or glob.glob("/dev/vfio/[0-9]*"):
-        return "local"
     return None
+
+
+def tpu_resolver_argument(hint: str) -> str:
+    """The `tpu=` argument of TPUClusterResolver for a hint from `tpu_hint`."""
+    if hint == "colab":
+        address = os.environ.get("COLAB_TPU_ADDR", "")
+        return address if address.startswith("grpc://") else f"grpc://{address}"
+    return hint
 
 
 def probe_kind() -> str:

@@ -11,7 +11,7 @@ from typing import Any
 
 import tensorflow as tf
 
-from engine.machine.accelerators import DeviceError, tpu_hint
+from engine.machine.accelerators import DeviceError, tpu_hint, tpu_resolver_argument
 
 
 @dataclass(frozen=True)
@@ -24,12 +24,7 @@ class DeviceSetup:
 
 
 def _connect_tpu(hint: str) -> Any:
-    if hint == "colab":
-        resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu="")
-    elif hint == "local":
-        resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu="local")
-    else:
-        resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu=hint)
+    resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu=tpu_resolver_argument(hint))
     tf.config.experimental_connect_to_cluster(resolver)
     tf.tpu.experimental.initialize_tpu_system(resolver)
     return resolver

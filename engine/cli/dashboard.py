@@ -1,0 +1,57 @@
+"""`matvec-profiler dashboard`: start the Streamlit app from any directory.
+
+The app's settings (localhost only, local Host names, no tracebacks in the browser) live in
+`dashboard/streamlit.toml`, shipped with the package; they are passed as command-line flags,
+so they hold wherever the command is started. Extra arguments go to `streamlit run` as they
+are (e.g. `--server.port 8502`). The engine does not import Streamlit: it starts it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from engine.spec.fields import ConfigError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+DASHBOARD = Path(__file__).resolve().parents[2] / "dashboard"
+APP = DASHBOARD / "app.py"
+SETTINGS = DASHBOARD / "streamlit.toml"
+INSTALL_HINT = "pip install 'batched-matvec-profiler[dashboard]' (streamlit and plotly)"
+
+
+def _text(value: Any) -> str:
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+
+def streamlit_flags(settings: dict[str, Any]) -> list[str]:
+    """`{"server": {"address": "localhost"}}` -> `["--server.address", "localhost"]`; a list
+    becomes the flag repeated, which is how Streamlit's CLI takes list options."""
+    flags: list[str] = []
+    for section, options in settings.items():
+        for name, value in options.items():
+            for item in value if isinstance(value, list) else [value]:
+                flags += [f"--{section}.{name}", _text(item)]
+    return flags
+
+
+def dashboard_command(extra: list[str]) -> list[str]:
+    if importlib.util.find_spec("streamlit") is None:
+        raise ConfigError("dashboard", f"Streamlit is not installed; {INSTALL_HINT}")
+    settings = tomllib.loads(SETTINGS.read_text(encoding="utf-8"))
+    return [sys.executable, "-m", "streamlit", "run", str(APP), *streamlit_flags(settings), *extra]
+
+
+def command_dashboard(args: argparse.Namespace) -> int:
+    try:
+        return subprocess.call(dashboard_command(list(args.streamlit_args)))
+    except KeyboardInterrupt:
+        return 0

@@ -1,0 +1,90 @@
+"""Run, show and save from Jupyter or Colab, where there is no Streamlit page to open.
+
+    from engine import notebook
+    notebook.devices(replicas=2)            # optional; before the first run
+    result = notebook.run(matrices=3000, dim=100, strategies="all")
+    notebook.show(result)                   # the dashboard's charts, answer and table
+    notebook.save(result, "run.json")       # for the dashboard's History elsewhere
+
+Runs happen in the notebook's own process, so TensorFlow's device layout is fixed by the
+first one: ask for the replicas you will need with `devices()` first (a new layout needs a
+kernel restart). Progress is tqdm's notebook bar. Nothing here imports TensorFlow or plotly
+until it is used.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from engine.machine.accelerators import DeviceError
+from engine.results.files import write_text_atomically
+from engine.spec.config import BenchConfig
+
+if TYPE_CHECKING:  # the result model is not imported here: it would close an import circle
+    from engine.results.model import RunResult
+
+_layout: Any = None  # the DeviceSetup TensorFlow was started with in this process
+
+
+def devices(replicas: int = 1) -> Any:
+    """Start TensorFlow with `replicas` devices (logical CPUs on a CPU-only machine) and
+    return the layout; later calls return the layout already made."""
+    global _layout
+    if _layout is None:
+        from engine.backends.tensorflow.devices import setup_devices
+        from engine.machine.frameworks import check_tensorflow
+
+        check_tensorflow()
+        _layout = setup_devices(replicas)
+    return _layout
+
+
+def config_of(config: BenchConfig | None, settings: dict[str, Any]) -> BenchConfig:
+    """A config from keyword settings (validated like the CLI's), or `config` as given."""
+    if config is not None and settings:
+        raise TypeError("pass either a BenchConfig or settings, not both")
+    return config or BenchConfig.from_raw(settings)
+
+
+def run(config: BenchConfig | None = None, *, progress: bool = True, **settings: Any) -> RunResult:
+    """Measure in this process, with a notebook progress bar; returns the result."""
+    config = config_of(config, settings)
+    layout = devices(config.replicas)
+    if config.replicas > len(layout.available):
+        raise DeviceError(
+            f"replicas: {config.replicas} requested but this notebook's TensorFlow started "
+            f"with {len(layout.available)}; call notebook.devices({config.replicas}) before "
+            "the first run (restart the kernel to change it)"
+        )
+    setup = dataclasses.replace(layout, devices=layout.available[: config.replicas])
+    from tqdm.auto import tqdm
+
+    from engine.cli.progress import BarProgress
+    from engine.execution.runner import run_benchmark
+
+    bar = BarProgress(sys.stderr, bar=tqdm) if progress else None
+    return run_benchmark(config, progress=bar, setup=setup)
+
+
+def show(result: RunResult) -> Any:
+    """The dashboard's answer, code, table and charts for `result`, inline (needs plotly)."""
+    from dashboard.notebook import show as show_inline
+
+    return show_inline(result)
+
+
+def report_html(result: RunResult) -> str:
+    """The self-contained HTML report, as the dashboard downloads it (needs plotly)."""
+    from dashboard.report import run_report
+
+    return run_report(result)
+
+
+def save(result: RunResult, path: str | Path) -> Path:
+    """Write the results JSON (atomically) for `import` or the dashboard's History."""
+    target = Path(path)
+    write_text_atomically(str(target), result.to_json())
+    return target

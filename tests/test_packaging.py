@@ -1,0 +1,135 @@
+"""The package: `pip install .` into a fresh environment, the console command from another
+directory, an existing TensorFlow left as it is, and the TensorFlow check's one line."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import venv
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+import tomllib
+
+from engine.cli.dashboard import SETTINGS, streamlit_flags
+from engine.cli.main import main
+from engine.machine import frameworks
+from tests.conftest import ROOT
+
+
+def make_venv(where: Path, system_site_packages: bool) -> Path:
+    venv.EnvBuilder(with_pip=True, system_site_packages=system_site_packages).create(where)
+    return where / "bin"
+
+
+def source_copy(where: Path) -> Path:
+    """The package's files in a scratch directory: a build must never write into the repo."""
+    ignore = shutil.ignore_patterns(
+        ".git", "__pycache__", "*.pyc", "build", "*.egg-info", "test-artifacts", ".venv"
+    )
+    return Path(shutil.copytree(ROOT, where / "source", ignore=ignore))
+
+
+def pip_install(bin_dir: Path) -> None:
+    source = source_copy(bin_dir.parent.parent)
+    done = subprocess.run(
+        [str(bin_dir / "python"), "-m", "pip", "install", "--quiet", str(source)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
+@pytest.mark.slow
+def test_pip_install_gives_a_console_command_that_works_from_any_directory(tmp_path):
+    bin_dir = make_venv(tmp_path / "env", system_site_packages=False)
+    pip_install(bin_dir)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    command = str(bin_dir / "matvec-profiler")
+    listed = subprocess.run(
+        [command, "strategies", "--json"], capture_output=True, text=True, cwd=elsewhere
+    )
+    assert listed.returncode == 0, listed.stderr
+    assert "batched_matvec" in {row["name"] for row in json.loads(listed.stdout)}
+    # The engine installs with the small scientific stack only: no TensorFlow came with it.
+    run = subprocess.run(
+        [command, "run", "--matrices", "8", "--dim", "4"],
+        capture_output=True,
+        text=True,
+        cwd=elsewhere,
+    )
+    assert run.returncode == 2
+    assert run.stderr.count("\n") == 1 and "tensorflow: not installed" in run.stderr
+    assert "batched-matvec-profiler[tensorflow]" in run.stderr
+    board = subprocess.run([command, "dashboard"], capture_output=True, text=True, cwd=elsewhere)
+    assert board.returncode == 2 and "Streamlit is not installed" in board.stderr
+
+
+@pytest.mark.slow
+def test_installing_beside_an_existing_tensorflow_leaves_it_unchanged(tmp_path):
+    before = metadata.version("tensorflow")
+    bin_dir = make_venv(tmp_path / "env", system_site_packages=True)
+    pip_install(bin_dir)
+    probe = "from importlib import metadata; print(metadata.version('tensorflow'))"
+    after = subprocess.run(
+        [str(bin_dir / "python"), "-c", probe], capture_output=True, text=True, check=True
+    )
+    assert after.stdout.strip() == before
+    devices = subprocess.run(
+        [str(bin_dir / "matvec-profiler"), "devices", "--json"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
+    )
+    assert devices.returncode == 0, devices.stderr[-2000:]
+    assert json.loads(devices.stdout)["tensorflow"] == before
+
+
+def test_too_old_a_tensorflow_is_refused_in_one_line_naming_the_minimum(monkeypatch, capsys):
+    monkeypatch.setattr(frameworks, "tensorflow_version", lambda: "2.12.1")
+    assert main(["devices"]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1
+    assert "tensorflow: 2.12.1 is older than the minimum 2.16" in error
+
+
+def test_a_missing_tensorflow_is_refused_before_any_work(monkeypatch, capsys):
+    real = frameworks.importlib.util.find_spec
+    monkeypatch.setattr(
+        frameworks.importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "tensorflow" else real(name, *a),
+    )
+    assert main(["run", "--matrices", "8", "--dim", "4", "--no-history"]) == 2
+    assert "tensorflow: not installed" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("2.21.0", (2, 21, 0)), ("2.16.0rc1", (2, 16, 0)), ("2.19.0+cpu", (2, 19, 0))],
+)
+def test_versions_compare_by_their_numbers(text, expected):
+    assert frameworks.version_tuple(text) == expected
+
+
+def test_the_dashboard_command_carries_the_apps_safe_settings():
+    settings = tomllib.loads(SETTINGS.read_text(encoding="utf-8"))
+    flags = streamlit_flags(settings)
+    pairs = list(zip(flags[::2], flags[1::2]))
+    assert ("--server.address", "localhost") in pairs
+    assert [v for k, v in pairs if k == "--server.allowedHosts"] == [
+        "localhost",
+        "127.0.0.1",
+        "[::1]",
+    ]
+    assert ("--client.showErrorDetails", "none") in pairs
+    assert ("--server.headless", "true") in pairs
+    # The repository's own config (used by `streamlit run dashboard/app.py`) is the same file.
+    assert (ROOT / ".streamlit" / "config.toml").read_text() == SETTINGS.read_text()
+    assert sys.version_info >= (3, 10)
