@@ -14,7 +14,9 @@ from typing import Any
 import pandas as pd
 
 from dashboard.figures import run as charts
+from dashboard.figures import why as why_charts
 from dashboard.tables import run as data
+from dashboard.tables import why as why_data
 from dashboard.text.explain import fastest_way
 from engine.results.model import RunResult
 from engine.spec.catalog import code_to_copy
@@ -45,6 +47,9 @@ def build(result: RunResult) -> RunView:
     )
     if replicas.empty:
         figures.pop("replicas")
+    profiles = why_data.profiles(result)
+    if not profiles.empty:
+        figures.update(why_charts.why_figures(profiles))
     table = data.display_table(summary)
     failures = [] if table.empty else table[table["status"] != "ok"]
     notes = [*result.warnings]
@@ -59,7 +64,9 @@ def build(result: RunResult) -> RunView:
     if best is None:
         answer, code = "No strategy produced a correct result in this run.", None
     else:
-        answer = fastest_way(best, chosen, config, result.peak_bytes_per_s)
+        answer = fastest_way(
+            best, chosen, config, result.peak_bytes_per_s, why_data.profiles(result)
+        )
         code = code_to_copy(best["variant"])
     return RunView(heading, answer, code, table, replicas, figures, notes)
 

@@ -11,6 +11,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 _SCRATCH = Path(tempfile.mkdtemp(prefix="matvec-tests-"))
 os.environ["MATVEC_HISTORY"] = str(_SCRATCH / "history.sqlite3")
 os.environ["MATVEC_QUEUE_DIR"] = str(_SCRATCH / "queue")
+os.environ["MATVEC_PROFILES"] = str(_SCRATCH / "profiles")
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 

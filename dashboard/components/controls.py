@@ -28,6 +28,7 @@ SECTIONS: dict[str, tuple[str, ...]] = {
     "Strategies": ("strategies", "xla"),
     "Devices": ("mode", "replicas", "threads"),
     "Timing": ("cache", "order", "warmup", "repeats", "seed", "time_budget_s", "dataset_batch"),
+    "Why": ("profile",),
 }
 HELP_EXTRA = {
     "strategies": "python_loop and dataset are the slow classics: add them to see why. "

@@ -6,15 +6,19 @@ file text (labels, errors, warnings) is still shown as plain text, never as Mark
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from dashboard.components.plain import plain
 from dashboard.figures import run as charts
+from dashboard.figures import why as why_charts
 from dashboard.report import run_report
 from dashboard.tables import run as data
+from dashboard.tables import why as why_data
 from dashboard.text.explain import fastest_way
 from engine.results.model import RunResult
 from engine.spec.catalog import code_to_copy
+from engine.storage.profiles import stored_trace
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -35,6 +39,7 @@ def show_results(text: str, key: str = "run") -> None:
     replicas = data.replicas(result)
     chosen = result.winner_dict()
     best = data.winner(summary, chosen)
+    profiles = why_data.profiles(result)
     st.subheader("Results")
     if config.label:
         st.text(config.label)
@@ -52,7 +57,7 @@ def show_results(text: str, key: str = "run") -> None:
     if best is None:
         st.error("No strategy produced a correct result in this run.")
     else:
-        st.markdown(fastest_way(best, chosen, config, result.peak_bytes_per_s))
+        st.markdown(fastest_way(best, chosen, config, result.peak_bytes_per_s, profiles))
         source = code_to_copy(best["variant"])
         if source:
             st.code(source, language="python")
@@ -77,6 +82,9 @@ def show_results(text: str, key: str = "run") -> None:
             continue
         st.plotly_chart(figure, width="stretch", key=f"{key}_chart_{name}")
 
+    if not profiles.empty:
+        show_why(result, profiles, key)
+
     st.markdown("### Share")
     stem = f"matvec-{result.run_id[:8]}"
     cols = st.columns(3)
@@ -94,3 +102,37 @@ def show_results(text: str, key: str = "run") -> None:
         "HTML report", lambda: report_html(text), f"{stem}.html", "text/html", key=f"{key}_report"
     )
     st.caption("The page link reproduces these settings: copy it from the address bar.")
+
+
+def show_why(result: RunResult, profiles: pd.DataFrame, key: str) -> None:
+    """The profiler's evidence: time in ops vs outside, ops per call, top ops, the traces."""
+    st.markdown("### Why (profiled)")
+    st.caption(
+        "A few more calls of each variant after its samples, under TensorFlow's profiler: the "
+        "timings above are not perturbed by it."
+    )
+    st.dataframe(why_data.display_profiles(profiles), hide_index=True, width="stretch")
+    for name, figure in why_charts.why_figures(profiles).items():
+        st.plotly_chart(figure, width="stretch", key=f"{key}_why_{name}")
+    ops = why_data.top_ops(result)
+    if not ops.empty:
+        st.markdown("Top ops per variant (by self time)")
+        st.dataframe(ops, hide_index=True, width="stretch")
+    traces = [
+        (variant, path)
+        for variant in profiles["variant"]
+        if (path := stored_trace(result.run_id, variant)) is not None
+    ]
+    if traces:
+        st.caption("Traces open in https://ui.perfetto.dev and chrome://tracing.")
+        cols = st.columns(min(4, len(traces)))
+        for index, (variant, path) in enumerate(traces):
+            cols[index % len(cols)].download_button(
+                f"Trace: {variant}",
+                path.read_bytes,
+                f"matvec-{result.run_id[:8]}-{variant}.trace.json.gz",
+                "application/gzip",
+                key=f"{key}_trace_{variant}",
+            )
+    else:
+        st.caption("The trace files of this run are not on this machine.")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dashboard.figures import run as charts
+from dashboard.figures import why as why_charts
 from dashboard.report.html import (
     escape,
     figure_html,
@@ -12,6 +13,7 @@ from dashboard.report.html import (
     page,
 )
 from dashboard.tables import run as data
+from dashboard.tables import why as why_data
 from dashboard.text.explain import fastest_way
 from engine.results.model import RunResult
 from engine.spec.catalog import code_to_copy
@@ -32,10 +34,12 @@ def run_sections(result: RunResult) -> list[str]:
     ]
     chosen = result.winner_dict()
     best = data.winner(summary, chosen)
+    profiles = why_data.profiles(result)
     if best is not None:
+        answer = fastest_way(best, chosen, config, result.peak_bytes_per_s, profiles)
         sections += [
             "<h2>The fastest way</h2>",
-            markdown_to_html(fastest_way(best, chosen, config, result.peak_bytes_per_s)),
+            markdown_to_html(answer),
             f"<pre><code>{escape(code_to_copy(best['variant']) or NO_SOURCE)}</code></pre>",
         ]
     else:
@@ -51,6 +55,17 @@ def run_sections(result: RunResult) -> list[str]:
         summary, data.samples(result), data.replicas(result), result.peak_bytes_per_s, steps
     )
     sections += ["<h2>Charts</h2>", *(figure_html(f) for f in figures.values())]
+    if not profiles.empty:
+        sections += [
+            "<h2>Why (profiled)</h2>",
+            "<p class='muted'>A few more calls of each variant after its samples, under "
+            "TensorFlow's profiler; the timings are not perturbed by it.</p>",
+            frame_table(why_data.display_profiles(profiles)),
+            *(figure_html(f) for f in why_charts.why_figures(profiles).values()),
+        ]
+        ops = why_data.top_ops(result)
+        if not ops.empty:
+            sections += ["<h3>Top ops (by self time)</h3>", frame_table(ops)]
     sections += [
         "<h2>Settings</h2>",
         key_value_table({**config.to_dict(), "cold_copies": result.cold_copies}),

@@ -9,6 +9,7 @@ import pandas as pd
 from engine.measure.memory import format_bytes
 from engine.measure.roofline import arithmetic_intensity
 from engine.measure.uncertainty import NoiseFloor
+from engine.results.formatting import format_seconds
 from engine.spec.catalog import baseline_strategies, is_known, split_variant, strategy_info
 from engine.spec.config import BenchConfig
 
@@ -57,7 +58,44 @@ def verdict_lines(winner: dict) -> list[str]:
     return lines
 
 
-def fastest_way(shown: pd.Series, winner: dict, config: BenchConfig, peak: float | None) -> str:
+def _profile_of(profiles: pd.DataFrame | None, variant: str) -> pd.Series | None:
+    if profiles is None or profiles.empty:
+        return None
+    rows = profiles[(profiles["variant"] == variant) & (profiles["status"] == "ok")]
+    return None if rows.empty or pd.isna(rows.iloc[0]["op_share"]) else rows.iloc[0]
+
+
+def profile_lines(profiles: pd.DataFrame | None, variant: str) -> list[str]:
+    """What the profiler measured, in words: the shown variant's ops per call and where its
+    time goes, and the profiled variant that executes the most ops, for contrast."""
+    mine = _profile_of(profiles, variant)
+    if mine is None:
+        return []
+    lines = [
+        f"Profiled, `{variant}` executes {mine['ops_per_call']:,.0f} op(s) per call and spends "
+        f"{mine['op_share']:.0%} of its time in them ({format_seconds(mine['op_time_s'])} of "
+        f"{format_seconds(mine['op_time_s'] + mine['host_time_s'])}); the rest is Python, "
+        "dispatch and waiting."
+    ]
+    assert profiles is not None
+    ok = profiles[(profiles["status"] == "ok") & profiles["ops_per_call"].notna()]
+    busiest = ok.loc[ok["ops_per_call"].idxmax()] if not ok.empty else None
+    if busiest is not None and busiest["ops_per_call"] >= 10 * max(1.0, mine["ops_per_call"]):
+        outside = 1 - busiest["op_share"] if not pd.isna(busiest["op_share"]) else None
+        share = f"; {outside:.0%} of its time is spent outside them" if outside is not None else ""
+        lines.append(
+            f"`{busiest['variant']}` executes {busiest['ops_per_call']:,.0f} ops per call{share}."
+        )
+    return lines
+
+
+def fastest_way(
+    shown: pd.Series,
+    winner: dict,
+    config: BenchConfig,
+    peak: float | None,
+    profiles: pd.DataFrame | None = None,
+) -> str:
     """Markdown subset (**bold**, `code`): what won (or tied), by how much, and why.
 
     Only engine-written text goes in here: strategy names come from the catalogue."""
@@ -74,7 +112,8 @@ def fastest_way(shown: pd.Series, winner: dict, config: BenchConfig, peak: float
         lines.append(f"`{shown['variant']}` is " + " and ".join(speedups) + ".")
     if is_known(strategy):
         info = strategy_info(strategy)
-        lines.append(info.why or WHY_BY_KIND[info.kind])
+        measured_why = profile_lines(profiles, shown["variant"])
+        lines.extend(measured_why or [info.why or WHY_BY_KIND[info.kind]])
         if info.launches == "one":
             lines.append(
                 f"It computes all {config.matrices:,} matrix-vector products in a single "

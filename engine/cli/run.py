@@ -102,9 +102,12 @@ def save_outputs(result: Any, args: argparse.Namespace) -> int:
     """Write the JSON and store the run; if either still fails, keep the measurement in a
     fallback file and say where (exit 1). Returns 0 when everything was written."""
     from engine.storage.history import History
+    from engine.storage.profiles import export_traces
 
-    text = result.to_json()
     problems = []
+    if args.json_path and any(r.profile for r in result.results):
+        result.warnings.extend(export_traces(result, args.json_path))
+    text = result.to_json()
     if args.json_path:
         try:
             write_text_atomically(args.json_path, text)

@@ -30,11 +30,13 @@ from engine.backends.tensorflow.environment import capture
 from engine.backends.tensorflow.errors import classify, one_line
 from engine.backends.tensorflow.placement import prepare
 from engine.backends.tensorflow.threads import configure_threads
+from engine.backends.tensorflow.warnings import as_note, tensorflow_warnings
 from engine.execution.base import Executor, Prepared, RunContext, blank_result, record_timing
 from engine.execution.dataset import run_dataset
 from engine.execution.distributed import run_distributed
 from engine.execution.peers import run_peers
 from engine.execution.plan import plan_variants
+from engine.execution.profiling import profile_variant
 from engine.execution.sampling import take_samples
 from engine.execution.single import run_single
 from engine.machine.accelerators import probe_kind
@@ -75,12 +77,15 @@ def executor_for(config: BenchConfig, strategy: str) -> Executor:
 
 def prepare_variant(ctx: RunContext, strategy: str, option: str) -> Prepared:
     ctx.emit(VariantStarted(variant_name(strategy, option)))
-    try:
-        return executor_for(ctx.config, strategy)(ctx, strategy, option)
-    except Exception as error:  # noqa: BLE001 - one strategy's failure must not lose the others
-        result = blank_result(ctx.config, strategy, option, classify(error))  # type: ignore[arg-type]
-        result.error = one_line(error)
-        return Prepared(result)
+    with tensorflow_warnings() as warned:
+        try:
+            prepared = executor_for(ctx.config, strategy)(ctx, strategy, option)
+        except Exception as error:  # noqa: BLE001 - one strategy's failure keeps the others
+            result = blank_result(ctx.config, strategy, option, classify(error))  # type: ignore[arg-type]
+            result.error = one_line(error)
+            prepared = Prepared(result)
+    prepared.result.notes.extend(as_note(message) for message in warned)
+    return prepared
 
 
 def fail_variant(item: Prepared, error: BaseException) -> None:
@@ -128,6 +133,7 @@ def run_benchmark(
 ) -> RunResult:
     """Measure every variant of `config`; raises PreflightError/DeviceError before any work."""
     emit = progress or silent
+    run_id = uuid.uuid4().hex
     monitor = LoadMonitor().start()
     llc_bytes, llc_source = last_level_cache_bytes()
     warnings = [w for w in [configure_threads(config.threads)] if w]
@@ -182,6 +188,10 @@ def run_benchmark(
             on_failure=fail_variant,
         )
     results = [finish_variant(ctx, item) for item in prepared]
+    if config.profile:
+        emit(Phase("profiles"))
+        for item in prepared:
+            item.result.profile = profile_variant(item, device, run_id)
     del ctx, inputs, prepared  # free the inputs before the second bandwidth probe
     if peak is None:
         emit(Phase("peak bandwidth (again)"))
@@ -193,7 +203,7 @@ def run_benchmark(
     warnings += run_warnings(config, estimate, llc_bytes)
     warnings += [w for w in (ceiling_warning(peak), load.warning) if w]
     return RunResult(
-        run_id=uuid.uuid4().hex,
+        run_id=run_id,
         created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         environment=environment,
         config=config,

@@ -35,6 +35,7 @@ from engine.results.parts import (
     DistributionSummary,
     Environment,
     Peak,
+    ProfileSummary,
     ReplicaTiming,
     finite_or_none,
 )
@@ -130,6 +131,7 @@ class StrategyResult:
     work_multiplier: int = 1  # replicated mode does N× the necessary work
     notes: list[str] = field(default_factory=list)
     distribution: DistributionSummary | None = None  # modes replicated and sharded
+    profile: ProfileSummary | None = None  # --profile: captured after the samples
 
     @property
     def measurement(self) -> Measurement | None:
@@ -160,6 +162,7 @@ class StrategyResult:
         own["warnings"] = list(self.warnings)
         own["notes"] = list(self.notes)
         own["distribution"] = self.distribution.to_dict() if self.distribution else None
+        own["profile"] = self.profile.to_dict() if self.profile else None
         for name in ("max_rel_error", "rel_error_norm", "max_abs_error"):
             own[name] = finite_or_none(own[name])  # an unwritten output has error inf
         merged = {**own, **self.derived(peak_bytes_per_s)}
@@ -185,6 +188,7 @@ class StrategyResult:
             raise read.reject("calls_per_sample", "must be an integer of at least 1 with samples")
         matrices = read.integer("matrices", config.matrices if config else MISSING, low=1)
         distribution = read.child("distribution", None)
+        profile = read.child("profile", None)
         return cls(
             strategy=strategy,
             variant=variant,
@@ -212,6 +216,7 @@ class StrategyResult:
             distribution=DistributionSummary.from_dict(distribution.data, distribution.path)
             if distribution
             else None,
+            profile=ProfileSummary.from_dict(profile.data, profile.path) if profile else None,
         )
 
 

@@ -211,3 +211,69 @@ class Environment:
         for name in ("threads", "flags", "build", "frameworks"):
             values[name] = read.mapping(name, {})
         return cls(**values, extra=read.extras(known))
+
+
+PROFILE_STATUSES = ("ok", "failed", "unsupported")
+
+
+@dataclass(frozen=True)
+class ProfiledOp:
+    name: str
+    type: str
+    count_per_call: float
+    self_s_per_call: float
+
+    @classmethod
+    def from_dict(cls, data: Any, path: str) -> ProfiledOp:
+        read = Reader(data, path)
+        return cls(
+            name=read.text("name", max_chars=500),
+            type=read.text("type", max_chars=200),
+            count_per_call=read.number("count_per_call", high=1e9),
+            self_s_per_call=read.number("self_s_per_call", high=MAX_SAMPLE_S),
+        )
+
+
+@dataclass(frozen=True)
+class ProfileSummary:
+    """A variant's TensorFlow profile, captured after its samples (docs/profiling.md)."""
+
+    status: str  # ok | failed | unsupported
+    error: str | None = None
+    calls: int | None = None
+    ops_per_call: float | None = None
+    op_time_s: float | None = None  # per call: time some op ran on a compute thread
+    host_time_s: float | None = None  # per call: the rest (Python, dispatch, idle)
+    wall_s: float | None = None  # per call, while profiling
+    top_ops: tuple[ProfiledOp, ...] = ()
+    tracing_count: int | None = None
+    retraced: bool = False
+    peak_memory_bytes: int | None = None
+    memory_note: str | None = None
+    trace_file: str | None = None  # Perfetto / chrome://tracing JSON, relative to the JSON
+    tensorboard_dir: str | None = None  # the XSpace for TensorBoard's profile plugin
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["top_ops"] = [asdict(op) for op in self.top_ops]
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Any, path: str) -> ProfileSummary:
+        read = Reader(data, path)
+        return cls(
+            status=read.choice("status", PROFILE_STATUSES),
+            error=read.text("error", None),
+            calls=read.integer("calls", None, low=1, high=1_000_000),
+            ops_per_call=read.number("ops_per_call", None, high=1e12),
+            op_time_s=read.number("op_time_s", None, high=MAX_SAMPLE_S),
+            host_time_s=read.number("host_time_s", None, high=MAX_SAMPLE_S),
+            wall_s=read.number("wall_s", None, high=MAX_SAMPLE_S),
+            top_ops=tuple(read.each("top_ops", ProfiledOp.from_dict, [])),
+            tracing_count=read.integer("tracing_count", None, high=1_000_000),
+            retraced=read.boolean("retraced", False),
+            peak_memory_bytes=read.integer("peak_memory_bytes", None, high=2**62),
+            memory_note=read.text("memory_note", None),
+            trace_file=read.text("trace_file", None, max_chars=1_000),
+            tensorboard_dir=read.text("tensorboard_dir", None, max_chars=1_000),
+        )

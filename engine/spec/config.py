@@ -126,6 +126,14 @@ class BenchConfig:
         "(empty: each framework's default)",
         label="Threads",
     )
+    profile: bool = setting(
+        False,
+        kind="bool",
+        help="after each variant's samples, capture a TensorFlow profile of a few more calls "
+        "(ops per call, time in ops vs the rest, a trace to open)",
+        label="Profile (why it is fast or slow)",
+        sweepable=False,
+    )
     dataset_batch: int = setting(
         256,
         kind="int",

@@ -21,7 +21,12 @@ from dashboard.figures import run as run_figures
 from dashboard.report import comparison_report, run_report, sweep_report
 from dashboard.tables import run as run_tables
 from engine.results.model import RunResult
-from engine.results.parts import DistributionSummary, ReplicaTiming
+from engine.results.parts import (
+    DistributionSummary,
+    ProfiledOp,
+    ProfileSummary,
+    ReplicaTiming,
+)
 from engine.results.reader import ResultsRejected
 from engine.spec.catalog import PEER_INSTALL_HINT
 from engine.storage.history import History
@@ -82,8 +87,40 @@ def with_peers() -> RunResult:
     return run
 
 
+def profiled() -> RunResult:
+    """Profiles of every status: a loop's thousands of ops, one batched op, a failure."""
+    run = make_run({"while_loop": [0.05] * 4, "batched_matvec": [0.007] * 4, "numpy": [0.009]})
+    loop, batched, host = run.results
+    loop.profile = ProfileSummary(
+        "ok",
+        calls=3,
+        ops_per_call=38_000,
+        op_time_s=0.05,
+        host_time_s=0.001,
+        wall_s=0.051,
+        top_ops=(ProfiledOp("(inline ops)", "executor step", 33_000, 0.04),),
+        tracing_count=1,
+        memory_note="not reported on this device (CPU)",
+    )
+    batched.profile = ProfileSummary(
+        "ok",
+        calls=3,
+        ops_per_call=2,
+        op_time_s=0.006,
+        host_time_s=0.001,
+        wall_s=0.007,
+        top_ops=(ProfiledOp("MatVec/MatMul", "BatchMatMulV2", 1, 0.006),),
+        tracing_count=1,
+    )
+    host.profile = ProfileSummary(
+        "failed", error="RuntimeError: **no** ![x](http://127.0.0.1:9/x.png)"
+    )
+    return run
+
+
 STATES = {
     "empty": empty_run,
+    "profiled": profiled,
     "peers": with_peers,
     "one point": lambda: make_run({"einsum": [0.001]}),
     "all failed": all_failed,
@@ -258,3 +295,26 @@ def test_the_peers_appear_with_their_framework_on_the_run_pages(stored_states):
     assert "requirements\\-peers" in shown or "requirements-peers" in shown  # the hint
     html = run_report(run)
     assert "jax_vmap" in html and "PyTorch" in html and "requirements-peers.txt" in html
+
+
+def test_the_why_section_draws_the_measured_profile_on_the_page_and_in_the_report(
+    stored_states,
+):
+    run = stored_states["profiled"]
+    at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=60)
+    at.run()
+    at.switch_page("views/history.py")
+    at.run()
+    at.session_state["history_opened"] = run.run_id
+    at.run()
+    assert not at.exception
+    headings = [m.value for m in at.markdown]
+    assert "### Why (profiled)" in headings
+    answer = next(m.value for m in at.markdown if "fastest correct" in m.value or "tie" in m.value)
+    assert "executes 2 op(s) per call" in answer  # written from the measured numbers
+    assert "`while_loop` executes 38,000 ops per call" in answer
+    tables = [frame.value for frame in at.dataframe]
+    why = next(t for t in tables if "ops per call" in t.columns)
+    assert list(why["ops per call"]) == ["38,000", "2", "-"]
+    html = run_report(run)
+    assert "Why (profiled)" in html and "38,000" in html and "BatchMatMulV2" in html

@@ -1,0 +1,192 @@
+"""What a TensorFlow profile says about one variant: ops per call, time in ops vs the rest.
+
+Input: the trace viewer events xprof converts a captured XSpace into (Chrome trace format),
+over `calls` calls, each inside a step marker named `STEP_NAME` on the Python thread.
+
+- An **op event** is a TensorFlow kernel the executor ran: an event with a `long_name`
+  argument ("MatVec/MatMul:BatchMatMulV2"), or an `ExecutorState::Process` step — the
+  executor runs inexpensive ops (the body of a `while_loop`) inline and records one such
+  step for each, without a kernel event of their own.
+- **Op time** is the time during which at least one op event was running on any of
+  TensorFlow's compute threads, inside the step windows (a union of intervals, so two
+  threads of one kernel are not counted twice and op time never exceeds the wall time).
+- An **eager op** is one op Python dispatched by itself (`EagerLocalExecute: MatMul`), on the
+  Python thread; its time includes TensorFlow's C++ dispatch of that op, not the Python around
+  it. Function calls (`__inference_*`) are not ops: their contents are.
+- An **XLA op** is an HLO instruction of a compiled cluster (an event with an `hlo_module`
+  argument), wherever it runs: XLA on the CPU runs its program on the calling thread.
+- On a GPU or TPU the device tracer adds processes named `/device:GPU:n` / `/device:TPU:n`
+  whose events are the device's kernels: op time is then the time the device was busy.
+- **Host time** is the rest of the wall time: Python, dispatch, the executor's scheduling and
+  idle waiting.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+STEP_NAME = "matvec_call"
+EXECUTOR_STEP = "ExecutorState::Process"
+TOP_OPS = 8
+
+
+@dataclass(frozen=True)
+class OpSummary:
+    name: str
+    type: str
+    count_per_call: float
+    self_s_per_call: float
+
+
+@dataclass(frozen=True)
+class TraceSummary:
+    calls: int
+    ops_per_call: float
+    op_time_s: float  # per call
+    host_time_s: float  # per call
+    wall_s: float  # per call, from the step markers
+    top_ops: tuple[OpSummary, ...]
+    tracing_count: int | None  # the tf.function's tracing count, as the profiler saw it
+    retraced: bool  # a profiled call traced the function again
+
+
+def _device_processes(events: Iterable[Mapping[str, Any]]) -> set[Any]:
+    return {
+        e.get("pid")
+        for e in events
+        if e.get("ph") == "M"
+        and e.get("name") == "process_name"
+        and str(e.get("args", {}).get("name", "")).startswith(("/device:GPU", "/device:TPU"))
+    }
+
+
+def _threads(events: Iterable[Mapping[str, Any]]) -> dict[tuple[Any, Any], str]:
+    return {
+        (e.get("pid"), e.get("tid")): str(e.get("args", {}).get("name", ""))
+        for e in events
+        if e.get("ph") == "M" and e.get("name") == "thread_name"
+    }
+
+
+def _union_length(intervals: list[tuple[float, float]]) -> float:
+    total, end = 0.0, float("-inf")
+    for start, stop in sorted(intervals):
+        if stop <= end:
+            continue
+        total += stop - max(start, end)
+        end = stop
+    return total
+
+
+def _clip(
+    start: float, stop: float, windows: list[tuple[float, float]]
+) -> list[tuple[float, float]]:
+    return [(max(start, a), min(stop, b)) for a, b in windows if min(stop, b) > max(start, a)]
+
+
+EAGER_PREFIX = "EagerLocalExecute: "
+NOT_OPS = ("__inference", "__forward", "__backward", "SyncDevice")  # function calls, our sync
+PYTHON_THREAD_OPS = ("XLA op", "eager op")
+
+
+def _op_identity(event: Mapping[str, Any]) -> tuple[str, str] | None:
+    name = str(event.get("name", ""))
+    if "hlo_module" in event.get("args", {}):
+        return name, "XLA op"
+    if name.startswith(EAGER_PREFIX):
+        op = name[len(EAGER_PREFIX) :]
+        return None if op.startswith(NOT_OPS) else (op, "eager op")
+    long_name = event.get("args", {}).get("long_name")
+    if long_name:
+        name, _, kind = str(long_name).partition(":")
+        return name, kind or str(event.get("name", ""))
+    if event.get("name") == EXECUTOR_STEP:
+        return "(inline ops)", "executor step"
+    return None
+
+
+def _self_times(events: list[Mapping[str, Any]]) -> dict[int, float]:
+    """Each event's duration minus its directly nested children's, per thread."""
+    own: dict[int, float] = {}
+    by_thread: dict[tuple[Any, Any], list[Mapping[str, Any]]] = defaultdict(list)
+    for event in events:
+        by_thread[(event.get("pid"), event.get("tid"))].append(event)
+    for thread_events in by_thread.values():
+        stack: list[Mapping[str, Any]] = []
+        for event in sorted(thread_events, key=lambda e: (e["ts"], -e["dur"])):
+            start = float(event["ts"])
+            while stack and float(stack[-1]["ts"]) + float(stack[-1]["dur"]) <= start:
+                stack.pop()
+            own[id(event)] = float(event["dur"])
+            if stack:  # only the part inside the parent is the parent's nested time
+                parent_end = float(stack[-1]["ts"]) + float(stack[-1]["dur"])
+                own[id(stack[-1])] -= min(parent_end, start + float(event["dur"])) - start
+            stack.append(event)
+    return own
+
+
+def summarize(events: list[Mapping[str, Any]]) -> TraceSummary:
+    """The profile of the calls marked by `STEP_NAME` steps; raises ValueError without any."""
+    threads = _threads(events)
+    complete = [e for e in events if e.get("ph") == "X" and "dur" in e and "ts" in e]
+    steps = [
+        e
+        for e in complete
+        if str(e.get("name", "")).startswith(STEP_NAME) and "step_num" in e.get("args", {})
+    ]
+    if not steps:
+        raise ValueError(f"the profile has no {STEP_NAME!r} steps")
+    windows = [(float(e["ts"]), float(e["ts"]) + float(e["dur"])) for e in steps]
+    calls = len(steps)
+    wall_us = sum(b - a for a, b in windows)
+
+    ops = []
+    for event in complete:
+        where = threads.get((event.get("pid"), event.get("tid")), "")
+        identity = _op_identity(event)
+        # On the Python thread only eager ops and XLA's own ops count: the rest there is
+        # dispatch (and the XLA launch op, which contains the XLA ops).
+        if identity is None or (where == "python" and identity[1] not in PYTHON_THREAD_OPS):
+            continue
+        if _clip(float(event["ts"]), float(event["ts"]) + float(event["dur"]), windows):
+            ops.append(event)
+    devices = _device_processes(events)
+    on_device = [e for e in complete if e.get("pid") in devices]
+    busy = [
+        part
+        for event in (on_device or ops)
+        for part in _clip(float(event["ts"]), float(event["ts"]) + float(event["dur"]), windows)
+    ]
+    op_us = min(_union_length(busy), wall_us)
+
+    own = _self_times(ops)
+    counts: Counter[tuple[str, str]] = Counter()
+    self_us: Counter[tuple[str, str]] = Counter()
+    for event in ops:
+        key = _op_identity(event)
+        assert key is not None
+        counts[key] += 1
+        self_us[key] += max(0.0, own[id(event)])
+    top = tuple(
+        OpSummary(name, kind, counts[(name, kind)] / calls, self_us[(name, kind)] / calls / 1e6)
+        for name, kind in sorted(counts, key=lambda k: -self_us[k])[:TOP_OPS]
+    )
+
+    tracing = [e.get("args", {}) for e in complete if "tf_function_call" in e.get("args", {})]
+    counts_seen = [
+        int(a["tracing_count"]) for a in tracing if str(a.get("tracing_count", "")).isdigit()
+    ]
+    retraced = any(str(a["tf_function_call"]).startswith("traced") for a in tracing)
+    return TraceSummary(
+        calls=calls,
+        ops_per_call=len(ops) / calls,
+        op_time_s=op_us / calls / 1e6,
+        host_time_s=max(0.0, wall_us - op_us) / calls / 1e6,
+        wall_s=wall_us / calls / 1e6,
+        top_ops=top,
+        tracing_count=max(counts_seen) if counts_seen else None,
+        retraced=retraced,
+    )

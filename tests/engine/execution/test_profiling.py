@@ -1,0 +1,160 @@
+"""`--profile` on real TensorFlow: known kernels' op counts, a trace that opens, a profiler
+failure that keeps the timings, and no change at all to the timed results when it is off."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import logging
+import subprocess
+import sys
+
+import pytest
+
+import engine.execution.profiling as profiling
+from engine import BenchConfig, run
+from engine.backends.tensorflow.warnings import as_note, tensorflow_warnings
+from engine.results.model import RunResult
+from engine.storage.profiles import profile_root, stored_trace
+from tests.conftest import ROOT
+
+B = 200
+SMALL = {"matrices": B, "dim": 8, "cols": 6, "warmup": 1, "repeats": 3, "time_budget_s": 30}
+NAMES = ("while_loop", "batched_matvec", "numpy")
+
+
+@pytest.fixture(scope="module")
+def profiled():
+    return run(BenchConfig(**SMALL, strategies=NAMES, xla=True, profile=True))
+
+
+def read_trace(path) -> dict:
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def by_variant(result: RunResult) -> dict:
+    return {r.variant: r for r in result.results}
+
+
+def test_known_kernels_report_their_op_counts_and_time_split(profiled):
+    found = by_variant(profiled)
+    loop, batched = found["while_loop"].profile, found["batched_matvec"].profile
+    assert loop.status == "ok" and batched.status == "ok", (loop.error, batched.error)
+    assert loop.ops_per_call >= B  # a step per matrix, at least
+    assert 1 <= batched.ops_per_call <= 5  # one batched kernel, a handful of steps
+    for profile in (loop, batched):
+        assert profile.calls == 3 and 0 <= profile.op_time_s <= profile.wall_s
+        assert profile.op_time_s + profile.host_time_s == pytest.approx(profile.wall_s)
+        assert profile.tracing_count == 1 and not profile.retraced
+        assert profile.peak_memory_bytes is None and "not reported" in profile.memory_note
+    assert any(op.type == "BatchMatMulV2" for op in batched.top_ops)
+    xla = found["batched_matvec+xla"].profile
+    assert xla.status == "ok" and any(op.type == "XLA op" for op in xla.top_ops)
+    assert found["numpy"].profile.status == "unsupported"
+
+
+def test_the_trace_file_is_valid_and_names_the_kernels_ops(profiled):
+    path = stored_trace(profiled.run_id, "batched_matvec")
+    assert path is not None and path.is_relative_to(profile_root())
+    trace = read_trace(path)
+    names = {e.get("args", {}).get("long_name", "") for e in trace["traceEvents"]}
+    assert "MatVec/MatMul:BatchMatMulV2" in names
+    board = path.parent / "plugins" / "profile"
+    assert list(board.glob("*/*.xplane.pb"))  # TensorBoard's profile plugin reads this
+    assert stored_trace(profiled.run_id, "../../etc") is None  # never a path from a file
+
+
+def test_the_profile_round_trips_through_the_json(profiled):
+    data = json.loads(profiled.to_json())
+    assert RunResult.from_dict(data).to_dict() == data
+    assert data["results"][0]["profile"]["status"] == "ok"
+
+
+def test_a_profiler_failure_keeps_the_timings(monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("profiler session already active")
+
+    monkeypatch.setattr(profiling, "profile_kernel", broken)
+    result = run(BenchConfig(**SMALL, strategies=("einsum",), profile=True))
+    (entry,) = result.results
+    assert entry.status == "ok" and entry.correct and len(entry.samples_s) == 3
+    assert entry.profile.status == "failed"
+    assert "RuntimeError: profiler session already active" in entry.profile.error
+
+
+def test_profile_off_changes_nothing_in_the_timed_results(profiled):
+    plain = run(BenchConfig(**SMALL, strategies=NAMES, xla=True))
+    assert all(r.profile is None for r in plain.results)
+    assert not (profile_root() / plain.run_id).exists()
+    # The same seeded rounds, the same variants, the same number of samples: the profile
+    # comes after every sample and adds nothing to any of them.
+    assert plain.sampling["rounds"] == profiled.sampling["rounds"]
+    assert [(r.variant, len(r.samples_s), r.status) for r in plain.results] == [
+        (r.variant, len(r.samples_s), r.status) for r in profiled.results
+    ]
+    data = json.loads(plain.to_json())
+    assert all(entry["profile"] is None for entry in data["results"])
+
+
+def test_the_cli_copies_the_traces_beside_the_json(tmp_path):
+    out = tmp_path / "run.json"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "engine",
+            "run",
+            "--matrices",
+            "50",
+            "--dim",
+            "4",
+            "--repeats",
+            "2",
+            "--warmup",
+            "0",
+            "--strategy",
+            "einsum",
+            "--profile",
+            "--json",
+            str(out),
+            "--no-history",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    entry = json.loads(out.read_text())["results"][0]
+    assert entry["profile"]["trace_file"] == "run.profiles/einsum/trace.json.gz"
+    assert read_trace(tmp_path / entry["profile"]["trace_file"])["traceEvents"]
+
+
+def test_tensorflows_vectorized_map_fallback_warning_is_kept_as_a_note():
+    with tensorflow_warnings() as warned:
+        logging.getLogger("tensorflow").warning(
+            "Using a while_loop for converting MatrixSolve cause there is no registered "
+            "converter for this op."
+        )
+        logging.getLogger("tensorflow").info("not a warning")
+    assert [as_note(m) for m in warned] == [
+        "vectorized_map fell back to a while_loop: Using a while_loop for converting "
+        "MatrixSolve cause there is no registered converter for this op."
+    ]
+
+
+def test_slow_variants_are_profiled_over_fewer_calls():
+    from engine.backends.tensorflow.profile import profile_calls
+
+    assert profile_calls(None) == 3 and profile_calls(0.001) == 3
+    assert profile_calls(0.12) == 2 and profile_calls(1.7) == 1
+
+
+def test_an_eager_loop_counts_each_op_it_dispatches():
+    result = run(
+        BenchConfig(**{**SMALL, "matrices": 20}, strategies=("python_loop",), profile=True)
+    )
+    profile = result.results[0].profile
+    assert profile.status == "ok" and profile.ops_per_call >= 20  # an op (or more) per matrix
+    assert {op.type for op in profile.top_ops} == {"eager op"}
