@@ -16,6 +16,7 @@ from dashboard.report import run_report
 from dashboard.tables import run as data
 from dashboard.tables import why as why_data
 from dashboard.text.explain import fastest_way
+from engine.results.formatting import took_line
 from engine.results.model import RunResult
 from engine.spec.catalog import code_to_copy
 from engine.storage.profiles import stored_trace
@@ -50,6 +51,9 @@ def show_results(text: str, key: str = "run") -> None:
             f"run {result.run_id[:8]}"
         )
     )
+    took = took_line(result.timings)
+    if took:
+        st.caption(plain(took))
     for warning in result.warnings:
         st.info(plain(warning))
 

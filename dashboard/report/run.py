@@ -15,6 +15,7 @@ from dashboard.report.html import (
 from dashboard.tables import run as data
 from dashboard.tables import why as why_data
 from dashboard.text.explain import fastest_way
+from engine.results.formatting import took_line
 from engine.results.model import RunResult
 from engine.spec.catalog import code_to_copy
 
@@ -32,6 +33,9 @@ def run_sections(result: RunResult) -> list[str]:
         f"<p class='muted'>{escape(shape)} · {escape(env.device_kind)} · "
         f"run {escape(result.run_id)} · {escape(result.created_at)}</p>",
     ]
+    took = took_line(result.timings)
+    if took:
+        sections.append(f"<p class='muted'>{escape(took)}</p>")
     chosen = result.winner_dict()
     best = data.winner(summary, chosen)
     profiles = why_data.profiles(result)

@@ -9,6 +9,7 @@ import os
 import platform
 import sqlite3
 import sys
+import time
 from typing import Any
 
 from engine.cli.flags import config_from_args
@@ -79,20 +80,28 @@ def command_run(args: argparse.Namespace) -> int:
             return report_group(config, repetitions, args)
     with queue:
         progress(Phase("starting TensorFlow"))
+        started = time.perf_counter()
         from engine.execution.runner import run_benchmark
 
+        imported_s = time.perf_counter() - started  # TensorFlow's import: part of starting
         result = run_benchmark(config, progress=progress)
+    if result.timings is not None:
+        result.timings["startup_s"] = result.timings.get("startup_s", 0.0) + imported_s
+        result.timings["total_s"] += imported_s
     result.group_id = args.group_id
     result.noise_floor = machine_floor(args.history, result.environment.device_kind)
     unsaved = save_outputs(result, args)
     if unsaved:
         return unsaved
-    from engine.results.formatting import summary_table
+    from engine.results.formatting import summary_table, took_line
 
     if args.progress == "jsonl":
         progress(ResultWritten(result.run_id, args.json_path))
     else:
         print(summary_table(result))
+        took = took_line(result.timings)
+        if took:
+            print(took)
         if args.json_path:
             print(f"results written to {args.json_path}")
     return EXIT_OK

@@ -44,6 +44,7 @@ from engine.machine.cluster import worker_count
 from engine.machine.host import last_level_cache_bytes
 from engine.machine.load import LoadMonitor
 from engine.measure import memory
+from engine.measure.timing import PhaseClock
 from engine.results.events import (
     Done,
     Phase,
@@ -134,6 +135,7 @@ def run_benchmark(
     """Measure every variant of `config`; raises PreflightError/DeviceError before any work."""
     emit = progress or silent
     run_id = uuid.uuid4().hex
+    clock = PhaseClock()
     monitor = LoadMonitor().start()
     llc_bytes, llc_source = last_level_cache_bytes()
     warnings = [w for w in [configure_threads(config.threads)] if w]
@@ -141,6 +143,7 @@ def run_benchmark(
     emit(Started(tuple(variant_name(s, x) for s, x in variants)))
     copies = memory.cold_copies(config, llc_bytes)
     # Peers first, each in its own process, before TensorFlow holds the device.
+    clock.lap("startup_s")
     peers = run_peers(
         config,
         variants if config.mode == "single" else (),
@@ -148,6 +151,7 @@ def run_benchmark(
         device_kind=setup.kind if setup else probe_kind(),
         emit=emit,
     )
+    clock.lap("peers_s")
     distributed = None
     if config.mode != "single" and worker_count() > 1:
         # Collectives must be configured before TensorFlow initialises its context.
@@ -161,15 +165,18 @@ def run_benchmark(
 
     device = setup.devices[0]
     probes = []
+    clock.lap("startup_s")
     if peak is None:
         emit(Phase("peak bandwidth"))
         probes = measure_probes(device, llc_bytes, "before")
         probes += host_probe(setup.kind, llc_bytes, "before")
+    clock.lap("peak_s")
 
     emit(Phase("inputs"))
     keep_host = any(strategy_info(name).runs_on_host for name in config.strategies)
     inputs = prepare(config, device, copies, keep_host=keep_host)
 
+    clock.lap("inputs_s")
     ctx = RunContext(config, setup, inputs, builder_with(builders), emit, distributed)
     prepared = [
         Prepared(peers.results[variant])
@@ -188,16 +195,19 @@ def run_benchmark(
             on_failure=fail_variant,
         )
     results = [finish_variant(ctx, item) for item in prepared]
+    clock.lap("variants_s")
     if config.profile:
         emit(Phase("profiles"))
         for item in prepared:
             item.result.profile = profile_variant(item, device, run_id)
+    clock.lap("profile_s")
     del ctx, inputs, prepared  # free the inputs before the second bandwidth probe
     if peak is None:
         emit(Phase("peak bandwidth (again)"))
         probes += measure_probes(device, llc_bytes, "after")
         probes += host_probe(setup.kind, llc_bytes, "after")
         peak = peak_from(probes, device, llc_bytes)
+    clock.lap("peak_s")
     emit(Done())
     load = monitor.stop()
     warnings += run_warnings(config, estimate, llc_bytes)
@@ -214,4 +224,5 @@ def run_benchmark(
         memory=estimate,
         sampling={**record.to_dict(), **({"peers": peers.sampling} if peers.sampling else {})},
         machine_load=load,
+        timings=clock.timings(),
     )

@@ -99,3 +99,25 @@ def summary_table(result: RunResult) -> str:
     answer = winner_line(result.winner_dict())
     parts = [header, table, answer, *(["notes:", *notes] if notes else [])]
     return "\n".join(parts).strip()
+
+
+PHASE_LABELS = {
+    "startup_s": "starting",
+    "peers_s": "peers",
+    "peak_s": "peak bandwidth",
+    "inputs_s": "inputs",
+    "variants_s": "variants",
+    "profile_s": "profiles",
+}
+
+
+def took_line(timings: Mapping[str, float] | None) -> str | None:
+    """ "This run took 10.9 s: starting 3.0 s · ..." — phases under 0.05 s are left out."""
+    if not timings or "total_s" not in timings:
+        return None
+    parts = [
+        f"{label} {timings[name]:.1f} s"
+        for name, label in PHASE_LABELS.items()
+        if timings.get(name, 0.0) >= 0.05
+    ]
+    return f"This run took {timings['total_s']:.1f} s" + (": " + " · ".join(parts) if parts else "")

@@ -235,6 +235,7 @@ class RunResult:
     machine_load: MachineLoad | None = None  # how busy the machine was meanwhile
     noise_floor: NoiseFloor = field(default_factory=NoiseFloor)  # used for ties
     group_id: str | None = None  # repetitions of one measurement share a group
+    timings: dict[str, float] | None = None  # wall seconds of each phase (TIMING_PHASES)
     extra: dict[str, Any] = field(default_factory=dict)  # top-level fields this version lacks
 
     @property
@@ -308,6 +309,8 @@ class RunResult:
             }
         if self.group_id is not None:
             data["group_id"] = self.group_id
+        if self.timings is not None:
+            data["timings"] = dict(self.timings)
         if self.memory is not None:
             data["memory_estimate"] = {
                 "total_bytes": self.memory.total_bytes,
@@ -365,7 +368,9 @@ class RunResult:
             "sampling",
             "machine_load",
             "group_id",
+            "timings",
         )
+        timings = read.child("timings", None)
         return cls(
             run_id=run_id,
             created_at=created_at,
@@ -383,6 +388,7 @@ class RunResult:
             machine_load=_load_from(load) if load else None,
             noise_floor=_floor_from(floor) if floor else NoiseFloor(),
             group_id=group,
+            timings=_timings_from(timings) if timings else None,
             extra=read.extras(known),
         )
 
@@ -437,6 +443,17 @@ class RunResult:
             for index, seconds in enumerate(result.samples_s)
         ]
         return pd.DataFrame(rows)
+
+
+# Where a run's wall time went, in order (docs/results-json.md). `startup_s` is starting the
+# framework and the devices; `total_s` covers everything, so the phases sum to at most it.
+TIMING_PHASES = ("startup_s", "peers_s", "peak_s", "inputs_s", "variants_s", "profile_s")
+
+
+def _timings_from(read: Reader) -> dict[str, float]:
+    found = {name: read.number(name, 0.0, high=MAX_SAMPLE_S * 1e3) for name in TIMING_PHASES}
+    found["total_s"] = read.number("total_s", high=MAX_SAMPLE_S * 1e3)
+    return found
 
 
 def process_of(strategy: str) -> str:

@@ -193,3 +193,14 @@ def test_sequential_order_is_kept_when_asked():
     sampling = run(config).to_dict()["sampling"]
     assert sampling["order"] == "sequential"
     assert sampling["rounds"] == [[0] * 3, [1] * 3]
+
+
+def test_the_run_records_where_its_wall_time_went(small_run):
+    result, _ = small_run
+    timings = result.to_dict()["timings"]
+    phases = ("startup_s", "peers_s", "peak_s", "inputs_s", "variants_s", "profile_s")
+    assert set(timings) == {*phases, "total_s"}
+    assert all(timings[name] >= 0 for name in phases)
+    assert sum(timings[name] for name in phases) <= timings["total_s"] + 1e-6
+    assert timings["peers_s"] > 0  # "all" includes the installed peers
+    assert RunResult.from_dict(result.to_dict()).timings == timings

@@ -47,3 +47,13 @@ def test_summary_table_names_every_variant_and_the_peak():
     text = summary_table(make_run(peak=20e9))
     assert "einsum" in text and "numpy" in text
     assert text.startswith("peak read bandwidth 20.0 GB/s (measured)")
+
+
+def test_the_took_line_names_each_phase_that_took_time():
+    from engine.results.formatting import took_line
+
+    timings = {"startup_s": 3.04, "peers_s": 0.0, "peak_s": 1.6, "variants_s": 0.61, "total_s": 5.3}
+    assert took_line(timings) == (
+        "This run took 5.3 s: starting 3.0 s · peak bandwidth 1.6 s · variants 0.6 s"
+    )
+    assert took_line(None) is None and took_line({}) is None
