@@ -133,3 +133,66 @@ def test_the_dashboard_command_carries_the_apps_safe_settings():
     # The repository's own config (used by `streamlit run dashboard/app.py`) is the same file.
     assert (ROOT / ".streamlit" / "config.toml").read_text() == SETTINGS.read_text()
     assert sys.version_info >= (3, 10)
+
+
+MINIMUM_TENSORFLOW = "tensorflow-cpu==2.16.2"  # the documented minimum, 2.16 (frameworks.py)
+
+
+@pytest.mark.slow
+def test_the_engine_runs_on_the_minimum_tensorflow(tmp_path):
+    """Every TensorFlow strategy, with +xla, on the oldest supported TensorFlow (with the
+    NumPy 1.x it needs): correct, and the version recorded. Without xprof installed there,
+    `--profile` says what to install instead of failing."""
+    bin_dir = make_venv(tmp_path / "env", system_site_packages=False)
+    source = source_copy(tmp_path)
+    done = subprocess.run(
+        [
+            str(bin_dir / "python"),
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            MINIMUM_TENSORFLOW,
+            "numpy<2",
+            str(source),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=1500,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = tmp_path / "run.json"
+    names = "python_loop,while_loop,map_fn,vectorized_map,batched_matvec,batched_matmul,einsum"
+    run = subprocess.run(
+        [
+            str(bin_dir / "matvec-profiler"),
+            "run",
+            "--matrices",
+            "40",
+            "--dim",
+            "6",
+            "--repeats",
+            "2",
+            "--warmup",
+            "0",
+            "--strategy",
+            f"{names},dataset,numpy",
+            "--xla",
+            "--profile",
+            "--json",
+            str(out),
+            "--no-history",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=900,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    data = json.loads(out.read_text())
+    assert data["environment"]["tensorflow"].startswith("2.16.")
+    for entry in data["results"]:
+        assert entry["status"] == "ok" and entry["correct"], (entry["variant"], entry["error"])
+        if entry["strategy"] != "numpy":
+            assert entry["profile"]["status"] == "unsupported"
+            assert "install xprof" in entry["profile"]["error"]
