@@ -183,14 +183,20 @@ def stored_states(tmp_path, monkeypatch):
     return runs
 
 
+def opened_in_history(run: RunResult) -> AppTest:
+    """The History page with a stored run opened, as a user would click it."""
+    at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=60)
+    at.run()
+    at.switch_page("views/history.py")
+    at.run()
+    at.session_state["history_opened"] = run.run_id
+    at.run()
+    return at
+
+
 def test_every_state_opens_on_the_history_and_compare_pages(stored_states):
     for name, run in stored_states.items():
-        at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=60)
-        at.run()
-        at.switch_page("views/history.py")
-        at.run()
-        at.session_state["history_opened"] = run.run_id
-        at.run()
+        at = opened_in_history(run)
         assert not at.exception, name
         assert any("The fastest way" in m.value for m in at.markdown), name
         shown = [
@@ -272,12 +278,7 @@ def test_a_mutated_results_file_is_refused_naming_its_field_or_renders_everywher
 
 def test_the_peers_appear_with_their_framework_on_the_run_pages(stored_states):
     run = stored_states["peers"]
-    at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=60)
-    at.run()
-    at.switch_page("views/history.py")
-    at.run()
-    at.session_state["history_opened"] = run.run_id
-    at.run()
+    at = opened_in_history(run)
     assert not at.exception
     tables = [frame.value for frame in at.dataframe]
     summary = next(t for t in tables if "framework" in t.columns and "median" in t.columns)
@@ -301,12 +302,7 @@ def test_the_why_section_draws_the_measured_profile_on_the_page_and_in_the_repor
     stored_states,
 ):
     run = stored_states["profiled"]
-    at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=60)
-    at.run()
-    at.switch_page("views/history.py")
-    at.run()
-    at.session_state["history_opened"] = run.run_id
-    at.run()
+    at = opened_in_history(run)
     assert not at.exception
     headings = [m.value for m in at.markdown]
     assert "### Why (profiled)" in headings
