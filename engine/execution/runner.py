@@ -142,13 +142,15 @@ def run_benchmark(
     variants = plan_variants(config)
     emit(Started(tuple(variant_name(s, x) for s, x in variants)))
     copies = memory.cold_copies(config, llc_bytes)
+    kind = setup.kind if setup else probe_kind()
+    memory.preflight(config, kind, llc_bytes)  # refused before any process starts
     # Peers first, each in its own process, before TensorFlow holds the device.
     clock.lap("startup_s")
     peers = run_peers(
         config,
         variants if config.mode == "single" else (),
         copies=copies,
-        device_kind=setup.kind if setup else probe_kind(),
+        device_kind=kind,
         emit=emit,
     )
     clock.lap("peers_s")
