@@ -22,6 +22,7 @@ PROFILE_COLUMNS = (
     "tracing_count",
     "retraced",
     "peak_memory_bytes",
+    "first_call",
     "note",
 )
 
@@ -47,10 +48,25 @@ def profiles(result: RunResult) -> pd.DataFrame:
                 "tracing_count": profile.tracing_count,
                 "retraced": profile.retraced,
                 "peak_memory_bytes": profile.peak_memory_bytes,
-                "note": profile.error or profile.memory_note or "",
+                "first_call": first_call_text(profile.first_call),
+                "note": profile.error
+                or ("traced again while profiled" if profile.retraced else "")
+                or profile.memory_note
+                or "",
             }
         )
     return pd.DataFrame(rows, columns=list(PROFILE_COLUMNS))
+
+
+def first_call_text(split: dict[str, float] | None) -> str:
+    """ "62 ms: tracing 5 ms · compiling 51 ms · running 6 ms" (empty when not measured)."""
+    if not split:
+        return ""
+    return (
+        f"{format_seconds(split['total_s'])}: tracing {format_seconds(split['tracing_s'])} · "
+        f"compiling {format_seconds(split['compile_s'])} · "
+        f"running {format_seconds(split['execution_s'])}"
+    )
 
 
 def top_ops(result: RunResult) -> pd.DataFrame:
@@ -88,6 +104,7 @@ def display_profiles(frame: pd.DataFrame) -> pd.DataFrame:
             "peak memory": [
                 _or_dash(v, lambda x: format_bytes(int(x))) for v in frame["peak_memory_bytes"]
             ],
+            "first call (fresh copy)": frame["first_call"],
             "note": frame["note"],
         }
     )

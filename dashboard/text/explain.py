@@ -77,6 +77,8 @@ def profile_lines(profiles: pd.DataFrame | None, variant: str) -> list[str]:
         f"{format_seconds(mine['op_time_s'] + mine['host_time_s'])}); the rest is Python, "
         "dispatch and waiting."
     ]
+    if mine.get("first_call"):
+        lines.append(f"A fresh copy's first call took {mine['first_call']}.")
     assert profiles is not None
     ok = profiles[(profiles["status"] == "ok") & profiles["ops_per_call"].notna()]
     busiest = ok.loc[ok["ops_per_call"].idxmax()] if not ok.empty else None

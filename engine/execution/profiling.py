@@ -8,10 +8,14 @@ TensorFlow's: they say `unsupported`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from engine.backends.tensorflow.errors import one_line
 from engine.backends.tensorflow.profile import (
     ProfilerUnavailable,
     profile_calls,
+    profile_first_call,
     profile_kernel,
 )
 from engine.execution.recording import Prepared
@@ -20,7 +24,11 @@ from engine.spec.catalog import strategy_info
 from engine.storage.profiles import variant_dir
 
 
-def profile_variant(item: Prepared, device: str, run_id: str) -> ProfileSummary | None:
+def profile_variant(
+    item: Prepared, device: str, run_id: str, fresh: Callable[[], Any] | None = None
+) -> ProfileSummary | None:
+    """The variant's profile; `fresh` makes and calls a new copy of its function once, for
+    the first call's split (None: not taken apart in this mode)."""
     result = item.result
     if strategy_info(result.strategy).in_own_process:
         return ProfileSummary(
@@ -34,6 +42,15 @@ def profile_variant(item: Prepared, device: str, run_id: str) -> ProfileSummary 
         folder = variant_dir(run_id, result.variant)
         calls = profile_calls(result.median_s)
         summary, trace, memory, note = profile_kernel(item.sampler.kernel, device, folder, calls)
+        split = None
+        if fresh is not None:
+            found = profile_first_call(fresh, item.sampler.kernel.sync, device, folder / "first")
+            split = {
+                "total_s": found.total_s,
+                "tracing_s": found.tracing_s,
+                "compile_s": found.compile_s,
+                "execution_s": found.execution_s,
+            }
     except ProfilerUnavailable as error:
         return ProfileSummary("unsupported", error=str(error))
     except Exception as error:  # noqa: BLE001 - a failed profile never costs the timings
@@ -55,4 +72,5 @@ def profile_variant(item: Prepared, device: str, run_id: str) -> ProfileSummary 
         memory_note=note,
         trace_file=str(trace),
         tensorboard_dir=str(folder),
+        first_call=split,
     )

@@ -190,3 +190,40 @@ def summarize(events: list[Mapping[str, Any]]) -> TraceSummary:
         tracing_count=max(counts_seen) if counts_seen else None,
         retraced=retraced,
     )
+
+
+FIRST_CALL_STEP = "matvec_first_call"
+TRACING_EVENT = "tf.function-graph_building"
+COMPILE_MARK = "Compiler::Run"  # CpuCompiler::RunBackend, GpuCompiler::RunHloPasses, ...
+
+
+@dataclass(frozen=True)
+class FirstCallSplit:
+    total_s: float
+    tracing_s: float  # Python -> graph (tf.function tracing)
+    compile_s: float  # XLA compilation (+xla variants)
+    execution_s: float  # the rest: running it, dispatch included
+
+
+def first_call_split(events: list[Mapping[str, Any]]) -> FirstCallSplit:
+    """A fresh function's first call, marked by a `FIRST_CALL_STEP` step, taken apart."""
+    complete = [e for e in events if e.get("ph") == "X" and "dur" in e and "ts" in e]
+    steps = [e for e in complete if str(e.get("name", "")).startswith(FIRST_CALL_STEP)]
+    if not steps:
+        raise ValueError(f"the profile has no {FIRST_CALL_STEP!r} step")
+    window = [(float(steps[0]["ts"]), float(steps[0]["ts"]) + float(steps[0]["dur"]))]
+
+    def covered(match: Any) -> float:
+        parts = [
+            part
+            for e in complete
+            if match(str(e.get("name", "")))
+            for part in _clip(float(e["ts"]), float(e["ts"]) + float(e["dur"]), window)
+        ]
+        return _union_length(parts)
+
+    total = window[0][1] - window[0][0]
+    tracing = covered(lambda name: name == TRACING_EVENT)
+    compiling = covered(lambda name: COMPILE_MARK in name)
+    rest = max(0.0, total - tracing - compiling)
+    return FirstCallSplit(total / 1e6, tracing / 1e6, compiling / 1e6, rest / 1e6)

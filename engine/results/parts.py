@@ -252,6 +252,8 @@ class ProfileSummary:
     memory_note: str | None = None
     trace_file: str | None = None  # Perfetto / chrome://tracing JSON, relative to the JSON
     tensorboard_dir: str | None = None  # the XSpace for TensorBoard's profile plugin
+    # A fresh function's first call taken apart: total_s, tracing_s, compile_s, execution_s.
+    first_call: dict[str, float] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -276,4 +278,14 @@ class ProfileSummary:
             memory_note=read.text("memory_note", None),
             trace_file=read.text("trace_file", None, max_chars=1_000),
             tensorboard_dir=read.text("tensorboard_dir", None, max_chars=1_000),
+            first_call=_first_call_from(read.child("first_call", None)),
         )
+
+
+FIRST_CALL_PARTS = ("total_s", "tracing_s", "compile_s", "execution_s")
+
+
+def _first_call_from(read: Reader | None) -> dict[str, float] | None:
+    if read is None:
+        return None
+    return {name: read.number(name, high=MAX_SAMPLE_S) for name in FIRST_CALL_PARTS}

@@ -13,13 +13,21 @@ from __future__ import annotations
 import contextlib
 import gzip
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import tensorflow as tf
 
 from engine.measure.timing import Kernel
-from engine.measure.trace_analysis import STEP_NAME, TraceSummary, summarize
+from engine.measure.trace_analysis import (
+    FIRST_CALL_STEP,
+    STEP_NAME,
+    FirstCallSplit,
+    TraceSummary,
+    first_call_split,
+    summarize,
+)
 
 PROFILE_CALLS = 3
 PROFILE_BUDGET_S = 0.3  # fewer calls for slow variants: a profile's size grows with its ops
@@ -94,3 +102,17 @@ def profile_kernel(
         out.write(text)  # as xprof wrote it: Perfetto and chrome://tracing open it
     memory, note = peak_memory(device)
     return summarize(json.loads(text)["traceEvents"]), trace, memory, note
+
+
+def profile_first_call(
+    call: Callable[[], Any], sync: Callable[[Any], None], device: str, logdir: Path
+) -> FirstCallSplit:
+    """A *fresh* function's first call (traced, maybe compiled, then run), taken apart: the
+    timed first call already happened outside the profiler, so this one is its twin."""
+    tf.profiler.experimental.start(str(logdir), options=_options())
+    try:
+        with tf.device(device), tf.profiler.experimental.Trace(FIRST_CALL_STEP, step_num=0, _r=1):
+            sync(call())
+    finally:
+        tf.profiler.experimental.stop()
+    return first_call_split(json.loads(trace_json(logdir))["traceEvents"])

@@ -54,6 +54,19 @@ def test_known_kernels_report_their_op_counts_and_time_split(profiled):
     assert found["numpy"].profile.status == "unsupported"
 
 
+def test_a_fresh_first_call_is_split_into_tracing_compiling_and_running(profiled):
+    found = by_variant(profiled)
+    plain, xla = (
+        found["batched_matvec"].profile.first_call,
+        found["batched_matvec+xla"].profile.first_call,
+    )
+    for split in (plain, xla):
+        parts = split["tracing_s"] + split["compile_s"] + split["execution_s"]
+        assert parts == pytest.approx(split["total_s"]) and split["tracing_s"] > 0
+    assert plain["compile_s"] == 0 and xla["compile_s"] > 0  # only +xla compiles
+    assert found["numpy"].profile.first_call is None
+
+
 def test_the_trace_file_is_valid_and_names_the_kernels_ops(profiled):
     path = stored_trace(profiled.run_id, "batched_matvec")
     assert path is not None and path.is_relative_to(profile_root())

@@ -98,3 +98,22 @@ def test_a_retrace_is_seen_and_a_trace_without_steps_is_refused():
     assert summary.retraced and summary.tracing_count == 2 and summary.ops_per_call == 0
     with pytest.raises(ValueError, match="no 'matvec_call' steps"):
         summarize(BASE)
+
+
+def test_a_first_call_splits_into_tracing_compiling_and_the_rest():
+    from engine.measure.trace_analysis import FIRST_CALL_STEP, first_call_split
+
+    events = [
+        *BASE,
+        event(f"{FIRST_CALL_STEP} 0", 0, 1000, tid=PY, step_num="0"),
+        event("tf.function-graph_building", 10, 200, tid=PY),
+        event("CpuCompiler::RunHloPasses", 300, 100, tid=PY),
+        event("CpuCompiler::RunBackend", 350, 450, tid=COMPUTE_A),  # overlaps the passes
+        event("CpuCompiler::RunBackend", 2000, 50, tid=PY),  # after the call: not counted
+    ]
+    split = first_call_split(events)
+    assert split.total_s == pytest.approx(1000e-6) and split.tracing_s == pytest.approx(200e-6)
+    assert split.compile_s == pytest.approx(500e-6)  # the union of [300, 400] and [350, 800]
+    assert split.execution_s == pytest.approx(300e-6)
+    with pytest.raises(ValueError, match="first_call"):
+        first_call_split(BASE)
