@@ -30,7 +30,7 @@ from engine.measure.trace_analysis import (
 )
 
 PROFILE_CALLS = 3
-PROFILE_BUDGET_S = 0.3  # fewer calls for slow variants: a profile's size grows with its ops
+PROFILE_BUDGET_S = 0.15  # fewer calls for slow variants: a profile's size grows with its ops
 XPROF_HINT = "install xprof (pip install -r requirements-profile.txt) to convert profiles"
 
 

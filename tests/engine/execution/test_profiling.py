@@ -161,7 +161,7 @@ def test_slow_variants_are_profiled_over_fewer_calls():
     from engine.backends.tensorflow.profile import profile_calls
 
     assert profile_calls(None) == 3 and profile_calls(0.001) == 3
-    assert profile_calls(0.12) == 2 and profile_calls(1.7) == 1
+    assert profile_calls(0.06) == 2 and profile_calls(1.7) == 1
 
 
 def test_an_eager_loop_counts_each_op_it_dispatches():
