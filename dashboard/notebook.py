@@ -51,11 +51,10 @@ def build(result: RunResult) -> RunView:
     if not profiles.empty:
         figures.update(why_charts.why_figures(profiles))
     table = data.display_table(summary)
-    failures = [] if table.empty else table[table["status"] != "ok"]
+    failures = table if table.empty else table[table["status"] != "ok"]
     notes = [*result.warnings]
     notes += [
-        f"{row['strategy']}: {row['status']} — {row['note']}"
-        for _, row in (failures.iterrows() if len(failures) else [])
+        f"{row['strategy']}: {row['status']} — {row['note']}" for _, row in failures.iterrows()
     ]
     heading = (
         f"{config.matrices:,} matrices of {config.rows}×{config.columns} {config.dtype} · "

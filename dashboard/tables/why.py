@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import pandas as pd
 
 from engine.measure.memory import format_bytes
@@ -85,10 +82,6 @@ def top_ops(result: RunResult) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["variant", "op", "type", "per call", "self time per call"])
 
 
-def _or_dash(value: object, shown: Callable[[Any], str]) -> str:
-    return "-" if value is None or pd.isna(value) else shown(value)
-
-
 def display_profiles(frame: pd.DataFrame) -> pd.DataFrame:
     if frame.empty:
         return frame
@@ -99,10 +92,10 @@ def display_profiles(frame: pd.DataFrame) -> pd.DataFrame:
             "ops per call": [format_number(v, ",.0f") for v in frame["ops_per_call"]],
             "in ops": [format_seconds(v) for v in frame["op_time_s"]],
             "outside ops": [format_seconds(v) for v in frame["host_time_s"]],
-            "share in ops": [_or_dash(v, lambda x: f"{x:.0%}") for v in frame["op_share"]],
-            "tracings": [_or_dash(v, lambda x: str(int(x))) for v in frame["tracing_count"]],
+            "share in ops": [format_number(v, ".0%") for v in frame["op_share"]],
+            "tracings": [format_number(v, ".0f") for v in frame["tracing_count"]],
             "peak memory": [
-                _or_dash(v, lambda x: format_bytes(int(x))) for v in frame["peak_memory_bytes"]
+                "-" if pd.isna(v) else format_bytes(int(v)) for v in frame["peak_memory_bytes"]
             ],
             "first call (fresh copy)": frame["first_call"],
             "note": frame["note"],

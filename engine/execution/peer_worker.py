@@ -28,16 +28,11 @@ from engine.execution.sampling import take_samples
 from engine.measure.correctness import CHECK_STREAM, make_inputs, reference
 from engine.measure.timing import Kernel, Sampler
 from engine.results.events import Event, Phase, VariantStarted
+from engine.results.formatting import one_line
 from engine.spec.catalog import strategy_info, variant_name
 from engine.spec.config import BenchConfig
 
-ERROR_MAX_CHARS = 500
 RESULT_KEY = "peer_result"
-
-
-def one_line(error: BaseException) -> str:
-    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
-    return f"{type(error).__name__}: {(lines or [''])[0]}"[:ERROR_MAX_CHARS]
 
 
 def limit_cpus(threads: int) -> int:

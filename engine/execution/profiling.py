@@ -9,6 +9,7 @@ TensorFlow's: they say `unsupported`.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import asdict
 from typing import Any
 
 from engine.backends.tensorflow.errors import one_line
@@ -45,12 +46,7 @@ def profile_variant(
         split = None
         if fresh is not None:
             found = profile_first_call(fresh, item.sampler.kernel.sync, device, folder / "first")
-            split = {
-                "total_s": found.total_s,
-                "tracing_s": found.tracing_s,
-                "compile_s": found.compile_s,
-                "execution_s": found.execution_s,
-            }
+            split = asdict(found)
     except ProfilerUnavailable as error:
         return ProfileSummary("unsupported", error=str(error))
     except Exception as error:  # noqa: BLE001 - a failed profile never costs the timings
@@ -62,10 +58,7 @@ def profile_variant(
         op_time_s=summary.op_time_s,
         host_time_s=summary.host_time_s,
         wall_s=summary.wall_s,
-        top_ops=tuple(
-            ProfiledOp(op.name, op.type, op.count_per_call, op.self_s_per_call)
-            for op in summary.top_ops
-        ),
+        top_ops=tuple(ProfiledOp(**asdict(op)) for op in summary.top_ops),
         tracing_count=summary.tracing_count,
         retraced=summary.retraced,
         peak_memory_bytes=memory,

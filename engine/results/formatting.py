@@ -121,3 +121,16 @@ def took_line(timings: Mapping[str, float] | None) -> str | None:
         if timings.get(name, 0.0) >= 0.05
     ]
     return f"This run took {timings['total_s']:.1f} s" + (": " + " · ".join(parts) if parts else "")
+
+
+ERROR_MAX_CHARS = 500
+NOISE_PREFIXES = ("Graph execution error", "Detected at node", "Stack trace", "File ", "[[", "in ")
+
+
+def one_line(error: BaseException) -> str:
+    """A failure in one line: framework errors (TensorFlow's above all) carry pages of graph
+    context; users need the line that says why."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    useful = [line for line in lines if not line.startswith(NOISE_PREFIXES)]
+    first = (useful or lines or [""])[0]
+    return f"{type(error).__name__}: {first}"[:ERROR_MAX_CHARS]

@@ -26,9 +26,14 @@ def profile_root() -> Path:
     )
 
 
+def _safe(run_id: str, variant: str) -> bool:
+    """A run id and a variant name, nothing that could walk out of the store."""
+    return bool(RUN_ID.match(run_id)) and variant.replace("+", "").replace("_", "").isalnum()
+
+
 def variant_dir(run_id: str, variant: str) -> Path:
     """A private directory for one variant's profile (created)."""
-    if not RUN_ID.match(run_id) or not variant.replace("+", "").replace("_", "").isalnum():
+    if not _safe(run_id, variant):
         raise ValueError(f"not a run id and variant: {run_id!r}, {variant!r}")
     path = profile_root() / run_id / variant
     path.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -40,7 +45,7 @@ def variant_dir(run_id: str, variant: str) -> Path:
 def stored_trace(run_id: str, variant: str) -> Path | None:
     """The stored trace of a run's variant on this machine, found by id, never by a path read
     from a file (an imported JSON cannot make the dashboard serve an arbitrary file)."""
-    if not RUN_ID.match(run_id) or not variant.replace("+", "").replace("_", "").isalnum():
+    if not _safe(run_id, variant):
         return None
     path = profile_root() / run_id / variant / TRACE_NAME
     return path if path.is_file() else None

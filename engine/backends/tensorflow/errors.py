@@ -4,16 +4,9 @@ from __future__ import annotations
 
 import tensorflow as tf
 
-ERROR_MAX_CHARS = 500
-NOISE_PREFIXES = ("Graph execution error", "Detected at node", "Stack trace", "File ", "[[", "in ")
+from engine.results.formatting import one_line
 
-
-def one_line(error: BaseException) -> str:
-    """TensorFlow errors carry pages of graph context; users need the line that says why."""
-    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
-    useful = [line for line in lines if not line.startswith(NOISE_PREFIXES)]
-    first = (useful or lines or [""])[0]
-    return f"{type(error).__name__}: {first}"[:ERROR_MAX_CHARS]
+__all__ = ["classify", "one_line"]
 
 
 def classify(error: BaseException) -> str:
