@@ -10,9 +10,9 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
-from engine.cli import compare, dashboard, history, run
+from engine.cli import compare, dashboard, history, run, serve
 from engine.cli.flags import add_config_flags
 from engine.cli.repetitions import RepetitionFailed
 from engine.machine.accelerators import DeviceError
@@ -123,6 +123,16 @@ def build_parser() -> argparse.ArgumentParser:
     strategies = commands.add_parser("strategies", help="list strategies")
     strategies.add_argument("--json", action="store_true", help="print JSON")
 
+    worker = commands.add_parser(
+        "serve", help="a warm worker: one run request per line of stdin (used by the dashboard)"
+    )
+    worker.add_argument(
+        "--idle-timeout",
+        type=float,
+        default=serve.DEFAULT_IDLE_TIMEOUT_S,
+        help="end after this many seconds without a request (default %(default)g)",
+    )
+
     board = commands.add_parser("dashboard", help="start the Streamlit dashboard (localhost)")
     board.add_argument(
         "streamlit_args", nargs=argparse.REMAINDER, help="passed on to `streamlit run`"
@@ -140,16 +150,20 @@ COMMANDS = {
     "compare": compare.command_compare,
     "calibrate": compare.command_calibrate,
     "dashboard": dashboard.command_dashboard,
+    "serve": serve.command_serve,
 }
 # Commands that start TensorFlow: its presence and version are checked before any work.
 NEEDS_TENSORFLOW = {"run", "devices", "sweep", "calibrate"}
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, warm: Any = None) -> int:
+    """`warm`: the state `serve` keeps between its runs (None: a fresh process's run)."""
     try:
         args = build_parser().parse_args(argv)
         if args.command in NEEDS_TENSORFLOW:
             check_tensorflow()
+        if args.command == "run":
+            return run.command_run(args, warm)
         return COMMANDS[args.command](args)
     except (
         UsageError,

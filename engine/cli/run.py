@@ -54,7 +54,8 @@ def machine_floor(history_path: str | None, device_kind: str) -> NoiseFloor:
     return found or NoiseFloor()
 
 
-def command_run(args: argparse.Namespace) -> int:
+def command_run(args: argparse.Namespace, warm: Any = None) -> int:
+    """`warm`: a `WarmState` kept by `serve` between runs; None for a fresh process."""
     config = config_from_args(args)
     repetitions = REPETITIONS.parse("repetitions", args.repetitions)
     # Every output is checked now: a bad path must not cost a finished measurement.
@@ -63,7 +64,10 @@ def command_run(args: argparse.Namespace) -> int:
     if not args.no_history:
         check_history_path(args.history)
     # Refuse impossible runs before TensorFlow is even imported.
-    memory.preflight(config, probe_kind(), last_level_cache_bytes()[0])
+    if warm is not None:
+        warm.preflight(config, probe_kind(), last_level_cache_bytes()[0])
+    else:
+        memory.preflight(config, probe_kind(), last_level_cache_bytes()[0])
     quiet_tensorflow()
     progress = reporter(args.progress)
 
@@ -79,12 +83,13 @@ def command_run(args: argparse.Namespace) -> int:
         with queue:
             return report_group(config, repetitions, args)
     with queue:
-        progress(Phase("starting TensorFlow"))
+        if warm is None or not warm.warm:
+            progress(Phase("starting TensorFlow"))
         started = time.perf_counter()
         from engine.execution.runner import run_benchmark
 
         imported_s = time.perf_counter() - started  # TensorFlow's import: part of starting
-        result = run_benchmark(config, progress=progress)
+        result = run_benchmark(config, progress=progress, state=warm)
     if result.timings is not None:
         result.timings["startup_s"] = result.timings.get("startup_s", 0.0) + imported_s
         result.timings["total_s"] += imported_s

@@ -18,18 +18,12 @@ from typing import Any
 
 import tensorflow as tf
 
-from engine.backends.tensorflow.bandwidth import (
-    ceiling_warning,
-    host_probe,
-    measure_probes,
-    peak_from,
-)
+from engine.backends.tensorflow.bandwidth import ceiling_warning, peak_from, probe_round
 from engine.backends.tensorflow.build import Builder, builder_with
-from engine.backends.tensorflow.devices import DeviceSetup, setup_devices
+from engine.backends.tensorflow.devices import DeviceSetup
 from engine.backends.tensorflow.distribute import make_strategy
 from engine.backends.tensorflow.environment import capture
 from engine.backends.tensorflow.errors import classify, one_line
-from engine.backends.tensorflow.placement import prepare
 from engine.backends.tensorflow.threads import configure_threads
 from engine.backends.tensorflow.warnings import as_note, tensorflow_warnings
 from engine.execution.base import Executor, Prepared, RunContext, blank_result, record_timing
@@ -40,6 +34,7 @@ from engine.execution.plan import plan_variants
 from engine.execution.profiling import profile_variant
 from engine.execution.sampling import take_samples
 from engine.execution.single import run_single
+from engine.execution.warm import WarmState
 from engine.machine.accelerators import probe_kind
 from engine.machine.cluster import worker_count
 from engine.machine.host import last_level_cache_bytes
@@ -52,6 +47,7 @@ from engine.results.events import (
     Progress,
     Started,
     VariantDone,
+    VariantResult,
     VariantStarted,
     silent,
 )
@@ -109,6 +105,7 @@ def finish_variant(ctx: RunContext, item: Prepared) -> StrategyResult:
                 record_timing(result, timing, 0.0)
             result.warnings.append(f"context after sampling failed: {one_line(error)}")
     ctx.emit(VariantDone(result.variant, result.status))
+    ctx.emit(VariantResult(result.to_dict(None)))
     return result
 
 
@@ -146,9 +143,16 @@ def run_benchmark(
     builders: Mapping[str, Builder] | None = None,
     setup: DeviceSetup | None = None,
     peak: Peak | None = None,
+    state: WarmState | None = None,
 ) -> RunResult:
-    """Measure every variant of `config`; raises PreflightError/DeviceError before any work."""
+    """Measure every variant of `config`; raises PreflightError/DeviceError before any work.
+
+    `state` is what a long-lived worker keeps between runs (devices, probe buffers, inputs);
+    without one, the run starts from nothing, as a fresh process does.
+    """
     emit = progress or silent
+    state = state or WarmState()
+    warm_start = state.warm
     run_id = uuid.uuid4().hex
     clock = PhaseClock()
     monitor = LoadMonitor().start()
@@ -157,8 +161,8 @@ def run_benchmark(
     variants = plan_variants(config)
     emit(Started(tuple(variant_name(s, x) for s, x in variants)))
     copies = memory.cold_copies(config, llc_bytes)
-    kind = setup.kind if setup else probe_kind()
-    memory.preflight(config, kind, llc_bytes)  # refused before any process starts
+    kind = setup.kind if setup else (state.setup.kind if state.setup else probe_kind())
+    state.preflight(config, kind, llc_bytes)  # refused before any process starts
     # Peers first, each in its own process, before TensorFlow holds the device.
     clock.lap("startup_s")
     peers = run_peers(
@@ -168,13 +172,17 @@ def run_benchmark(
         device_kind=kind,
         emit=emit,
     )
+    for variant in variants:
+        if variant in peers.results:  # each peer's result is on the page before TF starts
+            emit(VariantDone(peers.results[variant].variant, peers.results[variant].status))
+            emit(VariantResult(peers.results[variant].to_dict(None)))
     clock.lap("peers_s")
     distributed = None
     if config.mode != "single" and worker_count() > 1:
         # Collectives must be configured before TensorFlow initialises its context.
         distributed = tf.distribute.MultiWorkerMirroredStrategy()
-    setup = setup or setup_devices(config.replicas)
-    estimate = memory.preflight(config, setup.kind, llc_bytes)
+    setup = setup or state.devices(config.replicas)
+    estimate = state.preflight(config, setup.kind, llc_bytes)
     if config.mode != "single" and distributed is None:
         distributed = make_strategy(setup)
     environment = capture(setup, llc_bytes, llc_source, config.threads)
@@ -185,13 +193,13 @@ def run_benchmark(
     clock.lap("startup_s")
     if peak is None:
         emit(Phase("peak bandwidth"))
-        probes = measure_probes(device, llc_bytes, "before")
-        probes += host_probe(setup.kind, llc_bytes, "before")
+        buffers, effort = state.probe_buffers(device, setup.kind, llc_bytes)
+        probes = probe_round(buffers, "before", effort)
     clock.lap("peak_s")
 
     emit(Phase("inputs"))
     keep_host = any(strategy_info(name).runs_on_host for name in config.strategies)
-    inputs = prepare(config, device, copies, keep_host=keep_host)
+    inputs, inputs_reused = state.inputs_for(config, device, copies, keep_host)
 
     clock.lap("inputs_s")
     ctx = RunContext(config, setup, inputs, builder_with(builders), emit, distributed)
@@ -211,7 +219,10 @@ def run_benchmark(
             emit=emit,
             on_failure=fail_variant,
         )
-    results = [finish_variant(ctx, item) for item in prepared]
+    results = [
+        finish_variant(ctx, item) if variant not in peers.results else item.result
+        for variant, item in zip(variants, prepared)
+    ]
     clock.lap("variants_s")
     if config.profile:
         emit(Phase("profiles"))
@@ -219,14 +230,15 @@ def run_benchmark(
             fresh = fresh_first_call(ctx, item.result.variant)
             item.result.profile = profile_variant(item, device, run_id, fresh)
     clock.lap("profile_s")
-    del ctx, inputs, prepared  # free the inputs before the second bandwidth probe
+    del ctx, inputs, prepared  # free the inputs (unless the worker keeps them) before the probe
     if peak is None:
         emit(Phase("peak bandwidth (again)"))
-        probes += measure_probes(device, llc_bytes, "after")
-        probes += host_probe(setup.kind, llc_bytes, "after")
+        buffers, effort = state.probe_buffers(device, setup.kind, llc_bytes)
+        probes += probe_round(buffers, "after", effort)
         peak = peak_from(probes, device, llc_bytes)
     clock.lap("peak_s")
     emit(Done())
+    state.runs += 1
     load = monitor.stop()
     warnings += run_warnings(config, estimate, llc_bytes)
     warnings += [w for w in (ceiling_warning(peak), load.warning) if w]
@@ -240,7 +252,15 @@ def run_benchmark(
         warnings=warnings,
         cold_copies=copies,
         memory=estimate,
-        sampling={**record.to_dict(), **({"peers": peers.sampling} if peers.sampling else {})},
+        sampling={
+            **record.to_dict(),
+            **({"peers": peers.sampling} if peers.sampling else {}),
+            "worker": {
+                "warm": warm_start,
+                "runs_before": state.runs - 1,
+                "inputs_reused": inputs_reused,
+            },
+        },
         machine_load=load,
         timings=clock.timings(),
     )

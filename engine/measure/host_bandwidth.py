@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.measure.timing import Kernel, time_kernel
+from engine.measure.timing import MIN_BLOCK_S, Kernel, time_kernel
 
 PROBE_WARMUP = 2
 PROBE_REPEATS = 15
@@ -38,12 +38,24 @@ def threads_for_host() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-def measure_host_read(buffer_bytes: int, threads: int | None = None) -> HostProbe:
-    """Median read bandwidth of `threads` concurrent `np.max` over float32 slices."""
+def host_buffer(buffer_bytes: int) -> np.ndarray:
+    """A float32 buffer of `buffer_bytes`, touched, so every page is resident before timing."""
+    return np.ones(buffer_bytes // 4, dtype=np.float32)
+
+
+def measure_host_read(
+    buffer: np.ndarray,
+    threads: int | None = None,
+    *,
+    warmup: int = PROBE_WARMUP,
+    repeats: int = PROBE_REPEATS,
+    budget_s: float = PROBE_BUDGET_S,
+    min_block_s: float = MIN_BLOCK_S,
+) -> HostProbe:
+    """Median read bandwidth of `threads` concurrent `np.max` over float32 slices of `buffer`."""
     workers = threads or threads_for_host()
-    elements = buffer_bytes // 4 // workers * workers
-    buffer = np.ones(elements, dtype=np.float32)  # touched, so every page is resident
-    slices = np.split(buffer, workers)
+    elements = buffer.size // workers * workers
+    slices = np.split(buffer[:elements], workers)
     with ThreadPoolExecutor(max_workers=workers) as pool:
 
         def read_all(_index: int) -> list[float]:
@@ -51,9 +63,10 @@ def measure_host_read(buffer_bytes: int, threads: int | None = None) -> HostProb
 
         timing = time_kernel(
             Kernel(call=read_all, sync=lambda _out: None),
-            warmup=PROBE_WARMUP,
-            repeats=PROBE_REPEATS,
-            budget_s=PROBE_BUDGET_S,
+            warmup=warmup,
+            repeats=repeats,
+            budget_s=budget_s,
+            min_block_s=min_block_s,
         )
     median = timing.measurement.median_s
     return HostProbe(

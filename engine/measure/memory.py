@@ -60,7 +60,8 @@ class MemoryEstimate:
 
 
 def estimate(config: BenchConfig, llc_bytes: int) -> MemoryEstimate:
-    """Peak bytes held at once during a run (the bandwidth probe runs first and is freed)."""
+    """Bytes of inputs, outputs and reference held at once during a run (the probe buffers are
+    added by `preflight`)."""
     set_bytes = input_set_bytes(config)
     copies = cold_copies(config, llc_bytes)
     host = any(strategy_info(name).runs_on_host for name in config.strategies)
@@ -82,17 +83,30 @@ def estimate(config: BenchConfig, llc_bytes: int) -> MemoryEstimate:
     return MemoryEstimate({k: v for k, v in parts.items() if v})
 
 
-def preflight(config: BenchConfig, device_kind: str, llc_bytes: int) -> MemoryEstimate:
-    """Raise PreflightError when the estimate exceeds what the device has available."""
+def preflight(
+    config: BenchConfig,
+    device_kind: str,
+    llc_bytes: int,
+    already_held: int = 0,
+    probe_buffers_held: bool = False,
+) -> MemoryEstimate:
+    """Raise PreflightError when the estimate exceeds what the device has available.
+
+    `already_held`: bytes of this run's inputs a warm worker holds already (what is free does
+    not count them). The probe buffers stay allocated for the second probe, so they are part of
+    the estimate, unless a warm worker holds them already (`probe_buffers_held`).
+    """
     parts = estimate(config, llc_bytes).parts
+    if not probe_buffers_held:
+        probe = bandwidth_buffer_bytes(llc_bytes) * (2 if device_kind == "CPU" else 1)
+        parts = {**parts, "bandwidth probe buffers": probe}
     limit, source = available_bytes(device_kind)
     needed = MemoryEstimate(parts, limit, source)
-    probe = bandwidth_buffer_bytes(llc_bytes)
-    if limit is not None and max(needed.total_bytes, probe) > limit:
+    if limit is not None and needed.total_bytes > limit + already_held:
         raise PreflightError(
             f"memory: this run needs an estimated {format_bytes(needed.total_bytes)} "
-            f"({needed.describe()}) but only {format_bytes(limit)} is free ({source}); "
-            "reduce matrices, dim or cols, or use cache=warm"
+            f"({needed.describe()}) but only {format_bytes(limit + already_held)} is free "
+            f"({source}); reduce matrices, dim or cols, or use cache=warm"
         )
     return needed
 

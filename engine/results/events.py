@@ -55,6 +55,25 @@ class VariantDone(Event):
 
 
 @dataclass(frozen=True)
+class VariantResult(Event):
+    """A variant's finished result (`StrategyResult.to_dict()`), sent as soon as it is final,
+    so a page can show it while the run goes on; the results JSON stays the record."""
+
+    name: ClassVar[str] = "variant_result"
+    result: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Exit(Event):
+    """`serve`: one request is over; `code` is the exit code `run` would have returned and
+    `message` its last error line."""
+
+    name: ClassVar[str] = "exit"
+    code: int
+    message: str = ""
+
+
+@dataclass(frozen=True)
 class Sample(Event):
     name: ClassVar[str] = "sample"
     variant: str
@@ -116,6 +135,8 @@ EVENT_TYPES: dict[str, type[Event]] = {
         Started,
         VariantStarted,
         VariantDone,
+        VariantResult,
+        Exit,
         Sample,
         Done,
         ResultWritten,

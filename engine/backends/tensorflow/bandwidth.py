@@ -10,30 +10,76 @@ moment and flatter every roofline fraction.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import tensorflow as tf
 
 from engine.backends.tensorflow.sync import sync_all
 from engine.measure.host_bandwidth import METHOD as HOST_METHOD
-from engine.measure.host_bandwidth import measure_host_read
+from engine.measure.host_bandwidth import host_buffer, measure_host_read
 from engine.measure.memory import bandwidth_buffer_bytes
 from engine.measure.timing import Kernel, time_kernel
 from engine.results.parts import Peak, Probe
 
 PROBE_WARMUP = 2
 PROBE_REPEATS = 15
+# Once a worker has probed (its buffers resident, its probe functions traced), a shorter probe
+# of the same kernels over the same buffer is enough: the budget is small and fixed.
+WARM_PROBE_WARMUP = 1
+WARM_PROBE_REPEATS = 7
 PROBE_BUDGET_S = 10.0
+# One read of the buffer takes milliseconds; blocks of >= 5 ms keep the clock and sync cost
+# under 1% while letting a probe finish in a few tenths of a second.
+PROBE_MIN_BLOCK_S = 0.005
 FRAMEWORK_SHORTFALL = 0.90  # warn when TensorFlow reads this much slower than the host probe
 ROW_LENGTH = 128  # row sums over (N, 128): the access pattern of a batched matvec
 
 
-def _probe(name: str, fn: Any, buffer: tf.Tensor, when: str) -> Probe:
+@dataclass(frozen=True)
+class ProbeEffort:
+    """How hard one round of probes works: the full probe in a fresh process, less when warm."""
+
+    warmup: int = PROBE_WARMUP
+    repeats: int = PROBE_REPEATS
+    budget_s: float = PROBE_BUDGET_S
+
+
+FULL = ProbeEffort()
+WARM = ProbeEffort(WARM_PROBE_WARMUP, WARM_PROBE_REPEATS)
+
+
+class ProbeBuffers:
+    """The probe buffers and traced probe functions, made once per process and reused by every
+    round (before and after, and every later run of a warm worker)."""
+
+    def __init__(self, device: str, device_kind: str, llc_bytes: int) -> None:
+        self.device, self.device_kind, self.llc_bytes = device, device_kind, llc_bytes
+        self.buffer_bytes = bandwidth_buffer_bytes(llc_bytes)
+        elements = self.buffer_bytes // 4 // ROW_LENGTH * ROW_LENGTH
+        with tf.device(device):
+            self.flat = tf.random.uniform((elements,), dtype=tf.float32)
+            self.rows = tf.reshape(self.flat, (-1, ROW_LENGTH))
+        self.flat_sum = tf.function(tf.reduce_sum)
+        self.row_sums = tf.function(lambda t: tf.reduce_sum(t, axis=-1))
+        self.host = host_buffer(self.buffer_bytes) if device_kind == "CPU" else None
+        self.rounds = 0
+
+    def matches(self, device: str, device_kind: str, llc_bytes: int) -> bool:
+        return (self.device, self.device_kind, self.llc_bytes) == (device, device_kind, llc_bytes)
+
+    @property
+    def held_bytes(self) -> int:
+        return self.buffer_bytes * (2 if self.host is not None else 1)
+
+
+def _probe(name: str, fn: Any, buffer: tf.Tensor, when: str, effort: ProbeEffort) -> Probe:
     timing = time_kernel(
         Kernel(call=lambda _i: fn(buffer), sync=sync_all),
-        warmup=PROBE_WARMUP,
-        repeats=PROBE_REPEATS,
-        budget_s=PROBE_BUDGET_S,
+        warmup=effort.warmup,
+        repeats=effort.repeats,
+        budget_s=effort.budget_s,
+        min_block_s=PROBE_MIN_BLOCK_S,
     )
     size = int(buffer.shape.num_elements()) * 4
     return Probe(
@@ -46,28 +92,34 @@ def _probe(name: str, fn: Any, buffer: tf.Tensor, when: str) -> Probe:
     )
 
 
-def measure_probes(device: str, llc_bytes: int, when: str) -> list[Probe]:
-    """Both read probes once, on `device`, over a float32 buffer >= 4x the last-level cache."""
-    elements = bandwidth_buffer_bytes(llc_bytes) // 4 // ROW_LENGTH * ROW_LENGTH
-    with tf.device(device):
-        buffer = tf.random.uniform((elements,), dtype=tf.float32)
-        rows = tf.reshape(buffer, (-1, ROW_LENGTH))
-        return [
-            _probe("tf.reduce_sum (flat)", tf.function(tf.reduce_sum), buffer, when),
+def probe_round(buffers: ProbeBuffers, when: str, effort: ProbeEffort = FULL) -> list[Probe]:
+    """Both TensorFlow read probes, then (on a CPU device) the NumPy one, over the same buffers."""
+    with tf.device(buffers.device):
+        probes = [
+            _probe("tf.reduce_sum (flat)", buffers.flat_sum, buffers.flat, when, effort),
             _probe(
                 f"tf.reduce_sum(axis=-1) over (N, {ROW_LENGTH}) rows",
-                tf.function(lambda t: tf.reduce_sum(t, axis=-1)),
-                rows,
+                buffers.row_sums,
+                buffers.rows,
                 when,
+                effort,
             ),
         ]
+    if buffers.host is not None:
+        probes += host_probe(buffers.host, when, effort)
+    buffers.rounds += 1
+    return probes
 
 
-def host_probe(device_kind: str, llc_bytes: int, when: str) -> list[Probe]:
+def host_probe(buffer: Any, when: str, effort: ProbeEffort = FULL) -> list[Probe]:
     """The independent probe (NumPy, no TensorFlow): on a CPU device it reads the same memory."""
-    if device_kind != "CPU":
-        return []  # host RAM is not the device's memory: no like-for-like ceiling
-    found = measure_host_read(bandwidth_buffer_bytes(llc_bytes))
+    found = measure_host_read(
+        buffer,
+        warmup=effort.warmup,
+        repeats=effort.repeats,
+        budget_s=effort.budget_s,
+        min_block_s=PROBE_MIN_BLOCK_S,
+    )
     return [
         Probe(
             kernel=found.kernel,
@@ -101,9 +153,7 @@ def peak_from(probes: list[Probe], device: str, llc_bytes: int) -> Peak:
 
 def measure_peak(device: str, device_kind: str, llc_bytes: int) -> Peak:
     """One round of probes (used alone by callers that measure once)."""
-    probes = measure_probes(device, llc_bytes, "before") + host_probe(
-        device_kind, llc_bytes, "before"
-    )
+    probes = probe_round(ProbeBuffers(device, device_kind, llc_bytes), "before")
     return peak_from(probes, device, llc_bytes)
 
 

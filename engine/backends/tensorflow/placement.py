@@ -26,6 +26,13 @@ class Inputs:
     reference: np.ndarray  # float64 (B, m) for the check inputs
     transfer_s: float  # host->device time for one (A, x) set
 
+    @property
+    def held_bytes(self) -> int:
+        """What these inputs hold: device sets (timed and check), host sets, the reference."""
+        per_set = self.check_host[0].nbytes + self.check_host[1].nbytes
+        sets = len(self.timed) + 1 + len(self.host_timed) + 1
+        return per_set * sets + self.reference.nbytes
+
 
 def place(host: tuple[np.ndarray, np.ndarray], device: str) -> tuple[Any, Any]:
     with tf.device(device):

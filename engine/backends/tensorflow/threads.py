@@ -12,18 +12,22 @@ import tensorflow as tf
 from threadpoolctl import threadpool_info, threadpool_limits
 
 _LIMITS: list[Any] = []  # keeps the BLAS limit in force for the life of the process
+_APPLIED: list[int] = []  # the count TensorFlow took, so a warm worker's next run can match it
 
 
 def configure_threads(threads: int | None) -> str | None:
     """Apply `threads` (None: leave every default); returns a warning when it could not."""
     if threads is None:
         return None
+    if _APPLIED and _APPLIED[-1] == threads:
+        return None  # a warm worker's later run: already in force
     _LIMITS.append(threadpool_limits(limits=threads, user_api="blas"))
     try:
         tf.config.threading.set_intra_op_parallelism_threads(threads)
         tf.config.threading.set_inter_op_parallelism_threads(threads)
     except RuntimeError as error:
         return f"threads={threads} not applied to TensorFlow (already initialised): {error}"
+    _APPLIED.append(threads)
     return None
 
 

@@ -79,3 +79,17 @@ def test_small_error_within_dtype_tolerance(problem):
 def test_tolerance_grows_with_n_and_eps():
     assert tolerance("float32", 10_000) > tolerance("float32", 100)
     assert tolerance("bfloat16", 100) > tolerance("float16", 100) > tolerance("float32", 100)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float64"])
+def test_inputs_depend_on_the_seed_alone_never_on_the_thread_count(dtype, monkeypatch):
+    monkeypatch.setattr("engine.measure.correctness.DRAW_BLOCK_ELEMENTS", 64)  # many blocks
+    monkeypatch.setattr("engine.measure.correctness.draw_threads", lambda: 1)
+    one = make_inputs(40, 5, 7, dtype, seed=2, stream=3)
+    monkeypatch.setattr("engine.measure.correctness.draw_threads", lambda: 3)
+    three = make_inputs(40, 5, 7, dtype, seed=2, stream=3)
+    assert one[0].dtype.name == dtype and one[0].shape == (40, 5, 7) and one[1].shape == (40, 7)
+    assert np.array_equal(one[0], three[0]) and np.array_equal(one[1], three[1])
+    values = one[0].astype(np.float64)
+    assert abs(values.mean()) < 0.1 and 0.9 < values.std() < 1.1  # standard normal
+    assert not np.array_equal(values.reshape(-1)[:64], values.reshape(-1)[64:128])

@@ -1,0 +1,94 @@
+"""`serve`: a warm worker that runs one `run` request per line of stdin, in one process.
+
+It keeps TensorFlow, the device layout, the probe buffers and the last inputs between runs
+(`engine.execution.warm`). Each request is `{"run": [arguments of the run command]}` and goes
+through the very same `main` as a CLI run, so the queue, the checks, the exit codes and the
+files are the CLI's. Progress events go to stdout as JSON lines (pass `--progress jsonl`), and
+every request ends with one `{"event": "exit", "code": ..., "message": ...}` line. The worker
+ends at end of input, or after `--idle-timeout` seconds without a request, freeing the device.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import select
+import sys
+from typing import Any, TextIO
+
+from engine.cli.run import EXIT_OK, quiet_tensorflow
+from engine.results.events import Exit
+
+EXIT_INVALID = 2
+DEFAULT_IDLE_TIMEOUT_S = 600.0
+REQUEST_SHAPE = 'request: expected one JSON object per line, {"run": ["--strategy", "numpy", ...]}'
+
+
+class LastLine:
+    """Passes stderr through and remembers its last non-empty line: the request's message."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream, self.last = stream, ""
+
+    def write(self, text: str) -> int:
+        for line in text.splitlines():
+            if line.strip():
+                self.last = line.strip()
+        return self.stream.write(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+
+def run_arguments(line: str) -> list[str] | None:
+    """The `run` arguments of a request line, or None when it is not a request."""
+    try:
+        request = json.loads(line)
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(request, dict) or set(request) != {"run"}:
+        return None
+    arguments = request["run"]
+    if not isinstance(arguments, list) or not all(isinstance(a, str) for a in arguments):
+        return None
+    return arguments
+
+
+def warm_state() -> Any:
+    """The state kept between runs; None when TensorFlow cannot even be imported (each request
+    then reports that through the run command's own checks)."""
+    try:
+        from engine.execution.warm import WarmState
+    except Exception:  # noqa: BLE001 - reported per request, in the CLI's words
+        return None
+    return WarmState(keep_inputs=True)
+
+
+def handle(line: str, state: Any) -> Exit:
+    from engine.cli.main import main
+
+    arguments = run_arguments(line)
+    if arguments is None:
+        print(f"error: {REQUEST_SHAPE}", file=sys.stderr)
+        return Exit(EXIT_INVALID, REQUEST_SHAPE)
+    tee = LastLine(sys.stderr)
+    with contextlib.redirect_stderr(tee):  # type: ignore[type-var]
+        code = main(["run", *arguments], warm=state)
+    return Exit(code, tee.last.removeprefix("error: ") if code else "")
+
+
+def command_serve(args: argparse.Namespace) -> int:
+    quiet_tensorflow()
+    state = warm_state()
+    idle_s = args.idle_timeout
+    while True:
+        ready, _, _ = select.select([sys.stdin], [], [], idle_s)
+        if not ready:
+            return EXIT_OK  # idle for too long: end, and free the device for others
+        line = sys.stdin.readline()
+        if not line:
+            return EXIT_OK
+        if not line.strip():
+            continue
+        print(json.dumps(handle(line, state).to_dict()), flush=True)

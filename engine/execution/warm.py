@@ -1,0 +1,113 @@
+"""What a worker process keeps between runs: its device layout, the peak-bandwidth probe
+buffers, and the last inputs with their float64 reference.
+
+A one-shot CLI run starts with an empty state and drops it at the end; `python -m engine serve`
+keeps one for its whole life, so a repeated run skips TensorFlow's start, the probe buffers'
+allocation and the inputs. Nothing kept here is ever inside a timed region: every strategy's
+function is built afresh in each run (its first call still traces and compiles), and inputs are
+reused only between runs, never within one, with the same cold-cache rotation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.backends.tensorflow.bandwidth import FULL, WARM, ProbeBuffers, ProbeEffort
+from engine.backends.tensorflow.devices import DeviceSetup, setup_devices
+from engine.backends.tensorflow.placement import Inputs, prepare
+from engine.machine.accelerators import DeviceError
+from engine.measure import memory
+from engine.measure.memory import MemoryEstimate
+from engine.spec.config import BenchConfig
+
+
+@dataclass(frozen=True)
+class InputsKey:
+    """Everything the input values and their placement depend on."""
+
+    matrices: int
+    rows: int
+    columns: int
+    dtype: str
+    seed: int
+    copies: int
+    device: str
+
+    @classmethod
+    def of(cls, config: BenchConfig, copies: int, device: str) -> InputsKey:
+        return cls(
+            config.matrices, config.rows, config.columns, config.dtype, config.seed, copies, device
+        )
+
+
+class WarmState:
+    """One worker's reusable parts; `keep_inputs=False` (the one-shot CLI) frees the inputs
+    before the second bandwidth probe, exactly as a fresh process always did."""
+
+    def __init__(self, keep_inputs: bool = False) -> None:
+        self.keep_inputs = keep_inputs
+        self.setup: DeviceSetup | None = None
+        self.replicas: int | None = None
+        self.buffers: ProbeBuffers | None = None
+        self.inputs: Inputs | None = None
+        self.inputs_key: InputsKey | None = None
+        self.runs = 0
+
+    @property
+    def warm(self) -> bool:
+        """True once a run has finished in this process (TensorFlow and the devices are up)."""
+        return self.runs > 0
+
+    def devices(self, replicas: int) -> DeviceSetup:
+        """The layout is fixed when TensorFlow initialises: a later run must ask for the same."""
+        if self.setup is None:
+            self.setup, self.replicas = setup_devices(replicas), replicas
+        elif replicas != self.replicas:
+            raise DeviceError(
+                f"replicas: this worker's devices are laid out for {self.replicas} replica(s); "
+                f"a run with {replicas} needs a new worker process"
+            )
+        return self.setup
+
+    def probe_buffers(
+        self, device: str, device_kind: str, llc_bytes: int
+    ) -> tuple[ProbeBuffers, ProbeEffort]:
+        """The buffers (made on first use) and how hard to probe: fully in the first round of
+        a process, a short round once the buffers are resident and the probes traced."""
+        if self.buffers is None or not self.buffers.matches(device, device_kind, llc_bytes):
+            self.buffers = None
+            self.buffers = ProbeBuffers(device, device_kind, llc_bytes)
+        return self.buffers, (WARM if self.buffers.rounds else FULL)
+
+    def preflight(self, config: BenchConfig, device_kind: str, llc_bytes: int) -> MemoryEstimate:
+        """The memory preflight, crediting what this worker already holds for this very run;
+        inputs kept for anything else are dropped first, so they never hold memory it needs."""
+        copies = memory.cold_copies(config, llc_bytes)
+        device = self.setup.devices[0] if self.setup else None
+        held = 0
+        if device is None or self.inputs_key != InputsKey.of(config, copies, device):
+            self.forget_inputs()
+        elif self.inputs is not None:
+            held = self.inputs.held_bytes
+        buffers = self.buffers is not None and self.buffers.llc_bytes == llc_bytes
+        return memory.preflight(
+            config, device_kind, llc_bytes, already_held=held, probe_buffers_held=buffers
+        )
+
+    def inputs_for(
+        self, config: BenchConfig, device: str, copies: int, keep_host: bool
+    ) -> tuple[Inputs, bool]:
+        """The inputs and float64 reference for `config`, and whether they were reused."""
+        key = InputsKey.of(config, copies, device)
+        held = self.inputs
+        if held is not None and self.inputs_key == key and (held.host_timed or not keep_host):
+            return held, True
+        self.forget_inputs()  # the old set is freed before the new one is made
+        inputs = prepare(config, device, copies, keep_host=keep_host)
+        if self.keep_inputs:
+            self.inputs, self.inputs_key = inputs, key
+        return inputs, False
+
+    def forget_inputs(self) -> None:
+        self.inputs = None
+        self.inputs_key = None

@@ -1,0 +1,113 @@
+"""`python -m engine serve`, the warm worker, through a real process: the request protocol,
+reuse between runs, refusals that leave it usable, and how it ends."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from engine.results.model import RunResult
+from tests.conftest import ROOT
+
+SMALL = ["--matrices", "40", "--dim", "6", "--cols", "5", "--repeats", "3", "--warmup", "1"]
+
+
+def serve(lines: list[str], *flags: str, timeout: float = 300) -> tuple[list[dict], str, int]:
+    """Feed `lines` to one worker; returns its JSON events, its stderr and its exit code."""
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
+    done = subprocess.run(
+        [sys.executable, "-m", "engine", "serve", *flags],
+        cwd=ROOT,
+        input="".join(line + "\n" for line in lines),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+    )
+    events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    return events, done.stderr, done.returncode
+
+
+def request(*args: str) -> str:
+    return json.dumps({"run": [*SMALL, "--no-history", "--progress", "jsonl", *args]})
+
+
+def exits(events: list[dict]) -> list[dict]:
+    return [e for e in events if e["event"] == "exit"]
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory):
+    out = tmp_path_factory.mktemp("serve")
+    lines = [
+        request("--strategy", "einsum,numpy", "--json", str(out / "first.json")),
+        "not json",
+        json.dumps({"run": "--strategy numpy"}),
+        request("--matrices", "0"),
+        request("--mode", "replicated", "--replicas", "2", "--strategy", "einsum"),
+        request("--strategy", "einsum,numpy", "--json", str(out / "second.json")),
+    ]
+    events, stderr, code = serve(lines)
+    return events, stderr, code, out
+
+
+def test_every_request_ends_with_its_exit_line(session):
+    events, _, code, _ = session
+    assert code == 0
+    assert [e["code"] for e in exits(events)] == [0, 2, 2, 2, 2, 0]
+
+
+def test_bad_requests_get_one_line_and_the_worker_stays_usable(session):
+    events, stderr, _, _ = session
+    messages = [e["message"] for e in exits(events)]
+    assert messages[1].startswith("request: expected one JSON object per line")
+    assert messages[2] == messages[1]
+    assert messages[3].startswith("matrices: must be an integer from 1 to")
+    assert messages[4].startswith("replicas: this worker's devices are laid out for 1 replica")
+    assert "Traceback" not in stderr
+
+
+def test_the_second_run_is_warm_and_reuses_the_inputs(session):
+    *_, out = session
+    first = RunResult.from_dict(json.loads((out / "first.json").read_text()))
+    second = RunResult.from_dict(json.loads((out / "second.json").read_text()))
+    assert first.sampling["worker"]["warm"] is False
+    assert second.sampling["worker"] == {"warm": True, "runs_before": 1, "inputs_reused": True}
+    assert all(r.status == "ok" and r.correct for r in second.results)
+    assert second.timings["startup_s"] >= 0 and second.timings["total_s"] > 0
+
+
+def test_results_stream_before_the_run_is_over(session):
+    events, *_ = session
+    first_run = events[: events.index(exits(events)[0])]
+    names = [e["event"] for e in first_run]
+    streamed = [e["result"]["variant"] for e in first_run if e["event"] == "variant_result"]
+    assert sorted(streamed) == ["einsum", "numpy"]
+    assert names.index("variant_result") < names.index("done") < names.index("result")
+
+
+def test_the_worker_ends_when_idle_with_its_input_still_open():
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "engine", "serve", "--idle-timeout", "0.5"],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,  # never closed: only the idle timeout can end it
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        code = worker.wait(timeout=120)
+        assert code == 0 and worker.stdout.read() == ""
+    finally:
+        worker.kill()
+        worker.wait()
+        worker.stdin.close()
+
+
+def test_end_of_input_ends_the_worker():
+    events, stderr, code = serve([], timeout=120)
+    assert code == 0 and events == [] and "Traceback" not in stderr

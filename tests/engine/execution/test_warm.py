@@ -1,0 +1,111 @@
+"""A warm worker's state on real TensorFlow: what it reuses between runs, and that a warm run
+is never measured more kindly than a fresh one."""
+
+import numpy as np
+import pytest
+
+from engine import BenchConfig, run
+from engine.backends.tensorflow.bandwidth import FULL, WARM
+from engine.backends.tensorflow.build import build_kernel
+from engine.execution.warm import WarmState
+from engine.machine.accelerators import DeviceError
+from engine.measure.memory import bandwidth_buffer_bytes, input_set_bytes
+from engine.results.events import VariantDone, VariantResult
+from engine.results.model import StrategyResult
+
+SMALL = {"matrices": 40, "dim": 6, "cols": 5, "warmup": 1, "repeats": 3, "time_budget_s": 5}
+
+
+@pytest.fixture(scope="module")
+def two_runs():
+    """The same settings twice in one worker, counting every function the builder makes."""
+    state = WarmState(keep_inputs=True)
+    built = []
+
+    def counting(strategy, **options):
+        built.append(strategy)
+        return build_kernel(strategy, **options)
+
+    config = BenchConfig(**SMALL, strategies=("einsum", "numpy"), cache="cold")
+    events = []
+    first = run(config, state=state, builders={"einsum": counting})
+    built_first = len(built)
+    second = run(config, state=state, builders={"einsum": counting}, progress=events.append)
+    return state, first, second, built_first, len(built), events
+
+
+def test_the_second_run_reuses_devices_buffers_and_inputs(two_runs):
+    state, first, second, *_ = two_runs
+    assert first.sampling["worker"] == {"warm": False, "runs_before": 0, "inputs_reused": False}
+    assert second.sampling["worker"] == {"warm": True, "runs_before": 1, "inputs_reused": True}
+    assert state.runs == 2 and state.inputs is not None
+    assert all(r.status == "ok" and r.correct for r in first.results + second.results)
+
+
+def test_every_run_builds_its_functions_afresh(two_runs):
+    _, first, second, built_first, built_total, _ = two_runs
+    # Nothing is cached inside a timed region: the strategy is built (and traced) again.
+    assert built_first >= 1 and built_total == 2 * built_first
+    for result in (first, second):
+        (einsum,) = [r for r in result.results if r.variant == "einsum"]
+        assert einsum.first_call_s > 0
+
+
+def test_cold_cache_rotation_is_unchanged_when_inputs_are_reused(two_runs):
+    _, first, second, *_ = two_runs
+    assert second.cold_copies == first.cold_copies >= 2
+    llc = first.environment.last_level_cache_bytes
+    footprint = second.cold_copies * input_set_bytes(second.config)
+    assert footprint >= 4 * llc or second.cold_copies == 64
+
+
+def test_a_warm_run_still_probes_before_and_after_with_a_shorter_probe(two_runs):
+    _, first, second, *_ = two_runs
+    for result, before_effort in ((first, FULL), (second, WARM)):
+        probes = result.peak.probes
+        assert {p.when for p in probes} == {"before", "after"}
+        before = [p for p in probes if p.when == "before"]
+        assert all(len(p.samples_s) == before_effort.repeats for p in before)
+        after = [p for p in probes if p.when == "after"]
+        assert all(len(p.samples_s) == WARM.repeats for p in after)
+    assert second.peak.buffer_bytes == bandwidth_buffer_bytes(
+        second.environment.last_level_cache_bytes
+    )
+    assert second.timings["peak_s"] > 0
+
+
+def test_each_result_is_sent_as_soon_as_it_is_final(two_runs):
+    *_, second, _, _, events = two_runs
+    sent = [e for e in events if isinstance(e, VariantResult)]
+    assert [e.result["variant"] for e in sent] == [r.variant for r in second.results]
+    for event, final in zip(sent, second.results):
+        streamed = StrategyResult.from_dict(event.result, "result", second.config)
+        assert streamed.samples_s == final.samples_s and streamed.status == final.status
+    done = [i for i, e in enumerate(events) if isinstance(e, VariantDone)]
+    results = [i for i, e in enumerate(events) if isinstance(e, VariantResult)]
+    assert all(r == d + 1 for d, r in zip(done, results))
+
+
+def test_other_settings_make_new_inputs_and_the_old_ones_are_freed_first():
+    state = WarmState(keep_inputs=True)
+    config = BenchConfig(**SMALL, strategies=("numpy",), cache="warm")
+    run(config, state=state)
+    kept = state.inputs
+    again = run(BenchConfig(**{**SMALL, "repeats": 4}, strategies=("einsum",)), state=state)
+    assert again.sampling["worker"]["inputs_reused"] is True  # only timing settings changed
+    other = run(BenchConfig(**{**SMALL, "seed": 9}, strategies=("numpy",)), state=state)
+    assert other.sampling["worker"]["inputs_reused"] is False and state.inputs is not kept
+    assert not np.array_equal(state.inputs.check_host[0], kept.check_host[0])
+
+
+def test_a_one_shot_run_keeps_nothing():
+    state = WarmState()
+    run(BenchConfig(**SMALL, strategies=("numpy",)), state=state)
+    assert state.inputs is None and state.runs == 1
+
+
+def test_a_new_replica_layout_is_refused_with_the_reason():
+    state = WarmState(keep_inputs=True)
+    state.devices(1)
+    with pytest.raises(DeviceError, match="replicas: this worker's devices are laid out for 1"):
+        state.devices(2)
