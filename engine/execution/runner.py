@@ -210,6 +210,11 @@ def run_benchmark(
         for variant in variants
     ]
     emit(Phase(f"sampling ({config.order})"))
+    finished: dict[int, StrategyResult] = {}
+
+    def finish(item: Prepared, context: RunContext = ctx) -> None:
+        finished[id(item)] = finish_variant(context, item)  # at its last sample: shown at once
+
     with tf.device(device):
         record = take_samples(
             [item for variant, item in zip(variants, prepared) if variant not in peers.results],
@@ -218,9 +223,12 @@ def run_benchmark(
             seed=config.seed,
             emit=emit,
             on_failure=fail_variant,
+            on_done=finish,
         )
     results = [
-        finish_variant(ctx, item) if variant not in peers.results else item.result
+        item.result
+        if variant in peers.results
+        else finished.get(id(item)) or finish_variant(ctx, item)
         for variant, item in zip(variants, prepared)
     ]
     clock.lap("variants_s")

@@ -7,6 +7,9 @@ reproduced. A slow moment of a shared machine then falls on every variant alike 
 whichever happened to be running. Sequential: each variant takes all its samples in turn.
 
 A variant whose block raises is marked failed and leaves the rotation; the others go on.
+`on_done` is called for each variant as soon as it has taken its last sample (or could take
+none), so its result can be finished and shown while the others are still sampling; nothing
+it does runs inside another variant's timed block.
 """
 
 from __future__ import annotations
@@ -50,10 +53,19 @@ def take_samples(
     seed: int,
     emit: Progress,
     on_failure: Callable[[Prepared, BaseException], None],
+    on_done: Callable[[Prepared], None] | None = None,
 ) -> SamplingRecord:
     """Fill every sampler with up to `repeats` samples; returns what was run, in order."""
     record = SamplingRecord(order, seed, [p.result.variant for p in prepared])
     shuffle = random.Random(seed)
+    reported: set[int] = set()
+
+    def report_finished() -> None:
+        for index, item in enumerate(prepared):
+            if index not in reported and not _wants_sample(item, repeats):
+                reported.add(index)
+                if on_done is not None:
+                    on_done(item)
 
     def one_block(index: int) -> bool:
         item = prepared[index]
@@ -66,6 +78,7 @@ def take_samples(
         emit(Sample(item.result.variant, len(item.sampler.samples), repeats))
         return True
 
+    report_finished()  # those that failed before sampling
     if order == "sequential":
         for index, item in enumerate(prepared):
             taken = []
@@ -73,6 +86,7 @@ def take_samples(
                 taken.append(index)
             if taken:
                 record.rounds.append(taken)
+            report_finished()
         return record
 
     while True:
@@ -81,3 +95,4 @@ def take_samples(
             return record
         shuffle.shuffle(waiting)
         record.rounds.append([i for i in waiting if one_block(i)])
+        report_finished()

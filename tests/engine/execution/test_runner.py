@@ -58,7 +58,8 @@ def test_environment_and_peak_are_recorded(small_run):
 def test_progress_events_cover_every_variant(small_run):
     result, events = small_run
     done = [e.variant for e in events if isinstance(e, VariantDone)]
-    assert done == [r.variant for r in result.results]
+    # once each, in the order they finished (peers first, each from its own process)
+    assert sorted(done) == sorted(r.variant for r in result.results)
     assert any(isinstance(e, Sample) for e in events)
 
 

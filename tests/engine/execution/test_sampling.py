@@ -25,7 +25,7 @@ def prepared(names, fail_at=None):
     return items
 
 
-def run(order="interleaved", seed=0, fail_at=None, names=("a", "b", "c", "d")):
+def run(order="interleaved", seed=0, fail_at=None, names=("a", "b", "c", "d"), done=None):
     items = prepared(names, fail_at)
     failed = []
     record = take_samples(
@@ -38,6 +38,7 @@ def run(order="interleaved", seed=0, fail_at=None, names=("a", "b", "c", "d")):
             failed.append(item.result.variant),
             setattr(item, "sampler", None),
         ),
+        on_done=None if done is None else done.append,
     )
     return items, record, failed
 
@@ -71,3 +72,28 @@ def test_a_failing_variant_leaves_the_rotation_and_the_others_go_on():
     appearances = [sum(r.count(index) for r in record.rounds) for index in range(4)]
     assert appearances[0] == appearances[2] == appearances[3] == 5
     assert appearances[1] < 5  # b's failed block is not recorded, and it takes no more
+
+
+def test_each_variant_is_reported_done_once_as_soon_as_it_has_its_last_sample():
+    done = []
+    items, record, _ = run(order="sequential", done=done)
+    assert [i.result.variant for i in done] == ["a", "b", "c", "d"]
+    done = []
+    items, record, _ = run(fail_at="b", done=done)
+    assert sorted(i.result.variant for i in done) == ["a", "b", "c", "d"]
+
+
+def test_a_variant_that_failed_before_sampling_is_reported_first():
+    items = prepared(("a", "b"))
+    items[1].sampler = None  # failed while being prepared
+    done = []
+    take_samples(
+        items,
+        repeats=3,
+        order="interleaved",
+        seed=0,
+        emit=lambda _e: None,
+        on_failure=lambda *_: None,
+        on_done=lambda item: done.append((item.result.variant, len(items[0].sampler.samples))),
+    )
+    assert done == [("b", 0), ("a", 3)]
