@@ -11,13 +11,13 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from dashboard.services.worker import Job, JobStatus
+from dashboard.services.worker import Job, JobStatus, WarmJob
 
 POLL_S = 0.5
 
 
 def _cancel(job_key: str) -> None:
-    job: Job | None = st.session_state.get(job_key)
+    job: Job | WarmJob | None = st.session_state.get(job_key)
     if job is not None:
         job.cancel()
 
@@ -28,12 +28,14 @@ def job_progress(
     fraction: Callable[[JobStatus], float],
     on_finish: Callable[[JobStatus], None],
     cancel_label: str,
+    while_running: Callable[[JobStatus], None] | None = None,
 ) -> None:
-    """Draw the job under `job_key` in session state, refreshing until it finishes."""
+    """Draw the job under `job_key` in session state, refreshing until it finishes;
+    `while_running` draws what the job has produced so far, under the bar."""
 
     @st.fragment(run_every=POLL_S)
     def panel() -> None:
-        job: Job | None = st.session_state.get(job_key)
+        job: Job | WarmJob | None = st.session_state.get(job_key)
         if job is None:
             return
         status = job.status()
@@ -42,6 +44,8 @@ def job_progress(
             on_finish(status)
             st.rerun()
         st.progress(fraction(status), text=describe(status))
+        if while_running is not None:
+            while_running(status)
 
     if st.session_state.get(job_key) is None:
         return

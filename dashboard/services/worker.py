@@ -1,8 +1,12 @@
-"""Runs a benchmark in a spawned `python -m engine run --progress jsonl` worker process.
+"""Runs benchmarks in worker processes: the dashboard itself never imports TensorFlow.
 
-The dashboard never imports TensorFlow: a fresh worker per run can set its own logical-device
-layout, frees device memory when it exits, can be cancelled by ending it, and shares the CLI's
-code path (and the CLI's machine-wide queue), so the two can never disagree.
+A single run goes to a warm worker (`python -m engine serve`, see `WorkerPool`), kept alive
+between runs, one per device layout, so a repeated run skips TensorFlow's start, the probe
+buffers and the inputs. Repetitions (each must be a fresh process) and sweeps get a one-shot
+`python -m engine run|sweep --progress jsonl` process (`Job`). Either way the engine's CLI code
+runs, with its machine-wide queue, checks and files, so the page and the CLI never disagree;
+cancelling ends the process (the next run starts a new one), and a crash is reported as
+the job's state and never takes the page down.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from pathlib import Path
 from engine.cli.flags import cli_args, sweep_cli_args
 from engine.results.events import (
     Event,
+    Exit,
     Phase,
     Queued,
     ResultWritten,
@@ -30,9 +35,11 @@ from engine.results.events import (
     SweepDone,
     SweepPoint,
     SweepStarted,
+    VariantResult,
     VariantStarted,
     event_from_dict,
 )
+from engine.spec.catalog import strategy_info
 from engine.spec.config import BenchConfig
 from engine.spec.sweep import SweepSpec
 
@@ -62,6 +69,10 @@ class JobStatus:
     message: str = ""
     result_path: str | None = None
     events: list[Event] = field(default_factory=list)
+    # Each variant's final result as it came (StrategyResult dicts), in the order they came.
+    results: dict[str, dict] = field(default_factory=dict)
+    variants: tuple[str, ...] = ()
+    warm: bool = False  # the run went to a worker kept from an earlier run
 
     @property
     def finished(self) -> bool:
@@ -77,6 +88,7 @@ class Job:
         self.command = [python, "-m", "engine", command, *args]
         self.command += ["--progress", "jsonl", "--json", str(self.result_path)]
         self.started_at = time.monotonic()
+        self.config: BenchConfig | None = None  # a run's settings, for the results as they come
         self._status = JobStatus()
         self._lock = threading.Lock()
         self._cancelled = threading.Event()
@@ -98,7 +110,9 @@ class Job:
     @classmethod
     def for_run(cls, config: BenchConfig, repetitions: int = 1) -> Job:
         """A run; with repetitions > 1, that many fresh processes and a group file."""
-        return cls("run", [*cli_args(config), f"--repetitions={repetitions}"])
+        job = cls("run", [*cli_args(config), f"--repetitions={repetitions}"])
+        job.config = config
+        return job
 
     @classmethod
     def for_sweep(cls, spec: SweepSpec) -> Job:
@@ -106,7 +120,13 @@ class Job:
 
     def status(self) -> JobStatus:
         with self._lock:
-            copy = JobStatus(**{**self._status.__dict__, "events": list(self._status.events)})
+            copy = JobStatus(
+                **{
+                    **self._status.__dict__,
+                    "events": list(self._status.events),
+                    "results": dict(self._status.results),
+                }
+            )
         if not copy.finished:
             copy.elapsed_s = time.monotonic() - self.started_at
         return copy
@@ -157,6 +177,11 @@ def apply_event(status: JobStatus, event: Event) -> None:
         status.phase = event.phase
     elif isinstance(event, Started):
         status.variant_count = len(event.variants)
+        status.variants = event.variants
+    elif isinstance(event, VariantResult):
+        variant = event.result.get("variant") if isinstance(event.result, dict) else None
+        if isinstance(variant, str):
+            status.results[variant] = event.result
     elif isinstance(event, VariantStarted):
         status.variant = event.variant
         status.variant_index += 1
@@ -192,3 +217,232 @@ def finish(status: JobStatus, code: int, cancelled: bool, stderr: list[str]) -> 
     else:
         status.state = "failed"
         status.message = last_line or f"worker exited with code {code}"
+
+
+IDLE_TIMEOUT_S = float(os.environ.get("MATVEC_WORKER_IDLE_S", "600"))
+# A worker idle for nearly its timeout may end under a new request: it is replaced instead.
+IDLE_MARGIN_S = 5.0
+WORKER_ENV = {"TF_CPP_MIN_LOG_LEVEL": "2", "PYTHONUNBUFFERED": "1"}
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What TensorFlow fixes when it starts, so one worker serves only runs that agree on it."""
+
+    replicas: int
+    threads: int | None
+
+    @classmethod
+    def of(cls, config: BenchConfig) -> Layout:
+        return cls(config.replicas, config.threads)
+
+
+class WarmWorker:
+    """One `python -m engine serve` process; it runs one request at a time, for one layout."""
+
+    def __init__(self, layout: Layout, python: str = sys.executable) -> None:
+        self.layout = layout
+        self.last_used = time.monotonic()
+        self.job: WarmJob | None = None
+        self.runs = 0
+        self._lock = threading.Lock()
+        self._stderr: collections.deque[str] = collections.deque(maxlen=STDERR_LINES_KEPT)
+        self.process = subprocess.Popen(
+            [python, "-m", "engine", "serve", f"--idle-timeout={IDLE_TIMEOUT_S:g}"],
+            cwd=ROOT,
+            env={**os.environ, **WORKER_ENV},
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,  # its own process group, so cancel ends all of it
+        )
+        threading.Thread(target=self._drain_stderr, daemon=True).start()
+        threading.Thread(target=self._follow, daemon=True).start()
+
+    @property
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    @property
+    def busy(self) -> bool:
+        with self._lock:
+            return self.job is not None
+
+    def usable(self, now: float) -> bool:
+        """Alive, free, and not about to end by its own idle timeout."""
+        return (
+            self.alive and not self.busy and now - self.last_used < IDLE_TIMEOUT_S - IDLE_MARGIN_S
+        )
+
+    def submit(self, job: WarmJob, arguments: list[str]) -> None:
+        with self._lock:
+            self.job = job
+        job.warm = self.runs > 0
+        try:
+            assert self.process.stdin is not None
+            self.process.stdin.write(json.dumps({"run": arguments}) + "\n")
+            self.process.stdin.flush()
+        except (BrokenPipeError, OSError):
+            pass  # the worker is gone: `_follow` reports it to the job
+
+    def end(self) -> None:
+        """End the worker and anything it started (a peer process, a repetition)."""
+        if self.process.poll() is None:
+            try:
+                os.killpg(self.process.pid, signal.SIGTERM)
+                self.process.wait(timeout=KILL_GRACE_S)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+    def _drain_stderr(self) -> None:
+        assert self.process.stderr is not None
+        for line in self.process.stderr:
+            self._stderr.append(line.rstrip())
+
+    def _follow(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            try:
+                event = event_from_dict(json.loads(line))
+            except json.JSONDecodeError:
+                continue
+            with self._lock:
+                job = self.job
+                if isinstance(event, Exit):
+                    self.job = None
+                    self.runs += 1
+                    self.last_used = time.monotonic()
+            if job is None or event is None:
+                continue
+            if isinstance(event, Exit):
+                job.exited(event.code, [event.message])
+            else:
+                job.apply(event)
+        code = self.process.wait()
+        with self._lock:
+            job, self.job = self.job, None
+        if job is not None:  # the worker ended in the middle of a run: that run's outcome
+            if code == 0:  # it ended on its own (idle) just as the request came
+                job.exited(1, [WORKER_ENDED])
+            else:
+                job.exited(code, list(self._stderr))
+
+
+WORKER_ENDED = "the warm worker ended before the run finished; run it again"
+
+
+class WarmJob:
+    """One run on a warm worker: the same status and cancel as a one-shot `Job`."""
+
+    def __init__(self, worker: WarmWorker, config: BenchConfig) -> None:
+        self.worker = worker
+        self.config: BenchConfig | None = config
+        self.workdir = Path(tempfile.mkdtemp(prefix="matvec-run-"))
+        self.result_path = self.workdir / "results.json"
+        self.started_at = time.monotonic()
+        self.warm = False
+        self._status = JobStatus()
+        self._lock = threading.Lock()
+        self._cancelled = threading.Event()
+        arguments = [*cli_args(config), "--progress", "jsonl", "--json", str(self.result_path)]
+        worker.submit(self, arguments)
+        with self._lock:
+            self._status.warm = self.warm
+
+    def status(self) -> JobStatus:
+        with self._lock:
+            copy = JobStatus(
+                **{
+                    **self._status.__dict__,
+                    "events": list(self._status.events),
+                    "results": dict(self._status.results),
+                }
+            )
+        if not copy.finished:
+            copy.elapsed_s = time.monotonic() - self.started_at
+        return copy
+
+    def cancel(self) -> None:
+        """End the worker: the next run starts a new one."""
+        self._cancelled.set()
+        self.worker.end()
+
+    def apply(self, event: Event) -> None:
+        with self._lock:
+            apply_event(self._status, event)
+
+    def exited(self, code: int, lines: list[str]) -> None:
+        with self._lock:
+            if self._status.finished:
+                return
+            finish(self._status, code, self._cancelled.is_set(), lines)
+            if self._status.state == "done":
+                self._status.result_path = str(self.result_path)
+            self._status.elapsed_s = time.monotonic() - self.started_at
+
+
+class WorkerPool:
+    """Warm workers by layout, shared by every session of this dashboard server.
+
+    A run takes a free worker of its layout, or starts one; two sessions running at once get
+    two workers, and the machine-wide queue still orders their runs. On an accelerator only one
+    layout is kept: a GPU's memory or a TPU is held by the process that opened it.
+    """
+
+    def __init__(self, python: str = sys.executable) -> None:
+        self.python = python
+        self.workers: list[WarmWorker] = []
+        self._lock = threading.Lock()
+
+    def _take(self, layout: Layout, accelerator: bool) -> WarmWorker:
+        now = time.monotonic()
+        with self._lock:
+            self.workers = [w for w in self.workers if w.alive]
+            for worker in list(self.workers):
+                if worker.busy:
+                    continue
+                if worker.layout == layout and worker.usable(now):
+                    return worker
+                if worker.layout == layout or accelerator:
+                    worker.end()  # stale, or another layout holding the device
+                    self.workers.remove(worker)
+            worker = WarmWorker(layout, self.python)
+            self.workers.append(worker)
+            return worker
+
+    def run(self, config: BenchConfig, accelerator: bool = False) -> WarmJob:
+        return WarmJob(self._take(Layout.of(config), accelerator), config)
+
+    def prewarm(self, config: BenchConfig, accelerator: bool = False) -> None:
+        """Start a worker for this layout now (it imports TensorFlow and waits, holding no
+        device), so the first run does not wait for TensorFlow to start."""
+        layout = Layout.of(config)
+        with self._lock:
+            if any(w.alive and w.layout == layout for w in self.workers):
+                return
+        worker = self._take(layout, accelerator)
+        del worker
+
+    def end_all(self) -> None:
+        with self._lock:
+            workers, self.workers = self.workers, []
+        for worker in workers:
+            worker.end()
+
+
+POOL = WorkerPool()
+
+
+def start_run(config: BenchConfig, repetitions: int = 1, device_kind: str = "CPU") -> Job | WarmJob:
+    """A single run on a warm worker; repetitions in fresh processes, as they must be. On a TPU
+    a run with peers gets a fresh process too: a peer cannot open a TPU TensorFlow holds."""
+    accelerator = device_kind != "CPU"
+    peers = any(strategy_info(name).in_own_process for name in config.strategies)
+    if repetitions > 1 or (device_kind == "TPU" and peers):
+        if accelerator:
+            POOL.end_all()  # free the device for the fresh process
+        return Job.for_run(config, repetitions)
+    return POOL.run(config, accelerator)

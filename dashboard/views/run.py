@@ -5,11 +5,14 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.components import controls, devices
+from dashboard.components.partial import show_partial
 from dashboard.components.plain import plain
 from dashboard.components.progress import job_progress
 from dashboard.components.results import parse_result, show_results
+from dashboard.services import worker
 from dashboard.services.links import config_from_settings
-from dashboard.services.worker import Job, JobStatus
+from dashboard.services.worker import Job, JobStatus, WarmJob
+from engine.machine.accelerators import probe_kind
 from engine.results.model import RunResult
 from engine.results.parse import read_run_group
 from engine.results.reader import ResultsRejected
@@ -41,8 +44,30 @@ def start_run(settings: dict) -> None:
     except ConfigError as error:
         st.session_state["last_outcome"] = ("refused", str(error))
         return
-    st.session_state["job"] = Job.for_run(config, st.session_state.get("repetitions", 1))
+    repetitions = st.session_state.get("repetitions", 1)
+    st.session_state["job"] = worker.start_run(config, repetitions, device_kind())
     st.session_state.pop("last_outcome", None)
+
+
+@st.cache_resource(show_spinner=False)
+def device_kind() -> str:
+    """The device a run will use (found without TensorFlow), once per server."""
+    return probe_kind()
+
+
+def prewarm(settings: dict) -> None:
+    """Start the warm worker for these settings' layout while the user is still choosing, so
+    the first run does not wait for TensorFlow to start; it holds no device until a run."""
+    try:
+        config = config_from_settings(settings)
+    except ConfigError:
+        return
+    worker.POOL.prewarm(config, accelerator=device_kind() != "CPU")
+
+
+def running_results(status: JobStatus) -> None:
+    job = st.session_state.get("job")
+    show_partial(status, getattr(job, "config", None))
 
 
 def describe(status: JobStatus) -> str:
@@ -108,7 +133,7 @@ st.sidebar.number_input(
     "between processes is what makes comparisons honest.",
 )
 
-job: Job | None = st.session_state.get("job")
+job: Job | WarmJob | None = st.session_state.get("job")
 if job is not None and (status := job.status()).finished:
     st.session_state.pop("job")
     collect(status)
@@ -120,7 +145,9 @@ devices.render(
 if st.button("Run benchmark", type="primary", disabled=job is not None, key="run"):
     start_run(settings)
     st.rerun()
-job_progress("job", describe, overall_fraction, collect, "Cancel run")
+if job is None:
+    prewarm(settings)
+job_progress("job", describe, overall_fraction, collect, "Cancel run", running_results)
 show_outcome()
 if "group_note" in st.session_state:
     st.info(plain(st.session_state["group_note"]))

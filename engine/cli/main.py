@@ -150,7 +150,6 @@ COMMANDS = {
     "compare": compare.command_compare,
     "calibrate": compare.command_calibrate,
     "dashboard": dashboard.command_dashboard,
-    "serve": serve.command_serve,
 }
 # Commands that start TensorFlow: its presence and version are checked before any work.
 NEEDS_TENSORFLOW = {"run", "devices", "sweep", "calibrate"}
@@ -164,6 +163,8 @@ def main(argv: Sequence[str] | None = None, warm: Any = None) -> int:
             check_tensorflow()
         if args.command == "run":
             return run.command_run(args, warm)
+        if args.command == "serve":
+            return serve.command_serve(args, main)
         return COMMANDS[args.command](args)
     except (
         UsageError,

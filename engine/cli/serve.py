@@ -15,6 +15,7 @@ import contextlib
 import json
 import select
 import sys
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from engine.cli.run import EXIT_OK, quiet_tensorflow
@@ -65,9 +66,10 @@ def warm_state() -> Any:
     return WarmState(keep_inputs=True)
 
 
-def handle(line: str, state: Any) -> Exit:
-    from engine.cli.main import main
+Main = Callable[..., int]  # `engine.cli.main.main(argv, warm=...)`, passed in by it
 
+
+def handle(line: str, state: Any, main: Main) -> Exit:
     arguments = run_arguments(line)
     if arguments is None:
         print(f"error: {REQUEST_SHAPE}", file=sys.stderr)
@@ -78,7 +80,8 @@ def handle(line: str, state: Any) -> Exit:
     return Exit(code, tee.last.removeprefix("error: ") if code else "")
 
 
-def command_serve(args: argparse.Namespace) -> int:
+def command_serve(args: argparse.Namespace, main: Main) -> int:
+    """Serve requests until end of input or the idle timeout; `main` runs each one."""
     quiet_tensorflow()
     state = warm_state()
     idle_s = args.idle_timeout
@@ -91,4 +94,4 @@ def command_serve(args: argparse.Namespace) -> int:
             return EXIT_OK
         if not line.strip():
             continue
-        print(json.dumps(handle(line, state).to_dict()), flush=True)
+        print(json.dumps(handle(line, state, main).to_dict()), flush=True)

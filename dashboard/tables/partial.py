@@ -1,0 +1,65 @@
+"""The results of a run that is still going: the variants finished so far, the rest pending.
+
+Each finished variant arrives as the worker's `variant_result` event; it is read with the same
+validating parser as a results file, so what is shown while the run goes on is what the final
+file will hold. The roofline and the verdict wait for the end of the run: the peak bandwidth
+is measured again after the strategies.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from dashboard.tables import run as data
+from engine.results.model import RunResult, StrategyResult
+from engine.results.parts import Environment, Peak
+from engine.results.reader import ResultsRejected
+from engine.spec.catalog import framework_label
+from engine.spec.config import BenchConfig
+
+PENDING = "pending"
+
+
+def finished_results(config: BenchConfig, streamed: dict[str, dict]) -> list[StrategyResult]:
+    """Each streamed result that parses; one that does not is left pending, never shown."""
+    found = []
+    for variant, entry in streamed.items():
+        try:
+            found.append(StrategyResult.from_dict(entry, f"results.{variant}", config))
+        except ResultsRejected:
+            continue
+    return found
+
+
+def provisional_run(config: BenchConfig, streamed: dict[str, dict]) -> RunResult:
+    """A run holding only what has finished, with no peak yet."""
+    return RunResult(
+        run_id="",
+        created_at="",
+        environment=Environment(device_kind=""),
+        config=config,
+        peak=Peak(None, "measured again when the run is complete"),
+        results=finished_results(config, streamed),
+    )
+
+
+def partial_table(
+    config: BenchConfig, variants: tuple[str, ...], streamed: dict[str, dict]
+) -> pd.DataFrame:
+    """The summary table of what has finished and a pending row for the rest, in run order."""
+    run = provisional_run(config, streamed)
+    done = data.display_table(data.summary(run)) if run.results else pd.DataFrame()
+    rows = {row["strategy"]: row for row in done.to_dict("records")}
+    columns = list(done.columns) if not done.empty else ["strategy", "framework", "status"]
+    table = []
+    for variant in (*variants, *(v for v in rows if v not in variants)):
+        row = rows.get(variant)
+        if row is None:
+            row = {column: "" for column in columns}
+            row.update(strategy=variant, framework=framework_label(variant), status=PENDING)
+        table.append(row)
+    return pd.DataFrame(table, columns=columns)
+
+
+def partial_samples(config: BenchConfig, streamed: dict[str, dict]) -> pd.DataFrame:
+    return data.samples(provisional_run(config, streamed))

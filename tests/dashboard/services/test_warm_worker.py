@@ -1,0 +1,121 @@
+"""Warm workers for real: `python -m engine serve` processes kept by a pool between runs."""
+
+import json
+import os
+import signal
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+from dashboard.services.worker import WORKER_ENDED, Job, WarmJob, WorkerPool, start_run
+from engine.results.model import RunResult
+from engine.spec.config import BenchConfig
+from tests.dashboard.services.test_worker import TINY, wait
+
+
+@pytest.fixture(autouse=True)
+def private_queue(tmp_path, monkeypatch):
+    monkeypatch.setenv("MATVEC_QUEUE_DIR", str(tmp_path / "queue"))
+    monkeypatch.setenv("MATVEC_HISTORY", str(tmp_path / "history.sqlite3"))
+
+
+@pytest.fixture
+def pool():
+    made = WorkerPool()
+    yield made
+    made.end_all()
+
+
+def test_a_repeated_run_goes_to_the_same_warm_worker_and_streams_its_results(pool):
+    config = BenchConfig(**TINY, strategies=("einsum", "numpy"))
+    first = wait(pool.run(config))
+    assert first.state == "done", first.message
+    job = pool.run(config)
+    second = wait(job)
+    assert second.state == "done", second.message
+    assert (first.warm, second.warm) == (False, True)
+    assert len(pool.workers) == 1 and job.worker is pool.workers[0]
+    result = RunResult.from_dict(json.loads(Path(second.result_path).read_text()))
+    assert result.sampling["worker"]["warm"] is True
+    assert result.sampling["worker"]["inputs_reused"] is True
+    assert set(second.results) == {"einsum", "numpy"}  # each came before the end
+    assert second.variants == ("einsum", "numpy")
+
+
+def test_a_refused_run_leaves_the_worker_usable(pool):
+    refused = wait(pool.run(BenchConfig(matrices=100_000_000, dim=1000)), timeout=120)
+    assert refused.state == "refused"
+    assert refused.message.startswith("memory: this run needs an estimated")
+    done = wait(pool.run(BenchConfig(**TINY, strategies=("numpy",))))
+    assert done.state == "done", done.message
+    assert len(pool.workers) == 1
+
+
+def test_cancel_ends_the_worker_and_the_next_run_starts_a_new_one(pool):
+    config = BenchConfig(
+        matrices=3000, dim=100, strategies=("python_loop",), repeats=1000, time_budget_s=600
+    )
+    job = pool.run(config)
+    wait(job, until=lambda s: s.variant == "python_loop")
+    job.cancel()
+    assert wait(job, timeout=30).state == "cancelled"
+    assert not job.worker.alive
+    with pytest.raises(ProcessLookupError):
+        os.killpg(job.worker.process.pid, 0)
+    again = pool.run(BenchConfig(**TINY, strategies=("numpy",)))
+    assert again.worker is not job.worker
+    assert wait(again).state == "done"
+
+
+def test_a_worker_killed_mid_run_is_reported_as_died(pool):
+    job = pool.run(BenchConfig(**{**TINY, "repeats": 1000}, strategies=("python_loop",)))
+    wait(job, until=lambda s: s.state == "running")
+    os.killpg(job.worker.process.pid, signal.SIGKILL)
+    status = wait(job, timeout=30)
+    assert status.state == "died" and "SIGKILL" in status.message
+
+
+def test_each_layout_gets_its_own_worker_and_a_stale_one_is_replaced(pool):
+    single = pool.run(BenchConfig(**TINY, strategies=("einsum",)))
+    replicated = pool.run(
+        BenchConfig(**TINY, strategies=("einsum",), mode="replicated", replicas=2)
+    )
+    assert single.worker is not replicated.worker
+    assert wait(single).state == "done" and wait(replicated).state == "done"
+    single.worker.last_used -= 10**6  # idle past its timeout: it may end under a request
+    again = pool.run(BenchConfig(**TINY, strategies=("einsum",)))
+    assert again.worker is not single.worker and not single.worker.alive
+    assert replicated.worker.alive  # a CPU keeps the other layout's worker
+    assert wait(again).state == "done"
+
+
+def test_a_worker_that_ends_on_its_own_mid_request_fails_that_run_with_a_reason(tmp_path):
+    fake = tmp_path / "python"
+    fake.write_text(f"#!/bin/sh\nexec {sys.executable} -c 'import sys; sys.stdin.readline()'\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    pool = WorkerPool(python=str(fake))
+    status = wait(pool.run(BenchConfig(**TINY)), timeout=60)
+    assert status.state == "failed" and status.message == WORKER_ENDED
+
+
+def test_prewarm_starts_one_worker_per_layout_and_the_first_run_uses_it(pool):
+    config = BenchConfig(**TINY, strategies=("numpy",))
+    pool.prewarm(config)
+    pool.prewarm(config)
+    assert len(pool.workers) == 1
+    started = pool.workers[0]
+    job = pool.run(config)
+    assert job.worker is started and wait(job).state == "done"
+
+
+def test_repetitions_get_fresh_processes_and_single_runs_a_warm_worker(monkeypatch, pool):
+    monkeypatch.setattr("dashboard.services.worker.POOL", pool)
+    single = start_run(BenchConfig(**TINY, strategies=("numpy",)))
+    group = start_run(BenchConfig(**TINY, strategies=("numpy",)), repetitions=2)
+    assert isinstance(single, WarmJob) and isinstance(group, Job)
+    peers_on_tpu = start_run(BenchConfig(**TINY, strategies=("jax_einsum",)), device_kind="TPU")
+    assert isinstance(peers_on_tpu, Job)
+    for job in (single, group, peers_on_tpu):
+        job.cancel()
