@@ -76,10 +76,10 @@ def test_a_failing_variant_leaves_the_rotation_and_the_others_go_on():
 
 def test_each_variant_is_reported_done_once_as_soon_as_it_has_its_last_sample():
     done = []
-    items, record, _ = run(order="sequential", done=done)
+    run(order="sequential", done=done)
     assert [i.result.variant for i in done] == ["a", "b", "c", "d"]
     done = []
-    items, record, _ = run(fail_at="b", done=done)
+    run(fail_at="b", done=done)
     assert sorted(i.result.variant for i in done) == ["a", "b", "c", "d"]
 
 
