@@ -51,7 +51,7 @@ def show_results(text: str, key: str = "run") -> None:
             f"run {result.run_id[:8]}"
         )
     )
-    took = took_line(result.timings)
+    took = took_line(result.timings, result.worker)
     if took:
         st.caption(plain(took))
     for warning in result.warnings:

@@ -33,7 +33,7 @@ def run_sections(result: RunResult) -> list[str]:
         f"<p class='muted'>{escape(shape)} · {escape(env.device_kind)} · "
         f"run {escape(result.run_id)} · {escape(result.created_at)}</p>",
     ]
-    took = took_line(result.timings)
+    took = took_line(result.timings, result.worker)
     if took:
         sections.append(f"<p class='muted'>{escape(took)}</p>")
     chosen = result.winner_dict()

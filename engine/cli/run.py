@@ -104,7 +104,7 @@ def command_run(args: argparse.Namespace, warm: Any = None) -> int:
         progress(ResultWritten(result.run_id, args.json_path))
     else:
         print(summary_table(result))
-        took = took_line(result.timings)
+        took = took_line(result.timings, result.worker)
         if took:
             print(took)
         if args.json_path:

@@ -111,8 +111,11 @@ PHASE_LABELS = {
 }
 
 
-def took_line(timings: Mapping[str, float] | None) -> str | None:
-    """ "This run took 10.9 s: starting 3.0 s · ..." — phases under 0.05 s are left out."""
+def took_line(
+    timings: Mapping[str, float] | None, worker: Mapping[str, Any] | None = None
+) -> str | None:
+    """ "This run took 10.9 s: starting 3.0 s · ..." — phases under 0.05 s are left out;
+    `worker` (the results' `sampling.worker`) says when a warm worker ran it."""
     if not timings or "total_s" not in timings:
         return None
     parts = [
@@ -120,7 +123,12 @@ def took_line(timings: Mapping[str, float] | None) -> str | None:
         for name, label in PHASE_LABELS.items()
         if timings.get(name, 0.0) >= 0.05
     ]
-    return f"This run took {timings['total_s']:.1f} s" + (": " + " · ".join(parts) if parts else "")
+    where = ""
+    if worker and worker.get("warm") is True:
+        reused = " (inputs reused)" if worker.get("inputs_reused") is True else ""
+        where = f" on a warm worker{reused}"
+    took = f"This run took {timings['total_s']:.1f} s{where}"
+    return took + (": " + " · ".join(parts) if parts else "")
 
 
 ERROR_MAX_CHARS = 500

@@ -246,6 +246,13 @@ class RunResult:
     def label(self) -> str:
         return self.config.label
 
+    @property
+    def worker(self) -> dict[str, Any]:
+        """`sampling.worker`: whether a warm worker ran this and reused its inputs ({} if not
+        recorded)."""
+        found = (self.sampling or {}).get("worker")
+        return found if isinstance(found, dict) else {}
+
     def winner(self) -> Winner | None:
         """The fastest correct variant and those not distinguishable from it (ties)."""
         candidates = tuple(

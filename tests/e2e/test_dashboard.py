@@ -80,3 +80,32 @@ def test_the_run_pages_own_path_opens_it_with_the_links_settings(page, server):
     assert box.input_value() == "48"
     assert page.get_by_text("Page not found").count() == 0
     page.wait_for_url(re.compile(r"strategy=einsum"), timeout=30_000)
+
+
+def test_results_show_as_each_variant_finishes_and_the_rest_are_pending(page, server):
+    # jax_einsum finishes in its own process first; python_loop then runs until cancelled.
+    wait_for_app(page, f"{server}/?strategy=python_loop,jax_einsum&repeats=1000&time_budget=600")
+    page.get_by_role("button", name="Run benchmark").click()
+    page.get_by_text("Results so far").wait_for(timeout=TIMEOUT_MS)
+    page.get_by_text(re.compile(r"1 of 2 variant\(s\) finished")).wait_for(timeout=30_000)
+    grid = page.locator("[data-testid='stDataFrame']").first
+    grid.wait_for(timeout=30_000)
+    page.get_by_role("button", name="Cancel run").click()
+    page.get_by_text("Run cancelled").wait_for(timeout=60_000)
+    assert page.get_by_text("Results so far").count() == 0  # only while the run goes on
+
+
+def test_a_repeated_run_goes_to_the_warm_worker(page, server):
+    wait_for_app(page, f"{server}/?matrices=32&dim=4&repeats=2&warmup=0&strategy=einsum,numpy")
+    run_button = page.get_by_role("button", name="Run benchmark")
+    run_button.click()
+    page.get_by_text("The fastest way").wait_for(timeout=TIMEOUT_MS)
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('button')].some("
+        "b => b.innerText.includes('Run benchmark') && !b.disabled)",
+        timeout=TIMEOUT_MS,
+    )
+    run_button.click()  # same settings: the worker has these inputs already
+    page.get_by_text(re.compile(r"This run took .* on a warm worker \(inputs reused\)")).wait_for(
+        timeout=TIMEOUT_MS
+    )

@@ -57,3 +57,8 @@ def test_the_took_line_names_each_phase_that_took_time():
         "This run took 5.3 s: starting 3.0 s · peak bandwidth 1.6 s · variants 0.6 s"
     )
     assert took_line(None) is None and took_line({}) is None
+    warm = {"warm": True, "inputs_reused": True}
+    assert took_line({"peak_s": 0.3, "total_s": 1.2}, warm) == (
+        "This run took 1.2 s on a warm worker (inputs reused): peak bandwidth 0.3 s"
+    )
+    assert took_line({"total_s": 1.2}, {"warm": "yes"}) == "This run took 1.2 s"

@@ -1,0 +1,88 @@
+"""The results of a running run: what has finished, and the rest pending, in every state."""
+
+from __future__ import annotations
+
+import json
+
+from streamlit.testing.v1 import AppTest
+
+from dashboard.figures import run as run_figures
+from dashboard.tables import partial
+from dashboard.tables import run as run_tables
+from tests.factories import make_run
+
+
+def streamed(run) -> dict[str, dict]:
+    """What the worker's `variant_result` events carry: each result's dict, with no peak."""
+    return {r.variant: json.loads(json.dumps(r.to_dict(None))) for r in run.results}
+
+
+RUN = make_run({"einsum": [0.002] * 4, "numpy": [0.003] * 4, "python_loop": [0.2] * 2})
+VARIANTS = ("python_loop", "einsum", "numpy")
+
+
+def test_nothing_finished_is_every_variant_pending():
+    table = partial.partial_table(RUN.config, VARIANTS, {})
+    assert list(table["strategy"]) == list(VARIANTS)
+    assert set(table["status"]) == {partial.PENDING}
+    assert partial.partial_samples(RUN.config, {}).empty
+
+
+def test_finished_rows_are_those_of_the_final_table_and_the_rest_pending():
+    sent = streamed(RUN)
+    one = {"einsum": sent["einsum"]}
+    table = partial.partial_table(RUN.config, VARIANTS, one)
+    assert list(table["strategy"]) == list(VARIANTS)  # the run's order, not arrival order
+    rows = table.set_index("strategy")
+    final = run_tables.display_table(run_tables.summary(RUN)).set_index("strategy")
+    assert rows.loc["einsum", "status"] == "ok"
+    assert rows.loc["einsum", "median"] == final.loc["einsum", "median"]
+    assert rows.loc["einsum", "95% CI"] == final.loc["einsum", "95% CI"]
+    assert rows.loc["numpy", "status"] == rows.loc["python_loop", "status"] == partial.PENDING
+    assert rows.loc["numpy", "framework"] == "NumPy"
+    assert rows.loc["einsum", "% roofline"] == "-"  # the peak comes with the complete run
+    samples = partial.partial_samples(RUN.config, one)
+    assert set(samples["variant"]) == {"einsum"} and len(samples) == 4
+    assert run_figures.latency_distribution(samples).data  # one box drawn
+
+
+def test_failed_and_wrong_results_show_as_they_are():
+    sent = streamed(RUN)
+    sent["einsum"]["status"], sent["einsum"]["samples_s"] = "failed", []
+    sent["einsum"]["error"] = "ResourceExhaustedError: OOM"
+    sent["numpy"]["correct"] = False
+    rows = partial.partial_table(RUN.config, VARIANTS, sent).set_index("strategy")
+    assert rows.loc["einsum", "status"] == "failed"
+    assert rows.loc["numpy", "status"] == "WRONG"
+
+
+def test_a_result_that_does_not_parse_is_never_shown():
+    sent = streamed(RUN)
+    sent["numpy"]["samples_s"] = "not a list"
+    unknown = {**sent["einsum"], "strategy": "future_kernel", "variant": "future_kernel"}
+    sent["future_kernel"] = unknown
+    rows = partial.partial_table(RUN.config, VARIANTS, sent).set_index("strategy")
+    assert rows.loc["numpy", "status"] == partial.PENDING
+    assert list(rows.index) == list(VARIANTS)  # the unknown one fails the parser: not shown
+
+
+def app_with(results: dict[str, dict], variants: tuple[str, ...]) -> AppTest:
+    def script(results, variants):
+        from dashboard.components.partial import show_partial
+        from dashboard.services.worker import JobStatus
+        from engine.spec.config import BenchConfig
+
+        config = BenchConfig(matrices=100, dim=10, strategies=variants)
+        show_partial(JobStatus(results=results, variants=variants), config)
+
+    return AppTest.from_function(script, args=(results, variants), default_timeout=60)
+
+
+def test_the_running_panel_draws_each_state_and_nothing_before_the_first_result():
+    empty = app_with({}, VARIANTS).run()
+    assert not empty.exception and not empty.dataframe
+    one = app_with({"einsum": streamed(RUN)["einsum"]}, VARIANTS).run()
+    assert not one.exception
+    assert "1 of 3 variant(s) finished" in one.caption[0].value
+    frame = one.dataframe[0].value
+    assert list(frame["status"]) == [partial.PENDING, "ok", partial.PENDING]
