@@ -240,15 +240,19 @@ class Layout:
 class WarmWorker:
     """One `python -m engine serve` process; it runs one request at a time, for one layout."""
 
-    def __init__(self, layout: Layout, python: str = sys.executable) -> None:
+    def __init__(self, layout: Layout, python: str = sys.executable, prewarm: bool = False) -> None:
         self.layout = layout
         self.last_used = time.monotonic()
         self.job: WarmJob | None = None
         self.runs = 0
         self._lock = threading.Lock()
         self._stderr: collections.deque[str] = collections.deque(maxlen=STDERR_LINES_KEPT)
+        command = [python, "-m", "engine", "serve", f"--idle-timeout={IDLE_TIMEOUT_S:g}"]
+        if prewarm:  # its devices and probe buffers made before the first run (CPU only)
+            command += ["--prewarm", f"--replicas={layout.replicas}"]
+            command += [f"--threads={layout.threads}"] if layout.threads else []
         self.process = subprocess.Popen(
-            [python, "-m", "engine", "serve", f"--idle-timeout={IDLE_TIMEOUT_S:g}"],
+            command,
             cwd=ROOT,
             env={**os.environ, **WORKER_ENV},
             stdin=subprocess.PIPE,
@@ -398,6 +402,7 @@ class WorkerPool:
         self._lock = threading.Lock()
 
     def _take(self, layout: Layout, accelerator: bool) -> WarmWorker:
+        """A free, fresh worker of `layout`, or a new one (prewarmed on a CPU)."""
         now = time.monotonic()
         with self._lock:
             self.workers = [w for w in self.workers if w.alive]
@@ -409,7 +414,7 @@ class WorkerPool:
                 if worker.layout == layout or accelerator:
                     worker.end()  # stale, or another layout holding the device
                     self.workers.remove(worker)
-            worker = WarmWorker(layout, self.python)
+            worker = WarmWorker(layout, self.python, prewarm=not accelerator)
             self.workers.append(worker)
             return worker
 

@@ -132,6 +132,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=serve.DEFAULT_IDLE_TIMEOUT_S,
         help="end after this many seconds without a request (default %(default)g)",
     )
+    worker.add_argument(
+        "--prewarm",
+        action="store_true",
+        help="on a CPU, set up the devices and probe buffers before the first request",
+    )
+    worker.add_argument("--replicas", type=int, default=1, help="the layout to prewarm")
+    worker.add_argument("--threads", type=int, default=None, help="the threads to prewarm")
 
     board = commands.add_parser("dashboard", help="start the Streamlit dashboard (localhost)")
     board.add_argument(

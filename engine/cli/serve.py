@@ -6,6 +6,8 @@ through the very same `main` as a CLI run, so the queue, the checks, the exit co
 files are the CLI's. Progress events go to stdout as JSON lines (pass `--progress jsonl`), and
 every request ends with one `{"event": "exit", "code": ..., "message": ...}` line. The worker
 ends at end of input, or after `--idle-timeout` seconds without a request, freeing the device.
+With `--prewarm` (and the layout its runs will ask for: `--replicas`, `--threads`), a worker
+on a CPU sets up its devices and probe buffers before the first request.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from engine.cli.run import EXIT_OK, quiet_tensorflow
+from engine.machine.accelerators import probe_kind
 from engine.results.events import Exit
 
 EXIT_INVALID = 2
@@ -80,10 +83,23 @@ def handle(line: str, state: Any, main: Main) -> Exit:
     return Exit(code, tee.last.removeprefix("error: ") if code else "")
 
 
+def prewarm(state: Any, replicas: int, threads: int | None) -> None:
+    """Set up what the first run would (devices, probe buffers) on a CPU; an accelerator is
+    left alone until a run takes its turn in the queue, since opening it holds it."""
+    if state is None or probe_kind() != "CPU":
+        return
+    try:
+        state.prewarm(replicas, threads)
+    except Exception as error:  # noqa: BLE001 - the first run reports it in its own words
+        print(f"warning: prewarm skipped: {type(error).__name__}: {error}", file=sys.stderr)
+
+
 def command_serve(args: argparse.Namespace, main: Main) -> int:
     """Serve requests until end of input or the idle timeout; `main` runs each one."""
     quiet_tensorflow()
     state = warm_state()
+    if args.prewarm:
+        prewarm(state, args.replicas, args.threads)
     idle_s = args.idle_timeout
     while True:
         ready, _, _ = select.select([sys.stdin], [], [], idle_s)

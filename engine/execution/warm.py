@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from engine.backends.tensorflow.bandwidth import FULL, WARM, ProbeBuffers, ProbeEffort
 from engine.backends.tensorflow.devices import DeviceSetup, setup_devices
 from engine.backends.tensorflow.placement import Inputs, prepare
+from engine.backends.tensorflow.threads import configure_threads
 from engine.machine.accelerators import DeviceError
+from engine.machine.host import last_level_cache_bytes
 from engine.measure import memory
 from engine.measure.memory import MemoryEstimate
 from engine.spec.config import BenchConfig
@@ -107,6 +109,14 @@ class WarmState:
         if self.keep_inputs:
             self.inputs, self.inputs_key = inputs, key
         return inputs, False
+
+    def prewarm(self, replicas: int, threads: int | None) -> None:
+        """Before any request, on a CPU: the threads, the devices and the probe buffers, so
+        the first run spends its time measuring. Nothing is timed here, and the first run's
+        probe is still the full one."""
+        configure_threads(threads)
+        setup = self.devices(replicas)
+        self.probe_buffers(setup.devices[0], setup.kind, last_level_cache_bytes()[0])
 
     def forget_inputs(self) -> None:
         self.inputs = None

@@ -10,6 +10,11 @@ import math
 from dataclasses import dataclass
 
 from engine.machine.host import available_bytes
+from engine.measure.correctness import (
+    DRAW_BLOCK_ELEMENTS,
+    REFERENCE_CHUNK_ELEMENTS,
+    draw_threads,
+)
 from engine.spec.catalog import strategy_info
 from engine.spec.config import BenchConfig
 
@@ -69,9 +74,10 @@ def estimate(config: BenchConfig, llc_bytes: int) -> MemoryEstimate:
     holders = config.replicas if config.mode != "single" else 1
     out_bytes = config.matrices * config.rows * config.itemsize
     ref_bytes = config.matrices * config.rows * 8
-    # Inputs are drawn in float32 (float64 for float64) before the cast: the staging peak.
-    staging = config.matrices * (config.rows * config.columns + config.columns)
-    staging *= 8 if config.dtype == "float64" else 4
+    # One host set waits to be placed; inputs are drawn a block at a time per thread, and the
+    # reference casts one chunk at a time into reused float64 buffers.
+    staging = set_bytes + draw_threads() * DRAW_BLOCK_ELEMENTS * 4
+    staging += 2 * REFERENCE_CHUNK_ELEMENTS * 8
     parts = {
         "timed inputs": set_bytes * copies * holders,
         "host copies for host strategies": set_bytes * copies if host else 0,

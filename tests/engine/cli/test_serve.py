@@ -111,3 +111,15 @@ def test_the_worker_ends_when_idle_with_its_input_still_open():
 def test_end_of_input_ends_the_worker():
     events, stderr, code = serve([], timeout=120)
     assert code == 0 and events == [] and "Traceback" not in stderr
+
+
+def test_a_prewarmed_worker_still_measures_its_first_peak_in_full(tmp_path):
+    out = tmp_path / "first.json"
+    lines = [request("--strategy", "numpy", "--json", str(out))]
+    events, stderr, code = serve(lines, "--prewarm", "--replicas", "1")
+    assert code == 0 and [e["code"] for e in exits(events)] == [0]
+    assert "prewarm skipped" not in stderr
+    result = RunResult.from_dict(json.loads(out.read_text()))
+    before = [p for p in result.peak.probes if p.when == "before"]
+    assert len(before) == 3 and all(len(p.samples_s) == 15 for p in before)
+    assert result.sampling["worker"]["warm"] is False  # no run had finished in it

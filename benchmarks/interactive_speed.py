@@ -1,0 +1,169 @@
+"""Interactive speed, through a real browser and the real CLI (issue 13's targets).
+
+1. First run after opening the page (default fast strategies, 3000 x 100 x 100 float32):
+   click -> first result on screen ("Results so far" or the finished page), and click ->
+   complete results, against the run's own `variants_s`.
+2. Repeated run, same settings (second and later clicks): click -> complete results, against
+   that run's `variants_s` (target: within variants_s + 1 s).
+3. The CLI, numpy only at 3000 x 100 x 100: wall time minus TensorFlow's own import (measured
+   in separate processes, median of three), target under 3 s.
+
+Every figure is one measurement on this machine, printed with the run's own phases; the
+machine is shared, so compare within one invocation.
+
+    python -m benchmarks.interactive_speed [--chromium /usr/bin/chromium] [--repeats 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from playwright.sync_api import Page, sync_playwright
+
+from benchmarks.server import CHROMIUM_ARGS, ROOT, streamlit_server
+from engine.storage.history import History
+
+TIMEOUT_MS = 600_000
+RUN_ID = r"/run ([0-9a-f]{8})/"
+
+
+def shown_run_id(page: Page) -> str | None:
+    return page.evaluate(f"() => (document.body.innerText.match({RUN_ID}) || [])[1] || null")
+
+
+def wait_until_ready(page: Page) -> None:
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('button')].some("
+        "b => b.innerText.includes('Run benchmark') && !b.disabled)",
+        timeout=TIMEOUT_MS,
+    )
+
+
+def click_and_time(page: Page) -> tuple[float | None, float, str]:
+    """Click Run; seconds to the first result on screen and to the complete new result."""
+    before = shown_run_id(page)
+    began = time.monotonic()
+    page.get_by_role("button", name="Run benchmark").click()
+    first = None
+    while True:
+        text = page.evaluate("() => document.body.innerText")
+        now = shown_run_id(page)
+        if first is None and ("Results so far" in text or (now and now != before)):
+            first = time.monotonic() - began
+        if now and now != before and "The fastest way" in text:
+            return first, time.monotonic() - began, now
+        if time.monotonic() - began > TIMEOUT_MS / 1000:
+            raise TimeoutError("the run did not complete")
+        page.wait_for_timeout(20)
+
+
+def timings_of(history: Path, short_id: str) -> dict[str, float]:
+    runs = History(history).list_runs()
+    run_id = next(r for r in runs["run_id"] if r.startswith(short_id))
+    found = History(history).get_run(run_id)
+    assert found is not None and found.timings is not None
+    return {**found.timings, "warm": bool(found.worker.get("warm"))}
+
+
+def phases(timings: dict[str, float]) -> str:
+    names = ("startup_s", "peers_s", "peak_s", "inputs_s", "variants_s", "total_s")
+    return ", ".join(f"{n} {timings.get(n, 0.0):.2f}" for n in names)
+
+
+def dashboard(chromium: str, repeats: int) -> None:
+    with tempfile.TemporaryDirectory() as scratch:
+        history = Path(scratch) / "history.sqlite3"
+        env = {"MATVEC_HISTORY": str(history), "MATVEC_QUEUE_DIR": str(Path(scratch) / "q")}
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            with streamlit_server(**env) as url:
+                page.goto(url)
+                page.get_by_role("button", name="Run benchmark").wait_for(timeout=60_000)
+                first, complete, run_id = click_and_time(page)
+                timings = timings_of(history, run_id)
+                print(
+                    f"first run: click -> first result {first:.2f} s (target 6 s), "
+                    f"-> complete {complete:.2f} s (target variants_s + 5 = "
+                    f"{timings['variants_s'] + 5:.2f} s); phases: {phases(timings)}"
+                )
+                for index in range(repeats):
+                    wait_until_ready(page)
+                    _, complete, run_id = click_and_time(page)
+                    timings = timings_of(history, run_id)
+                    print(
+                        f"repeated run {index + 1}: click -> complete {complete:.2f} s, "
+                        f"variants_s + 1 = {timings['variants_s'] + 1:.2f} s "
+                        f"(over by {complete - timings['variants_s']:.2f} s; warm worker: "
+                        f"{timings['warm']}); phases: {phases(timings)}"
+                    )
+            browser.close()
+
+
+def tensorflow_import_s() -> float:
+    code = "import time; t = time.perf_counter(); import tensorflow; print(time.perf_counter() - t)"
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
+    times = [
+        float(
+            subprocess.run(
+                [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+            ).stdout.split()[-1]
+        )
+        for _ in range(3)
+    ]
+    return statistics.median(times)
+
+
+def cli() -> None:
+    with tempfile.TemporaryDirectory() as scratch:
+        out = Path(scratch) / "numpy.json"
+        command = [
+            sys.executable,
+            "-m",
+            "engine",
+            "run",
+            "--matrices",
+            "3000",
+            "--dim",
+            "100",
+            "--strategy",
+            "numpy",
+            "--no-history",
+            "--progress",
+            "none",
+            "--json",
+            str(out),
+        ]
+        env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "MATVEC_QUEUE_DIR": scratch}
+        began = time.monotonic()
+        subprocess.run(command, capture_output=True, text=True, env=env, check=True)
+        wall = time.monotonic() - began
+        timings = json.loads(out.read_text())["timings"]
+    imported = tensorflow_import_s()
+    print(
+        f"CLI numpy 3000x100x100: wall {wall:.2f} s, TensorFlow import {imported:.2f} s "
+        f"(median of 3, separate processes), wall - import {wall - imported:.2f} s "
+        f"(target 3 s); phases: {phases(timings)}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--chromium", default="/usr/bin/chromium")
+    parser.add_argument("--repeats", type=int, default=3, help="repeated runs to time")
+    args = parser.parse_args()
+    cli()
+    dashboard(args.chromium, args.repeats)
+
+
+if __name__ == "__main__":
+    os.chdir(ROOT)
+    main()
