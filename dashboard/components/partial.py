@@ -1,6 +1,13 @@
-"""The results of a running run, drawn inside the progress fragment as each variant finishes."""
+"""The results of a running run, drawn inside the progress fragment as they come.
+
+The snapshot shown changes at most every REDRAW_S (or when a variant finishes): the browser
+redraws the chart only when its data changes, and on a machine with few cores a chart redrawn
+at every poll would take CPU from the measurement it is showing.
+"""
 
 from __future__ import annotations
+
+import time
 
 import streamlit as st
 
@@ -9,19 +16,39 @@ from dashboard.services.worker import JobStatus
 from dashboard.tables import partial
 from engine.spec.config import BenchConfig
 
+REDRAW_S = 2.0
+SNAPSHOT_KEY = "partial_snapshot"
+
+
+def snapshot(status: JobStatus) -> JobStatus:
+    """The status to draw: the last one shown, unless REDRAW_S passed or a result came."""
+    now = time.monotonic()
+    shown = st.session_state.get(SNAPSHOT_KEY)
+    if shown is not None:
+        shown_at, shown_status = shown
+        same_results = set(shown_status.results) == set(status.results)
+        same_run = shown_status.variants == status.variants
+        if same_run and same_results and now - shown_at < REDRAW_S:
+            return shown_status
+    st.session_state[SNAPSHOT_KEY] = (now, status)
+    return status
+
 
 def show_partial(status: JobStatus, config: BenchConfig | None) -> None:
-    """The summary table and latency chart so far; nothing before the first result."""
-    if config is None or not status.results:
+    """The summary table and latency chart so far; nothing before the first sample."""
+    if config is None or not (status.results or status.running):
+        st.session_state.pop(SNAPSHOT_KEY, None)
         return
-    done, total = len(status.results), max(len(status.variants), len(status.results))
+    shown = snapshot(status)
+    done, total = len(shown.results), max(len(shown.variants), len(shown.results))
     st.markdown("### Results so far")
     st.caption(
-        f"{done} of {total} variant(s) finished; the rest are pending. The roofline and the "
+        f"{done} of {total} variant(s) finished; the others show their samples so far (a "
+        "median with no interval yet) or are pending. The intervals, the roofline and the "
         "verdict come with the complete run: the peak bandwidth is measured again after the "
         "strategies."
     )
-    table = partial.partial_table(config, status.variants, status.results)
+    table = partial.partial_table(config, shown.variants, shown.results, shown.running)
     st.dataframe(table, hide_index=True, width="stretch")
-    samples = partial.partial_samples(config, status.results)
+    samples = partial.partial_samples(config, shown.results, shown.running)
     st.plotly_chart(charts.latency_distribution(samples), width="stretch", key="partial_latency")

@@ -72,11 +72,24 @@ class JobStatus:
     # Each variant's final result as it came (StrategyResult dicts), in the order they came.
     results: dict[str, dict] = field(default_factory=dict)
     variants: tuple[str, ...] = ()
+    # The seconds per call of each timed block so far, by variant, until its result comes.
+    running: dict[str, list[float]] = field(default_factory=dict)
     warm: bool = False  # the run went to a worker kept from an earlier run
 
     @property
     def finished(self) -> bool:
         return self.state in FINISHED
+
+    def snapshot(self) -> JobStatus:
+        """A copy the page can read while the follower thread goes on folding events."""
+        return JobStatus(
+            **{
+                **self.__dict__,
+                "events": list(self.events),
+                "results": dict(self.results),
+                "running": {variant: list(times) for variant, times in self.running.items()},
+            }
+        )
 
 
 class Job:
@@ -120,13 +133,7 @@ class Job:
 
     def status(self) -> JobStatus:
         with self._lock:
-            copy = JobStatus(
-                **{
-                    **self._status.__dict__,
-                    "events": list(self._status.events),
-                    "results": dict(self._status.results),
-                }
-            )
+            copy = self._status.snapshot()
         if not copy.finished:
             copy.elapsed_s = time.monotonic() - self.started_at
         return copy
@@ -182,12 +189,15 @@ def apply_event(status: JobStatus, event: Event) -> None:
         variant = event.result.get("variant") if isinstance(event.result, dict) else None
         if isinstance(variant, str):
             status.results[variant] = event.result
+            status.running.pop(variant, None)
     elif isinstance(event, VariantStarted):
         status.variant = event.variant
         status.variant_index += 1
         status.phase, status.sample, status.samples = "timing", 0, 0
     elif isinstance(event, Sample):
         status.sample, status.samples = event.sample, event.of
+        if isinstance(event.seconds, int | float) and event.variant not in status.results:
+            status.running.setdefault(event.variant, []).append(float(event.seconds))
     elif isinstance(event, SweepStarted):
         status.sweep_id = event.sweep_id
         status.points_total = event.todo
@@ -358,13 +368,7 @@ class WarmJob:
 
     def status(self) -> JobStatus:
         with self._lock:
-            copy = JobStatus(
-                **{
-                    **self._status.__dict__,
-                    "events": list(self._status.events),
-                    "results": dict(self._status.results),
-                }
-            )
+            copy = self._status.snapshot()
         if not copy.finished:
             copy.elapsed_s = time.monotonic() - self.started_at
         return copy

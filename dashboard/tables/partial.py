@@ -1,4 +1,5 @@
-"""The results of a run that is still going: the variants finished so far, the rest pending.
+"""The results of a run that is still going: the variants finished so far, the samples so far
+of those still sampling, the rest pending.
 
 Each finished variant arrives as the worker's `variant_result` event; it is read with the same
 validating parser as a results file, so what is shown while the run goes on is what the final
@@ -8,9 +9,12 @@ is measured again after the strategies.
 
 from __future__ import annotations
 
+import statistics
+
 import pandas as pd
 
 from dashboard.tables import run as data
+from engine.results.formatting import format_seconds
 from engine.results.model import RunResult, StrategyResult
 from engine.results.parts import Environment, Peak
 from engine.results.reader import ResultsRejected
@@ -43,10 +47,19 @@ def provisional_run(config: BenchConfig, streamed: dict[str, dict]) -> RunResult
     )
 
 
+def sampling_label(times: list[float], of: int) -> str:
+    return f"sampling {len(times)}/{of}"
+
+
 def partial_table(
-    config: BenchConfig, variants: tuple[str, ...], streamed: dict[str, dict]
+    config: BenchConfig,
+    variants: tuple[str, ...],
+    streamed: dict[str, dict],
+    running: dict[str, list[float]] | None = None,
 ) -> pd.DataFrame:
-    """The summary table of what has finished and a pending row for the rest, in run order."""
+    """The summary table of what has finished, then for the rest either the median of the
+    samples so far (marked as such: no interval, no verdict yet) or pending, in run order."""
+    running = running or {}
     run = provisional_run(config, streamed)
     done = data.display_table(data.summary(run)) if run.results else pd.DataFrame()
     rows = {row["strategy"]: row for row in done.to_dict("records")}
@@ -57,9 +70,27 @@ def partial_table(
         if row is None:
             row = {column: "" for column in columns}
             row.update(strategy=variant, framework=framework_label(variant), status=PENDING)
+            times = running.get(variant)
+            if times:
+                row["status"] = sampling_label(times, config.repeats)
+                if "median" in row:
+                    row["median"] = f"{format_seconds(statistics.median(times))} so far"
         table.append(row)
     return pd.DataFrame(table, columns=columns)
 
 
-def partial_samples(config: BenchConfig, streamed: dict[str, dict]) -> pd.DataFrame:
-    return data.samples(provisional_run(config, streamed))
+def partial_samples(
+    config: BenchConfig, streamed: dict[str, dict], running: dict[str, list[float]] | None = None
+) -> pd.DataFrame:
+    """Every sample of the finished variants, and those so far of the ones still sampling
+    (named "variant (so far)"), in the columns the latency chart reads."""
+    finished = data.samples(provisional_run(config, streamed))
+    rows = [
+        {"variant": f"{variant} (so far)", "ms": seconds * 1e3, "correct": True}
+        for variant, times in (running or {}).items()
+        if variant not in streamed
+        for seconds in times
+    ]
+    if not rows:
+        return finished
+    return pd.concat([finished, pd.DataFrame(rows)], ignore_index=True)

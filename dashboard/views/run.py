@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.components import controls, devices
-from dashboard.components.partial import show_partial
+from dashboard.components.partial import SNAPSHOT_KEY, show_partial
 from dashboard.components.plain import plain
 from dashboard.components.progress import job_progress
 from dashboard.components.results import parse_result, show_results
@@ -23,6 +23,7 @@ def collect(status: JobStatus) -> None:
     """Move a finished job's outcome into the session (once); of a group, its last run."""
     st.session_state["last_outcome"] = (status.state, status.message)
     st.session_state.pop("group_note", None)
+    st.session_state.pop(SNAPSHOT_KEY, None)
     if status.state != "done" or not status.result_path:
         return
     try:

@@ -75,7 +75,8 @@ def take_samples(
         except Exception as error:  # noqa: BLE001 - one variant's failure keeps the others
             on_failure(item, error)
             return False
-        emit(Sample(item.result.variant, len(item.sampler.samples), repeats))
+        samples = item.sampler.samples
+        emit(Sample(item.result.variant, len(samples), repeats, samples[-1]))
         return True
 
     report_finished()  # those that failed before sampling

@@ -75,10 +75,14 @@ class Exit(Event):
 
 @dataclass(frozen=True)
 class Sample(Event):
+    """A variant took its `sample`-th timed block; `seconds` is that block's time per call,
+    so a page can draw the samples as they come (they are all in the results at the end)."""
+
     name: ClassVar[str] = "sample"
     variant: str
     sample: int
     of: int
+    seconds: float | None = None
 
 
 @dataclass(frozen=True)

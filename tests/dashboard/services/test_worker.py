@@ -136,3 +136,21 @@ def test_event_lines_parse_back_into_the_typed_events():
     assert event_from_dict({"event": "nonsense"}) is None
     assert event_from_dict({"event": "sample", "variant": "a"}) is None
     assert event_from_dict(["not", "a", "dict"]) is None
+
+
+def test_samples_fold_in_as_they_come_until_the_variants_result_replaces_them():
+    from engine.results.events import VariantResult
+
+    status = JobStatus()
+    apply_event(status, Started(("a", "b")))
+    apply_event(status, Sample("a", 1, 3, 0.002))
+    apply_event(status, Sample("a", 2, 3, 0.004))
+    apply_event(status, Sample("b", 1, 3))  # from an older worker: no seconds, nothing drawn
+    copy = status.snapshot()
+    assert copy.running == {"a": [0.002, 0.004]} and copy.variants == ("a", "b")
+    apply_event(status, VariantResult({"variant": "a", "status": "ok"}))
+    apply_event(status, Sample("a", 3, 3, 0.003))  # late: the result is the record now
+    assert status.running == {} and set(status.results) == {"a"}
+    assert copy.running == {"a": [0.002, 0.004]}  # a snapshot is not changed by later events
+    apply_event(status, VariantResult({"no": "variant"}))
+    assert set(status.results) == {"a"}

@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 from dashboard.figures import run as run_figures
 from dashboard.tables import partial
 from dashboard.tables import run as run_tables
+from engine.results.formatting import format_seconds
 from tests.factories import make_run
 
 
@@ -46,6 +47,26 @@ def test_finished_rows_are_those_of_the_final_table_and_the_rest_pending():
     assert run_figures.latency_distribution(samples).data  # one box drawn
 
 
+def test_a_variant_still_sampling_shows_its_samples_so_far_and_no_verdict():
+    sent = streamed(RUN)
+    running = {"numpy": [0.003, 0.001, 0.002]}
+    table = partial.partial_table(RUN.config, VARIANTS, {"einsum": sent["einsum"]}, running)
+    rows = table.set_index("strategy")
+    assert rows.loc["numpy", "status"] == f"sampling 3/{RUN.config.repeats}"
+    assert rows.loc["numpy", "median"] == f"{format_seconds(0.002)} so far"
+    assert rows.loc["numpy", "95% CI"] == "" and rows.loc["numpy", "% roofline"] == ""
+    assert rows.loc["python_loop", "status"] == partial.PENDING
+    samples = partial.partial_samples(RUN.config, {"einsum": sent["einsum"]}, running)
+    assert list(samples.groupby("variant", sort=False).size().items()) == [
+        ("einsum", 4),
+        ("numpy (so far)", 3),
+    ]
+    figure = run_figures.latency_distribution(samples)
+    assert [trace.name for trace in figure.data] == ["einsum", "numpy (so far)"]
+    only_running = partial.partial_samples(RUN.config, {}, running)
+    assert len(only_running) == 3
+
+
 def test_failed_and_wrong_results_show_as_they_are():
     sent = streamed(RUN)
     sent["einsum"]["status"], sent["einsum"]["samples_s"] = "failed", []
@@ -66,16 +87,20 @@ def test_a_result_that_does_not_parse_is_never_shown():
     assert list(rows.index) == list(VARIANTS)  # the unknown one fails the parser: not shown
 
 
-def app_with(results: dict[str, dict], variants: tuple[str, ...]) -> AppTest:
-    def script(results, variants):
+def app_with(
+    results: dict[str, dict], variants: tuple[str, ...], running: dict | None = None
+) -> AppTest:
+    running = running or {}
+
+    def script(results, variants, running):
         from dashboard.components.partial import show_partial
         from dashboard.services.worker import JobStatus
         from engine.spec.config import BenchConfig
 
         config = BenchConfig(matrices=100, dim=10, strategies=variants)
-        show_partial(JobStatus(results=results, variants=variants), config)
+        show_partial(JobStatus(results=results, variants=variants, running=running), config)
 
-    return AppTest.from_function(script, args=(results, variants), default_timeout=60)
+    return AppTest.from_function(script, args=(results, variants, running), default_timeout=60)
 
 
 def test_the_running_panel_draws_each_state_and_nothing_before_the_first_result():
@@ -86,3 +111,6 @@ def test_the_running_panel_draws_each_state_and_nothing_before_the_first_result(
     assert "1 of 3 variant(s) finished" in one.caption[0].value
     frame = one.dataframe[0].value
     assert list(frame["status"]) == [partial.PENDING, "ok", partial.PENDING]
+    only_samples = app_with({}, VARIANTS, {"numpy": [0.001, 0.002]}).run()
+    assert not only_samples.exception
+    assert list(only_samples.dataframe[0].value["status"])[2] == "sampling 2/20"
