@@ -1,7 +1,5 @@
 """Entry point for `python -m engine`."""
 
-import sys
+from engine.cli.main import run_and_exit
 
-from engine.cli.main import main
-
-sys.exit(main())
+run_and_exit()

@@ -194,3 +194,18 @@ def main(argv: Sequence[str] | None = None, warm: Any = None) -> int:
             raise
         print(f"internal error: {type(error).__name__}: {error}", file=sys.stderr)
         return EXIT_INTERNAL
+
+
+def run_and_exit() -> NoReturn:
+    """The console command and `python -m engine`: run `main`, then exit with its code.
+
+    Once TensorFlow is loaded, its own teardown at exit takes about a second and has nothing
+    left to do (every file is written and closed, every process it started has ended), so the
+    process ends at once after flushing its output.
+    """
+    code = main()
+    if "tensorflow" in sys.modules:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
