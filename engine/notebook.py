@@ -8,8 +8,9 @@
 
 Runs happen in the notebook's own process, so TensorFlow's device layout is fixed by the
 first one: ask for the replicas you will need with `devices()` first (a new layout needs a
-kernel restart). Progress is tqdm's notebook bar. Nothing here imports TensorFlow or plotly
-until it is used.
+kernel restart). Like the dashboard's warm worker, later runs reuse the probe buffers and, for
+the same shape, dtype and seed, the inputs (never a strategy's function). Progress is tqdm's
+notebook bar. Nothing here imports TensorFlow or plotly until it is used.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ if TYPE_CHECKING:  # the result model is not imported here: it would close an im
     from engine.results.model import RunResult
 
 _layout: Any = None  # the DeviceSetup TensorFlow was started with in this process
+_state: Any = None  # the WarmState kept between this notebook's runs (probe buffers, inputs)
 
 
 def devices(replicas: int = 1) -> Any:
@@ -65,8 +67,13 @@ def run(config: BenchConfig | None = None, *, progress: bool = True, **settings:
     from engine.cli.progress import BarProgress
     from engine.execution.runner import run_benchmark
 
+    global _state
+    if _state is None:
+        from engine.execution.warm import WarmState
+
+        _state = WarmState(keep_inputs=True)
     bar = BarProgress(sys.stderr, bar=tqdm) if progress else None
-    return run_benchmark(config, progress=bar, setup=setup)
+    return run_benchmark(config, progress=bar, setup=setup, state=_state)
 
 
 def show(result: RunResult) -> Any:

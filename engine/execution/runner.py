@@ -162,7 +162,9 @@ def run_benchmark(
     emit(Started(tuple(variant_name(s, x) for s, x in variants)))
     copies = memory.cold_copies(config, llc_bytes)
     kind = setup.kind if setup else (state.setup.kind if state.setup else probe_kind())
-    state.preflight(config, kind, llc_bytes)  # refused before any process starts
+    known = setup or state.setup
+    first_device = known.devices[0] if known else None
+    state.preflight(config, kind, llc_bytes, first_device)  # refused before any process starts
     # Peers first, each in its own process, before TensorFlow holds the device.
     clock.lap("startup_s")
     peers = run_peers(
@@ -182,7 +184,7 @@ def run_benchmark(
         # Collectives must be configured before TensorFlow initialises its context.
         distributed = tf.distribute.MultiWorkerMirroredStrategy()
     setup = setup or state.devices(config.replicas)
-    estimate = state.preflight(config, setup.kind, llc_bytes)
+    estimate = state.preflight(config, setup.kind, llc_bytes, setup.devices[0])
     if config.mode != "single" and distributed is None:
         distributed = make_strategy(setup)
     environment = capture(setup, llc_bytes, llc_source, config.threads)

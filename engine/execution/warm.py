@@ -81,11 +81,14 @@ class WarmState:
             self.buffers = ProbeBuffers(device, device_kind, llc_bytes)
         return self.buffers, (WARM if self.buffers.rounds else FULL)
 
-    def preflight(self, config: BenchConfig, device_kind: str, llc_bytes: int) -> MemoryEstimate:
+    def preflight(
+        self, config: BenchConfig, device_kind: str, llc_bytes: int, device: str | None = None
+    ) -> MemoryEstimate:
         """The memory preflight, crediting what this worker already holds for this very run;
-        inputs kept for anything else are dropped first, so they never hold memory it needs."""
+        inputs kept for anything else are dropped first, so they never hold memory it needs.
+        `device`: the run's first device, when the caller set up the devices itself."""
         copies = memory.cold_copies(config, llc_bytes)
-        device = self.setup.devices[0] if self.setup else None
+        device = device or (self.setup.devices[0] if self.setup else None)
         held = 0
         if device is None or self.inputs_key != InputsKey.of(config, copies, device):
             self.forget_inputs()

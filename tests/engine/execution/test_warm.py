@@ -112,3 +112,27 @@ def test_a_new_replica_layout_is_refused_with_the_reason():
     state.devices(1)
     with pytest.raises(DeviceError, match="replicas: this worker's devices are laid out for 1"):
         state.devices(2)
+
+
+def test_inputs_are_reused_when_the_caller_sets_up_the_devices():
+    """The notebook passes its own device layout: the kept inputs must still be found."""
+    state = WarmState(keep_inputs=True)
+    setup = state.devices(1)
+    config = BenchConfig(**SMALL, strategies=("numpy",))
+    run(config, state=WarmState(keep_inputs=True), setup=setup)  # another state: nothing kept
+    fresh = WarmState(keep_inputs=True)
+    run(config, state=fresh, setup=setup)
+    again = run(config, state=fresh, setup=setup)
+    assert again.sampling["worker"]["inputs_reused"] is True
+
+
+def test_known_work_is_never_faster_in_a_warm_worker():
+    from tests.engine.execution.test_runner import sleeping_builder
+
+    state = WarmState(keep_inputs=True)
+    config = BenchConfig(**{**SMALL, "repeats": 4}, strategies=("einsum",))
+    for _ in range(2):
+        (entry,) = run(config, state=state, builders={"einsum": sleeping_builder}).results
+        assert entry.status == "ok", entry.error
+        assert min(entry.samples_s) >= 0.01 and entry.first_call_s >= 0.01
+    assert state.runs == 2
