@@ -13,6 +13,7 @@ import streamlit as st
 
 from dashboard.components.plain import plain
 from dashboard.services.worker import ROOT
+from engine.machine.accelerators import probe_kind
 
 PROBE_TIMEOUT_S = 120
 
@@ -30,6 +31,13 @@ def _probe() -> dict[str, Any]:
         last = done.stderr.strip().splitlines()[-1:] or ["unknown error"]
         return {"error": last[0]}
     return json.loads(done.stdout)
+
+
+@st.cache_resource(show_spinner=False)
+def device_kind() -> str:
+    """The device a run will use (TPU > GPU > CPU, found without TensorFlow), once per server:
+    the warm workers are kept by it."""
+    return probe_kind()
 
 
 @st.cache_resource(show_spinner=False)

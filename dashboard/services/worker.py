@@ -455,3 +455,11 @@ def start_run(config: BenchConfig, repetitions: int = 1, device_kind: str = "CPU
             POOL.end_all()  # free the device for the fresh process
         return Job.for_run(config, repetitions)
     return POOL.run(config, accelerator)
+
+
+def start_sweep(spec: SweepSpec, device_kind: str = "CPU") -> Job:
+    """A sweep in a fresh process; on an accelerator the warm workers end first, since the
+    process that opened the device holds it."""
+    if device_kind != "CPU":
+        POOL.end_all()
+    return Job.for_sweep(spec)

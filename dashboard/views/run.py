@@ -12,7 +12,6 @@ from dashboard.components.results import parse_result, show_results
 from dashboard.services import worker
 from dashboard.services.links import config_from_settings
 from dashboard.services.worker import Job, JobStatus, WarmJob
-from engine.machine.accelerators import probe_kind
 from engine.results.model import RunResult
 from engine.results.parse import read_run_group
 from engine.results.reader import ResultsRejected
@@ -46,14 +45,8 @@ def start_run(settings: dict) -> None:
         st.session_state["last_outcome"] = ("refused", str(error))
         return
     repetitions = st.session_state.get("repetitions", 1)
-    st.session_state["job"] = worker.start_run(config, repetitions, device_kind())
+    st.session_state["job"] = worker.start_run(config, repetitions, devices.device_kind())
     st.session_state.pop("last_outcome", None)
-
-
-@st.cache_resource(show_spinner=False)
-def device_kind() -> str:
-    """The device a run will use (found without TensorFlow), once per server."""
-    return probe_kind()
 
 
 def prewarm(settings: dict) -> None:
@@ -63,7 +56,7 @@ def prewarm(settings: dict) -> None:
         config = config_from_settings(settings)
     except ConfigError:
         return
-    worker.POOL.prewarm(config, accelerator=device_kind() != "CPU")
+    worker.POOL.prewarm(config, accelerator=devices.device_kind() != "CPU")
 
 
 def running_results(status: JobStatus) -> None:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import streamlit as st
 
+from dashboard.components.devices import device_kind
 from dashboard.components.plain import plain
 from dashboard.components.progress import job_progress
 from dashboard.components.store import history
 from dashboard.figures import sweep as sweep_figures
 from dashboard.report import sweep_report
-from dashboard.services.worker import Job, JobStatus
+from dashboard.services import worker
+from dashboard.services.worker import JobStatus
 from dashboard.tables.sweep import sweep_tables
 from engine.spec.catalog import interactive_strategies, strategy_names
 from engine.spec.config import default_of, field_setting
@@ -77,7 +79,8 @@ with st.form("sweep_form"):
     )
 if submitted:
     try:
-        st.session_state["sweep_job"] = Job.for_sweep(SweepSpec.from_raw(raw))
+        spec = SweepSpec.from_raw(raw)
+        st.session_state["sweep_job"] = worker.start_sweep(spec, device_kind())
         st.session_state.pop("sweep_outcome", None)
     except ConfigError as error:
         st.error(plain(f"Sweep refused: {error}"))

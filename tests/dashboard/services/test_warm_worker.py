@@ -119,3 +119,16 @@ def test_repetitions_get_fresh_processes_and_single_runs_a_warm_worker(monkeypat
     assert isinstance(peers_on_tpu, Job)
     for job in (single, group, peers_on_tpu):
         job.cancel()
+
+
+def test_on_an_accelerator_a_sweep_frees_the_device_first(monkeypatch, pool):
+    from dashboard.services.worker import start_sweep
+    from engine.spec.sweep import SweepSpec
+
+    monkeypatch.setattr("dashboard.services.worker.POOL", pool)
+    pool.prewarm(BenchConfig(**TINY), accelerator=True)
+    (held,) = pool.workers
+    spec = SweepSpec.from_raw({"matrices": "4", "dim": "3", "strategies": ["numpy"]})
+    job = start_sweep(spec, device_kind="GPU")
+    assert not held.alive and pool.workers == []
+    job.cancel()
