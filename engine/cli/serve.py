@@ -79,7 +79,10 @@ def handle(line: str, state: Any, main: Main) -> Exit:
         return Exit(EXIT_INVALID, REQUEST_SHAPE)
     tee = LastLine(sys.stderr)
     with contextlib.redirect_stderr(tee):  # type: ignore[type-var]
-        code = main(["run", *arguments], warm=state)
+        try:
+            code = main(["run", *arguments], warm=state)
+        except SystemExit as stop:  # `--help` and the like: argparse ends the command
+            code = stop.code if isinstance(stop.code, int) else EXIT_INVALID
     return Exit(code, tee.last.removeprefix("error: ") if code else "")
 
 

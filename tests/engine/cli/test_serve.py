@@ -47,6 +47,7 @@ def session(tmp_path_factory):
         json.dumps({"run": "--strategy numpy"}),
         request("--matrices", "0"),
         request("--mode", "replicated", "--replicas", "2", "--strategy", "einsum"),
+        json.dumps({"run": ["--help"]}),
         request("--strategy", "einsum,numpy", "--json", str(out / "second.json")),
     ]
     events, stderr, code = serve(lines)
@@ -56,7 +57,7 @@ def session(tmp_path_factory):
 def test_every_request_ends_with_its_exit_line(session):
     events, _, code, _ = session
     assert code == 0
-    assert [e["code"] for e in exits(events)] == [0, 2, 2, 2, 2, 0]
+    assert [e["code"] for e in exits(events)] == [0, 2, 2, 2, 2, 0, 0]  # --help: exit 0
 
 
 def test_bad_requests_get_one_line_and_the_worker_stays_usable(session):
