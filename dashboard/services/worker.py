@@ -229,7 +229,20 @@ def finish(status: JobStatus, code: int, cancelled: bool, stderr: list[str]) -> 
         status.message = last_line or f"worker exited with code {code}"
 
 
-IDLE_TIMEOUT_S = float(os.environ.get("MATVEC_WORKER_IDLE_S", "600"))
+DEFAULT_IDLE_TIMEOUT_S = 600.0
+
+
+def idle_timeout_s(raw: str | None) -> float:
+    """`MATVEC_WORKER_IDLE_S`: seconds a warm worker waits for a run; anything that is not a
+    positive finite number means the default."""
+    try:
+        value = float(raw) if raw is not None else DEFAULT_IDLE_TIMEOUT_S
+    except ValueError:
+        return DEFAULT_IDLE_TIMEOUT_S
+    return value if 0 < value < float("inf") else DEFAULT_IDLE_TIMEOUT_S
+
+
+IDLE_TIMEOUT_S = idle_timeout_s(os.environ.get("MATVEC_WORKER_IDLE_S"))
 # A worker idle for nearly its timeout may end under a new request: it is replaced instead.
 IDLE_MARGIN_S = 5.0
 WORKER_ENV = {"TF_CPP_MIN_LOG_LEVEL": "2", "PYTHONUNBUFFERED": "1"}

@@ -132,3 +132,13 @@ def test_on_an_accelerator_a_sweep_frees_the_device_first(monkeypatch, pool):
     job = start_sweep(spec, device_kind="GPU")
     assert not held.alive and pool.workers == []
     job.cancel()
+
+
+@pytest.mark.parametrize(
+    ("raw", "seconds"),
+    [(None, 600.0), ("30", 30.0), ("abc", 600.0), ("-5", 600.0), ("0", 600.0), ("inf", 600.0)],
+)
+def test_the_idle_timeout_setting_falls_back_to_the_default(raw, seconds):
+    from dashboard.services.worker import idle_timeout_s
+
+    assert idle_timeout_s(raw) == seconds
