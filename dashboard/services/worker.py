@@ -20,8 +20,10 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 from engine.cli.flags import cli_args, sweep_cli_args
 from engine.results.events import (
@@ -47,8 +49,39 @@ ROOT = Path(__file__).resolve().parents[2]
 KILL_GRACE_S = 3.0
 STDERR_LINES_KEPT = 40
 
+WORKER_ENV = {"TF_CPP_MIN_LOG_LEVEL": "2", "PYTHONUNBUFFERED": "1"}
+
 # Terminal states; anything else means the job is still queued or running.
 FINISHED = ("done", "refused", "failed", "died", "cancelled")
+
+
+def end_process_group(process: subprocess.Popen) -> None:
+    """End a worker and anything it started (its own process group): TERM, then KILL."""
+    if process.poll() is None:
+        try:
+            os.killpg(process.pid, signal.SIGTERM)
+            process.wait(timeout=KILL_GRACE_S)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def keep_last_lines(stream: IO[str], lines: collections.deque[str]) -> None:
+    """Read `stream` to its end, keeping its last lines (the deque's length) for a message."""
+    for line in stream:
+        lines.append(line.rstrip())
+
+
+def events_of(stream: IO[str]) -> Iterator[Event]:
+    """The progress events in a worker's stdout; any other line is skipped."""
+    for line in stream:
+        try:
+            event = event_from_dict(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+        if event is not None:
+            yield event
 
 
 @dataclass
@@ -106,11 +139,10 @@ class Job:
         self._lock = threading.Lock()
         self._cancelled = threading.Event()
         self._stderr: collections.deque[str] = collections.deque(maxlen=STDERR_LINES_KEPT)
-        env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "PYTHONUNBUFFERED": "1"}
         self.process = subprocess.Popen(
             self.command,
             cwd=ROOT,
-            env=env,
+            env={**os.environ, **WORKER_ENV},
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -141,29 +173,15 @@ class Job:
     def cancel(self) -> None:
         """End the worker (and anything it started); the dashboard stays usable."""
         self._cancelled.set()
-        if self.process.poll() is None:
-            try:
-                os.killpg(self.process.pid, signal.SIGTERM)
-                self.process.wait(timeout=KILL_GRACE_S)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        end_process_group(self.process)
 
     def _drain_stderr(self) -> None:
         assert self.process.stderr is not None
-        for line in self.process.stderr:
-            self._stderr.append(line.rstrip())
+        keep_last_lines(self.process.stderr, self._stderr)
 
     def _follow(self) -> None:
         assert self.process.stdout is not None
-        for line in self.process.stdout:
-            try:
-                event = event_from_dict(json.loads(line))
-            except json.JSONDecodeError:
-                continue
-            if event is None:
-                continue
+        for event in events_of(self.process.stdout):
             with self._lock:
                 apply_event(self._status, event)
         code = self.process.wait()
@@ -245,7 +263,6 @@ def idle_timeout_s(raw: str | None) -> float:
 IDLE_TIMEOUT_S = idle_timeout_s(os.environ.get("MATVEC_WORKER_IDLE_S"))
 # A worker idle for nearly its timeout may end under a new request: it is replaced instead.
 IDLE_MARGIN_S = 5.0
-WORKER_ENV = {"TF_CPP_MIN_LOG_LEVEL": "2", "PYTHONUNBUFFERED": "1"}
 
 
 @dataclass(frozen=True)
@@ -315,34 +332,22 @@ class WarmWorker:
 
     def end(self) -> None:
         """End the worker and anything it started (a peer process, a repetition)."""
-        if self.process.poll() is None:
-            try:
-                os.killpg(self.process.pid, signal.SIGTERM)
-                self.process.wait(timeout=KILL_GRACE_S)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        end_process_group(self.process)
 
     def _drain_stderr(self) -> None:
         assert self.process.stderr is not None
-        for line in self.process.stderr:
-            self._stderr.append(line.rstrip())
+        keep_last_lines(self.process.stderr, self._stderr)
 
     def _follow(self) -> None:
         assert self.process.stdout is not None
-        for line in self.process.stdout:
-            try:
-                event = event_from_dict(json.loads(line))
-            except json.JSONDecodeError:
-                continue
+        for event in events_of(self.process.stdout):
             with self._lock:
                 job = self.job
                 if isinstance(event, Exit):
                     self.job = None
                     self.runs += 1
                     self.last_used = time.monotonic()
-            if job is None or event is None:
+            if job is None:
                 continue
             if isinstance(event, Exit):
                 job.exited(event.code, [event.message])
