@@ -125,43 +125,40 @@ class JobStatus:
         )
 
 
-class Job:
-    """One worker process and a thread that follows its progress events."""
+def spawn_engine(
+    command: list[str], stdin: int, stderr_lines: collections.deque[str]
+) -> subprocess.Popen:
+    """Start `command` (an engine process) in its own process group, so ending it ends all it
+    started; its stderr is read to the end, keeping the last lines for a message."""
+    process = subprocess.Popen(
+        command,
+        cwd=ROOT,
+        env={**os.environ, **WORKER_ENV},
+        stdin=stdin,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    assert process.stderr is not None
+    threading.Thread(
+        target=keep_last_lines, args=(process.stderr, stderr_lines), daemon=True
+    ).start()
+    return process
 
-    def __init__(self, command: str, args: list[str], python: str = sys.executable) -> None:
+
+class TrackedRun:
+    """What the page reads of a job, whichever process runs it: its status, folded from the
+    events under a lock, and its end."""
+
+    def __init__(self, config: BenchConfig | None) -> None:
+        self.config = config  # a run's settings, for the results as they come
         self.workdir = Path(tempfile.mkdtemp(prefix="matvec-run-"))
         self.result_path = self.workdir / "results.json"
-        self.command = [python, "-m", "engine", command, *args]
-        self.command += ["--progress", "jsonl", "--json", str(self.result_path)]
         self.started_at = time.monotonic()
-        self.config: BenchConfig | None = None  # a run's settings, for the results as they come
         self._status = JobStatus()
         self._lock = threading.Lock()
         self._cancelled = threading.Event()
-        self._stderr: collections.deque[str] = collections.deque(maxlen=STDERR_LINES_KEPT)
-        self.process = subprocess.Popen(
-            self.command,
-            cwd=ROOT,
-            env={**os.environ, **WORKER_ENV},
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,  # its own process group, so cancel ends all of it
-        )
-        threading.Thread(target=self._drain_stderr, daemon=True).start()
-        threading.Thread(target=self._follow, daemon=True).start()
-
-    @classmethod
-    def for_run(cls, config: BenchConfig, repetitions: int = 1) -> Job:
-        """A run; with repetitions > 1, that many fresh processes and a group file."""
-        job = cls("run", [*cli_args(config), f"--repetitions={repetitions}"])
-        job.config = config
-        return job
-
-    @classmethod
-    def for_sweep(cls, spec: SweepSpec) -> Job:
-        return cls("sweep", sweep_cli_args(spec))
 
     def status(self) -> JobStatus:
         with self._lock:
@@ -170,26 +167,57 @@ class Job:
             copy.elapsed_s = time.monotonic() - self.started_at
         return copy
 
+    def apply(self, event: Event) -> None:
+        with self._lock:
+            apply_event(self._status, event)
+
+    def exited(self, code: int, lines: list[str]) -> None:
+        """The run is over: its state from the exit code and the last error lines (once)."""
+        with self._lock:
+            if self._status.finished:
+                return
+            finish(self._status, code, self._cancelled.is_set(), lines)
+            if self._status.state == "done":
+                self._status.result_path = str(self.result_path)
+            self._status.elapsed_s = time.monotonic() - self.started_at
+
+
+class Job(TrackedRun):
+    """One worker process and a thread that follows its progress events."""
+
+    def __init__(
+        self,
+        command: str,
+        args: list[str],
+        python: str = sys.executable,
+        config: BenchConfig | None = None,
+    ) -> None:
+        super().__init__(config)
+        self.command = [python, "-m", "engine", command, *args]
+        self.command += ["--progress", "jsonl", "--json", str(self.result_path)]
+        self._stderr: collections.deque[str] = collections.deque(maxlen=STDERR_LINES_KEPT)
+        self.process = spawn_engine(self.command, subprocess.DEVNULL, self._stderr)
+        threading.Thread(target=self._follow, daemon=True).start()
+
+    @classmethod
+    def for_run(cls, config: BenchConfig, repetitions: int = 1) -> Job:
+        """A run; with repetitions > 1, that many fresh processes and a group file."""
+        return cls("run", [*cli_args(config), f"--repetitions={repetitions}"], config=config)
+
+    @classmethod
+    def for_sweep(cls, spec: SweepSpec) -> Job:
+        return cls("sweep", sweep_cli_args(spec))
+
     def cancel(self) -> None:
         """End the worker (and anything it started); the dashboard stays usable."""
         self._cancelled.set()
         end_process_group(self.process)
 
-    def _drain_stderr(self) -> None:
-        assert self.process.stderr is not None
-        keep_last_lines(self.process.stderr, self._stderr)
-
     def _follow(self) -> None:
         assert self.process.stdout is not None
         for event in events_of(self.process.stdout):
-            with self._lock:
-                apply_event(self._status, event)
-        code = self.process.wait()
-        with self._lock:
-            finish(self._status, code, self._cancelled.is_set(), list(self._stderr))
-            if self._status.state == "done":
-                self._status.result_path = str(self.result_path)
-            self._status.elapsed_s = time.monotonic() - self.started_at
+            self.apply(event)
+        self.exited(self.process.wait(), list(self._stderr))
 
 
 def apply_event(status: JobStatus, event: Event) -> None:
@@ -291,17 +319,7 @@ class WarmWorker:
         if prewarm:  # its devices and probe buffers made before the first run (CPU only)
             command += ["--prewarm", f"--replicas={layout.replicas}"]
             command += [f"--threads={layout.threads}"] if layout.threads else []
-        self.process = subprocess.Popen(
-            command,
-            cwd=ROOT,
-            env={**os.environ, **WORKER_ENV},
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,  # its own process group, so cancel ends all of it
-        )
-        threading.Thread(target=self._drain_stderr, daemon=True).start()
+        self.process = spawn_engine(command, subprocess.PIPE, self._stderr)
         threading.Thread(target=self._follow, daemon=True).start()
 
     @property
@@ -334,10 +352,6 @@ class WarmWorker:
         """End the worker and anything it started (a peer process, a repetition)."""
         end_process_group(self.process)
 
-    def _drain_stderr(self) -> None:
-        assert self.process.stderr is not None
-        keep_last_lines(self.process.stderr, self._stderr)
-
     def _follow(self) -> None:
         assert self.process.stdout is not None
         for event in events_of(self.process.stdout):
@@ -366,48 +380,22 @@ class WarmWorker:
 WORKER_ENDED = "the warm worker ended before the run finished; run it again"
 
 
-class WarmJob:
+class WarmJob(TrackedRun):
     """One run on a warm worker: the same status and cancel as a one-shot `Job`."""
 
     def __init__(self, worker: WarmWorker, config: BenchConfig) -> None:
+        super().__init__(config)
         self.worker = worker
-        self.config: BenchConfig | None = config
-        self.workdir = Path(tempfile.mkdtemp(prefix="matvec-run-"))
-        self.result_path = self.workdir / "results.json"
-        self.started_at = time.monotonic()
         self.warm = False
-        self._status = JobStatus()
-        self._lock = threading.Lock()
-        self._cancelled = threading.Event()
         arguments = [*cli_args(config), "--progress", "jsonl", "--json", str(self.result_path)]
         worker.submit(self, arguments)
         with self._lock:
             self._status.warm = self.warm
 
-    def status(self) -> JobStatus:
-        with self._lock:
-            copy = self._status.snapshot()
-        if not copy.finished:
-            copy.elapsed_s = time.monotonic() - self.started_at
-        return copy
-
     def cancel(self) -> None:
         """End the worker: the next run starts a new one."""
         self._cancelled.set()
         self.worker.end()
-
-    def apply(self, event: Event) -> None:
-        with self._lock:
-            apply_event(self._status, event)
-
-    def exited(self, code: int, lines: list[str]) -> None:
-        with self._lock:
-            if self._status.finished:
-                return
-            finish(self._status, code, self._cancelled.is_set(), lines)
-            if self._status.state == "done":
-                self._status.result_path = str(self.result_path)
-            self._status.elapsed_s = time.monotonic() - self.started_at
 
 
 class WorkerPool:
