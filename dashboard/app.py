@@ -16,6 +16,8 @@ if str(ROOT) not in sys.path:  # `streamlit run` puts only dashboard/ on the pat
 
 import streamlit as st  # noqa: E402
 
+from engine.storage.history import HistoryUnavailable  # noqa: E402
+
 VIEWS = Path(__file__).parent / "views"
 PAGES = (
     ("run.py", "Run", "⏱️", "run"),
@@ -44,7 +46,14 @@ def run() -> None:
         st.switch_page(pages[0], query_params=kept)
 
     alias = st.Page(run_alias, title="Run", url_path=PAGES[0][3], visibility="hidden")
-    st.navigation([*pages, alias]).run()
+    try:
+        st.navigation([*pages, alias]).run()
+    except HistoryUnavailable as error:  # every page reads it: say what is wrong, in one line
+        st.error(
+            f"{error}. Fix or move that file, or point MATVEC_HISTORY at another one, "
+            "then reload the page.",
+            icon="🗂️",
+        )
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from engine.machine.accelerators import DeviceError
 from engine.results.files import write_text_atomically
 from engine.spec.config import BenchConfig
+from engine.spec.fields import ConfigError
 
 if TYPE_CHECKING:  # the result model is not imported here: it would close an import circle
     from engine.results.model import RunResult
@@ -46,6 +47,11 @@ def devices(replicas: int = 1) -> Any:
 
 def config_of(config: BenchConfig | None, settings: dict[str, Any]) -> BenchConfig:
     """A config from keyword settings (validated like the CLI's), or `config` as given."""
+    if config is not None and not isinstance(config, BenchConfig):
+        raise TypeError(
+            "config: pass a BenchConfig or keyword settings, e.g. "
+            f"notebook.run(matrices=3000, dim=100); got {type(config).__name__}"
+        )
     if config is not None and settings:
         raise TypeError("pass either a BenchConfig or settings, not both")
     return config or BenchConfig.from_raw(settings)
@@ -76,22 +82,39 @@ def run(config: BenchConfig | None = None, *, progress: bool = True, **settings:
     return run_benchmark(config, progress=bar, setup=setup, state=_state)
 
 
+def _a_result(value: Any, call: str) -> RunResult:
+    """`value` when it is a RunResult; otherwise a TypeError that says what to pass."""
+    from engine.results.model import RunResult
+
+    if not isinstance(value, RunResult):
+        raise TypeError(
+            f"result: {call} takes the RunResult that notebook.run returned; "
+            f"got {type(value).__name__}"
+        )
+    return value
+
+
 def show(result: RunResult) -> Any:
     """The dashboard's answer, code, table and charts for `result`, inline (needs plotly)."""
     from dashboard.notebook import show as show_inline
 
-    return show_inline(result)
+    show_inline(_a_result(result, "notebook.show"))
 
 
 def report_html(result: RunResult) -> str:
     """The self-contained HTML report, as the dashboard downloads it (needs plotly)."""
     from dashboard.report import run_report
 
-    return run_report(result)
+    return run_report(_a_result(result, "notebook.report_html"))
 
 
 def save(result: RunResult, path: str | Path) -> Path:
     """Write the results JSON (atomically) for `import` or the dashboard's History."""
-    target = Path(path)
+    from engine.results.files import check_output_file
+
+    result = _a_result(result, "notebook.save")
+    if not isinstance(path, str | Path) or not str(path).strip():
+        raise ConfigError("path", "give the file to write, e.g. notebook.save(result, 'run.json')")
+    target = check_output_file("path", path)
     write_text_atomically(str(target), result.to_json())
     return target

@@ -64,3 +64,28 @@ def test_the_seed_notebook_executes_headless(tmp_path, monkeypatch):
     outputs = [o for cell in notebook.cells for o in cell.get("outputs", [])]
     text = " ".join(o.get("text", "") for o in outputs if o.get("output_type") == "stream")
     assert "PerReplica" in text and "replica 1:" in text
+
+
+@pytest.mark.parametrize(
+    ("call", "fragment"),
+    [
+        (lambda: notebook.run("batched_matvec"), "config: pass a BenchConfig"),
+        (lambda: notebook.show(None), "result: notebook.show takes the RunResult"),
+        (lambda: notebook.save(5, "run.json"), "result: notebook.save takes the RunResult"),
+        (lambda: notebook.report_html({}), "result: notebook.report_html takes"),
+    ],
+)
+def test_wrong_arguments_say_what_to_pass(call, fragment):
+    with pytest.raises(TypeError, match=fragment):
+        call()
+
+
+def test_save_needs_a_file_name(tmp_path):
+    from engine.spec.fields import ConfigError
+
+    run = make_run()
+    for bad in ("", "   ", tmp_path):
+        with pytest.raises(ConfigError, match=r"^path: "):
+            notebook.save(run, bad)
+    saved = notebook.save(run, tmp_path / "run.json")
+    assert RunResult.from_json(saved.read_text()).run_id == run.run_id

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import site
 import subprocess
 import sys
 import venv
@@ -20,8 +21,21 @@ from engine.machine import frameworks
 from tests.conftest import ROOT
 
 
-def make_venv(where: Path, system_site_packages: bool) -> Path:
-    venv.EnvBuilder(with_pip=True, system_site_packages=system_site_packages).create(where)
+def make_venv(where: Path, beside_these_packages: bool = False) -> Path:
+    """A fresh venv; `beside_these_packages` lets it see the packages of the interpreter that
+    runs the tests (their TensorFlow included), whether that is a venv or not.
+
+    `system_site_packages=True` would not do: from inside a venv it shows the *base*
+    interpreter's packages, not the venv's, so the test would depend on where it runs.
+    """
+    venv.EnvBuilder(with_pip=True).create(where)
+    if beside_these_packages:
+        probe = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+        own = subprocess.run(
+            [str(where / "bin" / "python"), "-c", probe], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        visible = [p for p in site.getsitepackages() if Path(p).is_dir()]
+        (Path(own) / "_tests_parent_packages.pth").write_text("\n".join(visible) + "\n")
     return where / "bin"
 
 
@@ -46,7 +60,7 @@ def pip_install(bin_dir: Path) -> None:
 
 @pytest.mark.slow
 def test_pip_install_gives_a_console_command_that_works_from_any_directory(tmp_path):
-    bin_dir = make_venv(tmp_path / "env", system_site_packages=False)
+    bin_dir = make_venv(tmp_path / "env")
     pip_install(bin_dir)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
@@ -73,7 +87,7 @@ def test_pip_install_gives_a_console_command_that_works_from_any_directory(tmp_p
 @pytest.mark.slow
 def test_installing_beside_an_existing_tensorflow_leaves_it_unchanged(tmp_path):
     before = metadata.version("tensorflow")
-    bin_dir = make_venv(tmp_path / "env", system_site_packages=True)
+    bin_dir = make_venv(tmp_path / "env", beside_these_packages=True)
     pip_install(bin_dir)
     probe = "from importlib import metadata; print(metadata.version('tensorflow'))"
     after = subprocess.run(
@@ -143,7 +157,7 @@ def test_the_engine_runs_on_the_minimum_tensorflow(tmp_path):
     """Every TensorFlow strategy, with +xla, on the oldest supported TensorFlow (with the
     NumPy 1.x it needs): correct, and the version recorded. Without xprof installed there,
     `--profile` says what to install instead of failing."""
-    bin_dir = make_venv(tmp_path / "env", system_site_packages=False)
+    bin_dir = make_venv(tmp_path / "env")
     source = source_copy(tmp_path)
     done = subprocess.run(
         [

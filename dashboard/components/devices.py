@@ -14,6 +14,7 @@ import streamlit as st
 from dashboard.components.plain import plain
 from dashboard.services.worker import ROOT
 from engine.machine.accelerators import probe_kind
+from engine.process.children import Child
 
 PROBE_TIMEOUT_S = 120
 
@@ -21,24 +22,21 @@ PROBE_TIMEOUT_S = 120
 PROBE_NICENESS = 10  # the panel's probe yields the CPU to the worker that will measure
 
 
-def _lower_priority() -> None:
-    os.nice(PROBE_NICENESS)
-
-
 def _probe() -> dict[str, Any]:
-    done = subprocess.run(
+    child = Child(
         [sys.executable, "-m", "engine", "devices", "--json"],
         cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=PROBE_TIMEOUT_S,
         env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"},
-        preexec_fn=_lower_priority,
+        niceness=PROBE_NICENESS,
     )
-    if done.returncode != 0:
-        last = done.stderr.strip().splitlines()[-1:] or ["unknown error"]
-        return {"error": last[0]}
-    return json.loads(done.stdout)
+    try:
+        out, _ = child.process.communicate(timeout=PROBE_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        child.end()
+        return {"error": f"the device probe took over {PROBE_TIMEOUT_S} s and was stopped"}
+    if child.wait() != 0:
+        return {"error": child.last_line("unknown error")}
+    return json.loads(out)
 
 
 @st.cache_resource(show_spinner=False)

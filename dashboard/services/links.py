@@ -31,6 +31,9 @@ FIELD_FOR_URL: dict[str, str] = {url_name_of(item): item.name for item, _ in con
 URL_FOR_FIELD: dict[str, str] = {name: url for url, name in FIELD_FOR_URL.items()}
 
 
+UNKNOWN_NAMED = 5  # unknown link parameters named in the notice; the rest are counted
+
+
 @dataclass
 class ParsedParams:
     settings: Settings
@@ -45,11 +48,12 @@ def settings_from_params(params: Mapping[str, str | list[str]]) -> ParsedParams:
     """Defaults overridden by every valid URL parameter; invalid ones become notices."""
     settings = defaults()
     notices: list[str] = []
+    unknown: list[str] = []
     for url_name, raw in params.items():
         name = FIELD_FOR_URL.get(url_name)
         values = _values(raw)
         if name is None:
-            notices.append(f"Ignored unknown link parameter {url_name[:60]!r}.")
+            unknown.append(url_name)
             continue
         setting = field_setting(name)
         if len(values) > 1 and setting.kind != "strategies":
@@ -68,6 +72,11 @@ def settings_from_params(params: Mapping[str, str | list[str]]) -> ParsedParams:
             f"Ignored link parameter replicas={settings['replicas']}: mode single uses 1 replica."
         )
         settings["replicas"] = 1
+    if unknown:  # one notice for all of them: a link full of junk is one line, not hundreds
+        named = ", ".join(repr(name[:40]) for name in unknown[:UNKNOWN_NAMED])
+        more = f" and {len(unknown) - UNKNOWN_NAMED:,} more" if len(unknown) > UNKNOWN_NAMED else ""
+        plural = "s" if len(unknown) > 1 else ""
+        notices.insert(0, f"Ignored unknown link parameter{plural} {named}{more}.")
     return ParsedParams(settings, notices)
 
 

@@ -11,7 +11,6 @@ the job's state and never takes the page down.
 
 from __future__ import annotations
 
-import collections
 import json
 import os
 import signal
@@ -26,6 +25,8 @@ from pathlib import Path
 from typing import IO
 
 from engine.cli.flags import cli_args, sweep_cli_args
+from engine.cli.serve import MAX_IDLE_TIMEOUT_S
+from engine.process.children import Child
 from engine.results.events import (
     Event,
     Exit,
@@ -46,31 +47,11 @@ from engine.spec.config import BenchConfig
 from engine.spec.sweep import SweepSpec
 
 ROOT = Path(__file__).resolve().parents[2]
-KILL_GRACE_S = 3.0
-STDERR_LINES_KEPT = 40
 
 WORKER_ENV = {"TF_CPP_MIN_LOG_LEVEL": "2", "PYTHONUNBUFFERED": "1"}
 
 # Terminal states; anything else means the job is still queued or running.
 FINISHED = ("done", "refused", "failed", "died", "cancelled")
-
-
-def end_process_group(process: subprocess.Popen) -> None:
-    """End a worker and anything it started (its own process group): TERM, then KILL."""
-    if process.poll() is None:
-        try:
-            os.killpg(process.pid, signal.SIGTERM)
-            process.wait(timeout=KILL_GRACE_S)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-
-
-def keep_last_lines(stream: IO[str], lines: collections.deque[str]) -> None:
-    """Read `stream` to its end, keeping its last lines (the deque's length) for a message."""
-    for line in stream:
-        lines.append(line.rstrip())
 
 
 def events_of(stream: IO[str]) -> Iterator[Event]:
@@ -125,26 +106,10 @@ class JobStatus:
         )
 
 
-def spawn_engine(
-    command: list[str], stdin: int, stderr_lines: collections.deque[str]
-) -> subprocess.Popen:
-    """Start `command` (an engine process) in its own process group, so ending it ends all it
-    started; its stderr is read to the end, keeping the last lines for a message."""
-    process = subprocess.Popen(
-        command,
-        cwd=ROOT,
-        env={**os.environ, **WORKER_ENV},
-        stdin=stdin,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    assert process.stderr is not None
-    threading.Thread(
-        target=keep_last_lines, args=(process.stderr, stderr_lines), daemon=True
-    ).start()
-    return process
+def spawn_engine(command: list[str], stdin: int) -> Child:
+    """Start `command` (an engine process) as a `Child`: its own process group, so ending it
+    ends all it started, and the last lines of its stderr kept for a message."""
+    return Child(command, stdin=stdin, env={**os.environ, **WORKER_ENV}, cwd=ROOT)
 
 
 class TrackedRun:
@@ -195,8 +160,8 @@ class Job(TrackedRun):
         super().__init__(config)
         self.command = [python, "-m", "engine", command, *args]
         self.command += ["--progress", "jsonl", "--json", str(self.result_path)]
-        self._stderr: collections.deque[str] = collections.deque(maxlen=STDERR_LINES_KEPT)
-        self.process = spawn_engine(self.command, subprocess.DEVNULL, self._stderr)
+        self.child = spawn_engine(self.command, subprocess.DEVNULL)
+        self.process = self.child.process
         threading.Thread(target=self._follow, daemon=True).start()
 
     @classmethod
@@ -211,13 +176,13 @@ class Job(TrackedRun):
     def cancel(self) -> None:
         """End the worker (and anything it started); the dashboard stays usable."""
         self._cancelled.set()
-        end_process_group(self.process)
+        self.child.end()
 
     def _follow(self) -> None:
         assert self.process.stdout is not None
         for event in events_of(self.process.stdout):
             self.apply(event)
-        self.exited(self.process.wait(), list(self._stderr))
+        self.exited(self.child.wait(), self.child.stderr_tail())
 
 
 def apply_event(status: JobStatus, event: Event) -> None:
@@ -280,12 +245,14 @@ DEFAULT_IDLE_TIMEOUT_S = 600.0
 
 def idle_timeout_s(raw: str | None) -> float:
     """`MATVEC_WORKER_IDLE_S`: seconds a warm worker waits for a run; anything that is not a
-    positive finite number means the default."""
+    positive finite number means the default, and more than the worker takes is capped."""
     try:
         value = float(raw) if raw is not None else DEFAULT_IDLE_TIMEOUT_S
     except ValueError:
         return DEFAULT_IDLE_TIMEOUT_S
-    return value if 0 < value < float("inf") else DEFAULT_IDLE_TIMEOUT_S
+    if not 0 < value < float("inf"):
+        return DEFAULT_IDLE_TIMEOUT_S
+    return min(value, MAX_IDLE_TIMEOUT_S)
 
 
 IDLE_TIMEOUT_S = idle_timeout_s(os.environ.get("MATVEC_WORKER_IDLE_S"))
@@ -314,12 +281,12 @@ class WarmWorker:
         self.job: WarmJob | None = None
         self.runs = 0
         self._lock = threading.Lock()
-        self._stderr: collections.deque[str] = collections.deque(maxlen=STDERR_LINES_KEPT)
         command = [python, "-m", "engine", "serve", f"--idle-timeout={IDLE_TIMEOUT_S:g}"]
         if prewarm:  # its devices and probe buffers made before the first run (CPU only)
             command += ["--prewarm", f"--replicas={layout.replicas}"]
             command += [f"--threads={layout.threads}"] if layout.threads else []
-        self.process = spawn_engine(command, subprocess.PIPE, self._stderr)
+        self.child = spawn_engine(command, subprocess.PIPE)
+        self.process = self.child.process
         threading.Thread(target=self._follow, daemon=True).start()
 
     @property
@@ -350,7 +317,7 @@ class WarmWorker:
 
     def end(self) -> None:
         """End the worker and anything it started (a peer process, a repetition)."""
-        end_process_group(self.process)
+        self.child.end()
 
     def _follow(self) -> None:
         assert self.process.stdout is not None
@@ -367,14 +334,14 @@ class WarmWorker:
                 job.exited(event.code, [event.message])
             else:
                 job.apply(event)
-        code = self.process.wait()
+        code = self.child.wait()
         with self._lock:
             job, self.job = self.job, None
         if job is not None:  # the worker ended in the middle of a run: that run's outcome
             if code == 0:  # it ended on its own (idle) just as the request came
                 job.exited(1, [WORKER_ENDED])
             else:
-                job.exited(code, list(self._stderr))
+                job.exited(code, self.child.stderr_tail())
 
 
 WORKER_ENDED = "the warm worker ended before the run finished; run it again"

@@ -20,6 +20,7 @@ def comparison_table(frame: pd.DataFrame) -> pd.DataFrame:
             if not item["baseline"] and isinstance(item["ratio_ci"], list):
                 low, high = item["ratio_ci"]
                 noisy = ", noisy" if item["noisy"] else ""
+                noisy += ", busy machine" if item.get("note") else ""
                 cell += f" · {item['ratio']:.2f}x [{low:.2f}, {high:.2f}] {item['verdict']}{noisy}"
             elif not item["baseline"]:
                 cell += " · no timing on both sides"
@@ -30,3 +31,10 @@ def comparison_table(frame: pd.DataFrame) -> pd.DataFrame:
             row[str(item["run"])] = cell
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def comparison_notes(frame: pd.DataFrame) -> list[str]:
+    """The distinct notes of a comparison (a busy machine widened or blocked a verdict)."""
+    if "note" not in frame:
+        return []
+    return list(dict.fromkeys(note for note in frame["note"] if isinstance(note, str) and note))

@@ -129,7 +129,8 @@ def display_table(frame: pd.DataFrame) -> pd.DataFrame:
                 **format_entry(row),
                 "first call": format_seconds(row["first_call_s"]),
                 "calls/sample": _count(row["calls_per_sample"]),
-                "note": row["error"] or row["warnings"] or "",
+                "note": row["error"]
+                or "; ".join(part for part in (row["warnings"], row.get("notes")) if part),
             }
         )
     return pd.DataFrame(rows)

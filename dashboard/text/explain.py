@@ -136,9 +136,13 @@ def fastest_way(
             f"{peak / 1e9:.1f} GB/s peak measured on this device in the same run."
         )
         if fraction > 1.0:
+            notes = str(shown.get("notes") or "").split("; ")
+            cached = next((n for n in notes if n.startswith("above the measured DRAM")), None)
             lines.append(
-                "Above 100% means the inputs were served from cache, not DRAM: "
-                "try cache = cold for the DRAM-bound figure."
+                f"Above 100%: it is {cached}."
+                if cached
+                else "Above 100% although its inputs do not stay in the cache: the peak probes "
+                "were disturbed; run it again on a quieter machine."
             )
     return "\n\n".join(lines)
 

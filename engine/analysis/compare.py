@@ -10,16 +10,19 @@ the interval excludes the equivalence margin; `same` when it lies inside it; oth
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
+from engine.machine.load import BUSY_FRACTION
 from engine.measure.stats import NOISE_IQR_FRACTION, Measurement
 from engine.measure.uncertainty import (
     DEFAULT_MARGIN,
     NoiseFloor,
+    busy_log_sd,
     median_ci,
     ratio_interval,
     verdict,
@@ -42,6 +45,7 @@ COMPARE_COLUMNS = (
     "ratio_ci",
     "verdict",
     "noisy",
+    "note",
 )
 
 
@@ -77,6 +81,26 @@ def run_label(run: RunResult) -> str:
 
 def sides_of(runs: Sequence[RunResult | Sequence[RunResult]]) -> list[Side]:
     return [Side(tuple(r) if isinstance(r, list | tuple) else (r,)) for r in runs]
+
+
+def side_load(side: Side) -> float:
+    """The largest share of the CPU other processes used during any run of the side."""
+    return max(
+        (run.machine_load.other_cpu_fraction for run in side.runs if run.machine_load),
+        default=0.0,
+    )
+
+
+def busy_note(sides: Sequence[Side], verdict_text: str) -> str:
+    """Why a verdict may be weaker than the medians suggest: a side ran on a busy machine."""
+    busy = [(side, side_load(side)) for side in sides if side_load(side) > BUSY_FRACTION]
+    if not busy:
+        return ""
+    named = "; ".join(f"{side.label}: other processes used {load:.0%}" for side, load in busy)
+    advice = "close other work and run again, or use --repetitions"
+    if verdict_text == "inconclusive":
+        return f"inconclusive on a busy machine ({named}); {advice}"
+    return f"interval widened for a busy machine ({named})"
 
 
 def _noisy(samples: Sequence[float]) -> bool:
@@ -116,8 +140,12 @@ def compare_runs(
             samples = side.samples(variant)
             pooled = [s for run in samples for s in run]
             estimate = None
+            busy = math.hypot(busy_log_sd(side_load(base)), busy_log_sd(side_load(side)))
             if samples and reference and index != baseline:
-                estimate = ratio_interval(reference, samples, floor.between_run_log_sd, seed=index)
+                estimate = ratio_interval(
+                    reference, samples, floor.between_run_log_sd, seed=index, extra_log_sd=busy
+                )
+            called = verdict(estimate, margin) if estimate else "no timing"
             median = float(pd.Series(pooled).median()) if pooled else None
             rows.append(
                 {
@@ -133,10 +161,9 @@ def compare_runs(
                     "samples": len(pooled),
                     "ratio": estimate.ratio if estimate else None,
                     "ratio_ci": [estimate.low, estimate.high] if estimate else None,
-                    "verdict": "baseline"
-                    if index == baseline
-                    else (verdict(estimate, margin) if estimate else "no timing"),
+                    "verdict": "baseline" if index == baseline else called,
                     "noisy": bool(pooled and _noisy(pooled)),
+                    "note": busy_note((base, side), called) if estimate else "",
                 }
             )
     frame = pd.DataFrame(rows, columns=list(COMPARE_COLUMNS))

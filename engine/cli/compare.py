@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.cli.flags import raw_settings
+from engine.results.files import check_output_file
 from engine.results.formatting import format_interval, format_seconds
 from engine.results.model import RunResult
 from engine.results.parse import read_run_group
@@ -18,7 +19,7 @@ from engine.spec.config import BenchConfig
 from engine.spec.fields import ConfigError, Setting
 
 EXIT_OK, EXIT_SLOWER = 0, 1
-PERCENT = Setting(kind="seconds", help="", label="", limits=(0.0, 10_000.0))
+PERCENT = Setting(kind="seconds", help="", label="", limits=(0.0, 10_000.0), unit="percentage")
 RUNS = Setting(kind="int", help="", label="", limits=(3, 100))
 CALIBRATION_STRATEGIES = ("batched_matvec", "einsum", "vectorized_map", "numpy")
 
@@ -65,6 +66,8 @@ def command_compare(args: argparse.Namespace) -> int:
         "baseline", args.baseline
     )
     limit = PERCENT.parse("fail-if-slower", args.fail_if_slower) if args.fail_if_slower else None
+    if args.json_path:
+        check_output_file("json", args.json_path)  # before any work, as run and sweep do
     history = History(check_history_path(args.history))
     sides = [load_side(text, history) for text in args.runs]
     floor = floor_for(sides_of(sides), history.floor_of)
@@ -78,6 +81,8 @@ def command_compare(args: argparse.Namespace) -> int:
             f"{format_interval(row['median_ci_s']):>18} "
             f"{ratio:>28} {row['verdict']}"
         )
+    for note in dict.fromkeys(n for n in frame["note"] if n):
+        print(f"note: {note}")
     slower = confirmed_slowdowns(frame, limit) if limit is not None else frame.iloc[0:0]
     if args.json_path:
         from engine.results.files import write_text_atomically

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+from engine.process.children import Child
 from engine.spec.fields import ConfigError
 
 if sys.version_info >= (3, 11):
@@ -51,7 +51,12 @@ def dashboard_command(extra: list[str]) -> list[str]:
 
 
 def command_dashboard(args: argparse.Namespace) -> int:
+    """Streamlit as a child of this process: a stop signal to this one ends it too."""
+    child = Child(
+        dashboard_command(list(args.streamlit_args)), stdin=None, stdout=None, stderr="inherit"
+    )
     try:
-        return subprocess.call(dashboard_command(list(args.streamlit_args)))
+        return child.wait()
     except KeyboardInterrupt:
+        child.end()
         return 0

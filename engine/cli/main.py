@@ -18,6 +18,7 @@ from engine.cli.repetitions import RepetitionFailed
 from engine.machine.accelerators import DeviceError
 from engine.machine.frameworks import FrameworkMissing, check_tensorflow
 from engine.measure.memory import PreflightError
+from engine.process.children import die_with_parent, end_children_on_signals
 from engine.results.reader import ResultsRejected
 from engine.spec.fields import ConfigError
 
@@ -128,9 +129,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     worker.add_argument(
         "--idle-timeout",
-        type=float,
+        type=serve.idle_timeout,
         default=serve.DEFAULT_IDLE_TIMEOUT_S,
-        help="end after this many seconds without a request (default %(default)g)",
+        help="end after this many seconds without a request (default %(default)g, at most a week)",
     )
     worker.add_argument(
         "--prewarm",
@@ -165,6 +166,12 @@ NEEDS_TENSORFLOW = {"run", "devices", "sweep", "calibrate"}
 def main(argv: Sequence[str] | None = None, warm: Any = None) -> int:
     """`warm`: the state `serve` keeps between its runs (None: a fresh process's run)."""
     try:
+        argv = list(sys.argv[1:] if argv is None else argv)
+        if argv[:1] == ["dashboard"] and not {"-h", "--help"} & set(argv[1:2]):
+            # Everything after `dashboard` is Streamlit's (`--server.port 8502`), verbatim;
+            # argparse would take a leading flag for one of its own and refuse it.
+            extra = argv[2:] if argv[1:2] == ["--"] else argv[1:]
+            return COMMANDS["dashboard"](argparse.Namespace(streamlit_args=extra))
         args = build_parser().parse_args(argv)
         if args.command in NEEDS_TENSORFLOW:
             check_tensorflow()
@@ -203,6 +210,8 @@ def run_and_exit() -> NoReturn:
     left to do (every file is written and closed, every process it started has ended), so the
     process ends at once after flushing its output.
     """
+    die_with_parent()
+    end_children_on_signals()
     code = main()
     if "tensorflow" in sys.modules:
         sys.stdout.flush()

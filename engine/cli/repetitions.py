@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -17,6 +18,7 @@ import uuid
 from pathlib import Path
 
 from engine.cli.flags import cli_args
+from engine.process.children import Child
 from engine.results.model import RunResult
 from engine.results.parse import read_results_file
 from engine.spec.config import BenchConfig
@@ -25,13 +27,26 @@ CHILD_TIMEOUT_S = 24 * 3600
 
 
 class RepetitionFailed(RuntimeError):
-    """A repetition's process failed; `str()` is its last line of stderr."""
+    """A repetition's process failed; `str()` says which and why. The repetitions that did
+    finish are kept in `runs` (with their `group_id`): a finished measurement is never lost."""
+
+    def __init__(self, message: str, group_id: str = "", runs: list[RunResult] | None = None):
+        super().__init__(message)
+        self.group_id = group_id
+        self.runs = list(runs or [])
+
+
+def why_it_ended(code: int, child: Child) -> str:
+    if code < 0:
+        return f"died ({signal.Signals(-code).name})"
+    return f"failed (exit code {code}): {child.last_line()}"
 
 
 def run_repetitions(
     config: BenchConfig, count: int, args: argparse.Namespace, say: object = print
 ) -> tuple[str, list[RunResult]]:
-    """Run `config` `count` times, each in a fresh `python -m engine run`; returns the group."""
+    """Run `config` `count` times, each in a fresh `python -m engine run`; returns the group.
+    Each repetition is a child of this process: a stop signal to this one ends it too."""
     group_id = uuid.uuid4().hex
     runs: list[RunResult] = []
     with tempfile.TemporaryDirectory(prefix="matvec-group-") as scratch:
@@ -53,19 +68,24 @@ def run_repetitions(
             if getattr(args, "no_history", False):
                 command.append("--no-history")
             say(f"repetition {index + 1} of {count} (fresh process)...")  # type: ignore[operator]
-            done = subprocess.run(
+            child = Child(
                 command,
-                capture_output=True,
-                text=True,
-                timeout=CHILD_TIMEOUT_S,
+                stdout=subprocess.DEVNULL,
                 env={
                     **os.environ,
                     "TF_CPP_MIN_LOG_LEVEL": os.environ.get("TF_CPP_MIN_LOG_LEVEL", "2"),
                 },
                 cwd=Path(__file__).resolve().parents[2],
             )
-            if done.returncode != 0:
-                last = (done.stderr.strip().splitlines() or ["no message"])[-1]
-                raise RepetitionFailed(f"repetition {index + 1}: {last}")
+            try:
+                code = child.wait(timeout=CHILD_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                code = child.end() or -signal.SIGKILL
+            if code != 0:
+                raise RepetitionFailed(
+                    f"repetition {index + 1} of {count} {why_it_ended(code, child)}",
+                    group_id,
+                    runs,
+                )
             runs.append(read_results_file(out))
     return group_id, runs

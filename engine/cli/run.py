@@ -49,7 +49,7 @@ def machine_floor(history_path: str | None, device_kind: str) -> NoiseFloor:
 
     try:
         found = History(history_path).noise_floor(platform.node(), device_kind)
-    except (OSError, sqlite3.Error):
+    except (OSError, sqlite3.Error, ValueError):  # an unusable history: the default floor
         found = None
     return found or NoiseFloor()
 
@@ -89,12 +89,12 @@ def command_run(args: argparse.Namespace, warm: Any = None) -> int:
         from engine.execution.runner import run_benchmark
 
         imported_s = time.perf_counter() - started  # TensorFlow's import: part of starting
-        result = run_benchmark(config, progress=progress, state=warm)
+        floor = machine_floor(args.history, probe_kind())  # ties and the race both use it
+        result = run_benchmark(config, progress=progress, state=warm, floor=floor)
     if result.timings is not None:
         result.timings["startup_s"] = result.timings.get("startup_s", 0.0) + imported_s
         result.timings["total_s"] += imported_s
     result.group_id = args.group_id
-    result.noise_floor = machine_floor(args.history, result.environment.device_kind)
     unsaved = save_outputs(result, args)
     if unsaved:
         return unsaved
@@ -130,7 +130,7 @@ def save_outputs(result: Any, args: argparse.Namespace) -> int:
     if not args.no_history:
         try:
             History(args.history).add_run(result)
-        except (OSError, sqlite3.Error) as error:
+        except (OSError, sqlite3.Error, ValueError) as error:  # never lose the measurement
             problems.append(f"history: could not store the run: {error}")
     if not problems:
         return EXIT_OK
@@ -143,7 +143,7 @@ def save_outputs(result: Any, args: argparse.Namespace) -> int:
 
 def report_group(config: BenchConfig, repetitions: int, args: argparse.Namespace) -> int:
     """`run --repetitions R`: R fresh processes, one group; prints each variant's spread."""
-    from engine.cli.repetitions import run_repetitions
+    from engine.cli.repetitions import RepetitionFailed, run_repetitions
     from engine.results.parse import group_payload
 
     progress = reporter(args.progress)
@@ -154,7 +154,12 @@ def report_group(config: BenchConfig, repetitions: int, args: argparse.Namespace
         else:
             progress(Phase(text))
 
-    group_id, runs = run_repetitions(config, repetitions, args, say)
+    try:
+        group_id, runs = run_repetitions(config, repetitions, args, say)
+    except RepetitionFailed as failure:
+        if not failure.runs:
+            raise
+        return keep_partial_group(failure, args)
     if args.json_path:
         write_text_atomically(args.json_path, json.dumps(group_payload(group_id, runs), indent=1))
     if args.progress == "jsonl":
@@ -168,6 +173,29 @@ def report_group(config: BenchConfig, repetitions: int, args: argparse.Namespace
     if args.json_path:
         print(f"group written to {args.json_path}")
     return EXIT_OK
+
+
+def keep_partial_group(failure: Any, args: argparse.Namespace) -> int:
+    """A repetition failed after others finished: keep the finished ones as a partial group
+    (in `--json`, else a fallback file; each is in the history too) and say why (exit 1)."""
+    from engine.results.parse import group_payload
+
+    text = json.dumps(group_payload(failure.group_id, failure.runs), indent=1)
+    where = None
+    if args.json_path:
+        try:
+            write_text_atomically(args.json_path, text)
+            where = args.json_path
+        except OSError:
+            where = None
+    where = where or str(save_fallback(text, failure.group_id))
+    kept = len(failure.runs)
+    print(
+        f"error: {failure}; the {kept} finished repetition(s) are kept in {where} "
+        f"(group {failure.group_id})",
+        file=sys.stderr,
+    )
+    return EXIT_UNSAVED
 
 
 def group_medians(runs: list) -> dict[str, list[float]]:

@@ -15,6 +15,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
+import os
 import select
 import sys
 from collections.abc import Callable
@@ -26,6 +28,8 @@ from engine.results.events import Exit
 
 EXIT_INVALID = 2
 DEFAULT_IDLE_TIMEOUT_S = 600.0
+MAX_IDLE_TIMEOUT_S = 7 * 86_400.0  # a week: beyond what `select` and any user needs
+MAX_REQUEST_BYTES = 1 << 20
 REQUEST_SHAPE = 'request: expected one JSON object per line, {"run": ["--strategy", "numpy", ...]}'
 
 
@@ -49,7 +53,7 @@ def run_arguments(line: str) -> list[str] | None:
     """The `run` arguments of a request line, or None when it is not a request."""
     try:
         request = json.loads(line)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):  # nested too deep is a bad shape too
         return None
     if not isinstance(request, dict) or set(request) != {"run"}:
         return None
@@ -67,6 +71,48 @@ def warm_state() -> Any:
     except Exception:  # noqa: BLE001 - reported per request, in the CLI's words
         return None
     return WarmState(keep_inputs=True)
+
+
+def idle_timeout(text: str) -> float:
+    """`--idle-timeout`: positive, finite seconds, capped at a week."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text!r}")
+    return min(value, MAX_IDLE_TIMEOUT_S)
+
+
+class LineReader:
+    """Complete lines from a file descriptor, with a timeout per line.
+
+    `select` watches the descriptor, not Python's buffer: reading through `sys.stdin` would
+    leave a second line that came in the same write in that buffer, unseen, until the next
+    write. Reading the raw descriptor and splitting here serves every complete line.
+    """
+
+    def __init__(self, fd: int) -> None:
+        self.fd, self.buffer, self.ended = fd, b"", False
+
+    def next_line(self, timeout_s: float) -> str | None:
+        """The next line (without its newline), "" at end of input, None after the timeout."""
+        while b"\n" not in self.buffer:
+            if self.ended:
+                rest, self.buffer = self.buffer, b""
+                return rest.decode("utf-8", "replace")
+            if len(self.buffer) > MAX_REQUEST_BYTES:
+                self.buffer = b""  # a request this long is not one: drop it, keep serving
+                return "{}"
+            ready, _, _ = select.select([self.fd], [], [], timeout_s)
+            if not ready:
+                return None
+            chunk = os.read(self.fd, 65536)
+            if not chunk:
+                self.ended = True
+            self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line.decode("utf-8", "replace") or " "
 
 
 Main = Callable[..., int]  # `engine.cli.main.main(argv, warm=...)`, passed in by it
@@ -103,12 +149,11 @@ def command_serve(args: argparse.Namespace, main: Main) -> int:
     state = warm_state()
     if args.prewarm:
         prewarm(state, args.replicas, args.threads)
-    idle_s = args.idle_timeout
+    reader = LineReader(sys.stdin.fileno())
     while True:
-        ready, _, _ = select.select([sys.stdin], [], [], idle_s)
-        if not ready:
+        line = reader.next_line(args.idle_timeout)
+        if line is None:
             return EXIT_OK  # idle for too long: end, and free the device for others
-        line = sys.stdin.readline()
         if not line:
             return EXIT_OK
         if not line.strip():

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import tensorflow as tf
-
 from engine.backends.tensorflow.kernels import batched_matvec
+from engine.backends.tensorflow.loader import tf
 from engine.execution.base import (
     Prepared,
     RunContext,

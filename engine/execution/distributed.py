@@ -12,14 +12,13 @@ import os
 import time
 from typing import Any
 
-import tensorflow as tf
-
 from engine.backends.tensorflow.distribute import (
     distribute,
     local_pairs,
     make_step,
     shard_layout,
 )
+from engine.backends.tensorflow.loader import tf
 from engine.backends.tensorflow.sync import sync_all
 from engine.execution.base import (
     Prepared,

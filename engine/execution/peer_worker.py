@@ -24,9 +24,11 @@ from typing import IO, Any
 
 from engine.backends.peer_runtime import PeerRuntime
 from engine.execution.recording import Prepared, blank_result, check_outputs, record_timing
-from engine.execution.sampling import take_samples
+from engine.execution.sampling import race_plan, take_samples
 from engine.measure.correctness import CHECK_STREAM, make_inputs, reference
 from engine.measure.timing import Kernel, Sampler
+from engine.measure.uncertainty import DEFAULT_RATIO_LOG_SD, NoiseFloor
+from engine.process.children import die_with_parent
 from engine.results.events import Event, Phase, VariantStarted
 from engine.results.formatting import one_line
 from engine.spec.catalog import strategy_info, variant_name
@@ -136,9 +138,10 @@ def run(request: dict[str, Any], write: Callable[[dict[str, Any]], None]) -> dic
         emit(VariantStarted(variant_name(*variant)))
         prepared.append(prepare_variant(runtime, config, inputs, variant, run_kind))
     emit(Phase(f"sampling ({framework}, {config.order})"))
+    floor = NoiseFloor(ratio_log_sd=float(request.get("ratio_log_sd", DEFAULT_RATIO_LOG_SD)))
     record = take_samples(
         prepared,
-        repeats=config.repeats,
+        plan=race_plan(config, floor),
         order=config.order,
         seed=config.seed,
         emit=emit,
@@ -146,7 +149,7 @@ def run(request: dict[str, Any], write: Callable[[dict[str, Any]], None]) -> dic
     )
     for item in prepared:
         if item.sampler is not None and item.finish is not None:
-            item.finish(item.sampler.timing(config.repeats))
+            item.finish(item.sampler.timing(config.repeats, item.result.stop_reason))
     return {
         "framework": framework,
         "results": [item.result.to_dict(None) for item in prepared],
@@ -166,6 +169,7 @@ def protocol_stream() -> IO[str]:
 
 
 def main() -> int:
+    die_with_parent()
     out = protocol_stream()
 
     def write(data: dict[str, Any]) -> None:
@@ -179,6 +183,8 @@ def main() -> int:
         write({RESULT_KEY: {"import_error": one_line(error)}})
     except Exception as error:  # noqa: BLE001 - said to the parent in one line, not a traceback
         write({RESULT_KEY: {"error": one_line(error)}})
+    except SystemExit as stop:  # a framework that calls sys.exit while it loads
+        write({RESULT_KEY: {"error": f"the framework ended the process (sys.exit({stop.code}))"}})
     return 0
 
 

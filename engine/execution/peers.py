@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
-import tempfile
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -23,6 +23,8 @@ from typing import Any
 
 from engine.execution.peer_worker import RESULT_KEY
 from engine.execution.recording import blank_result
+from engine.measure.uncertainty import NoiseFloor
+from engine.process.children import Child
 from engine.results.events import Phase, Progress, VariantDone, event_from_dict
 from engine.results.model import StrategyResult
 from engine.results.reader import ResultsRejected
@@ -31,7 +33,6 @@ from engine.spec.config import BenchConfig
 
 ENGINE_ROOT = Path(__file__).resolve().parents[2]  # the directory that holds `engine/`
 STARTUP_ALLOWANCE_S = 180.0  # importing a framework and compiling, on a slow shared machine
-STDERR_TAIL_CHARS = 4_000
 
 Variant = tuple[str, str]
 
@@ -85,11 +86,6 @@ def _child_environment() -> dict[str, str]:
     return env
 
 
-def _last_line(text: str) -> str:
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return lines[-1][:500] if lines else "no message"
-
-
 WORKER_COMMAND = (sys.executable, "-m", "engine.execution.peer_worker")
 
 
@@ -101,55 +97,43 @@ def spawn_peer(
 ) -> tuple[Any, str]:
     """Run one peer process; returns its `peer_result` (None if it never said one) and, when
     it did not end cleanly, why (exit code and the last line it wrote to stderr)."""
-    with tempfile.TemporaryFile("w+", encoding="utf-8") as errors:
-        process = subprocess.Popen(
-            command or list(WORKER_COMMAND),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=errors,
-            text=True,
-            encoding="utf-8",
-            env=_child_environment(),
-        )
-        timed_out = threading.Event()
+    child = Child(command or list(WORKER_COMMAND), stdin=subprocess.PIPE, env=_child_environment())
+    process = child.process
+    timed_out = threading.Event()
 
-        def expire() -> None:
-            timed_out.set()
-            process.kill()
+    def expire() -> None:
+        timed_out.set()
+        child.signal_group(signal.SIGKILL)
 
-        timer = threading.Timer(timeout_s, expire)
-        timer.start()
-        payload = None
+    timer = threading.Timer(timeout_s, expire)
+    timer.start()
+    payload = None
+    try:
+        assert process.stdin is not None and process.stdout is not None
         try:
-            assert process.stdin is not None and process.stdout is not None
+            process.stdin.write(json.dumps(request))
+            process.stdin.close()
+        except BrokenPipeError:
+            pass  # it ended already: its exit code and stderr say why
+        for line in process.stdout:
             try:
-                process.stdin.write(json.dumps(request))
-                process.stdin.close()
-            except BrokenPipeError:
-                pass  # it ended already: its exit code and stderr say why
-            for line in process.stdout:
-                try:
-                    data = json.loads(line)
-                except ValueError:
-                    continue
-                if isinstance(data, dict) and RESULT_KEY in data:
-                    payload = data[RESULT_KEY]
-                    continue
-                event = event_from_dict(data)
-                if event is not None and not isinstance(event, VariantDone):
-                    emit(event)
-            code = process.wait()
-        finally:
-            timer.cancel()
-            if process.poll() is None:
-                process.kill()
-                process.wait()
-        errors.seek(0)
-        tail = errors.read()[-STDERR_TAIL_CHARS:]
+                data = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(data, dict) and RESULT_KEY in data:
+                payload = data[RESULT_KEY]
+                continue
+            event = event_from_dict(data)
+            if event is not None and not isinstance(event, VariantDone):
+                emit(event)
+        code = child.wait()
+    finally:
+        timer.cancel()
+        child.end(grace_s=0.5)  # nothing of it (or anything it started) outlives the run
     if timed_out.is_set():
         return payload, f"timed out after {timeout_s:.0f} s and was stopped"
     if code != 0:
-        return payload, f"ended with exit code {code}: {_last_line(tail)}"
+        return payload, f"ended with exit code {code}: {child.last_line()[:500]}"
     return payload, ""
 
 
@@ -177,7 +161,7 @@ def _results_from(
         except ResultsRejected as error:
             return _ended(config, wanted, "failed", f"the {framework} process said: {error}")
     missing = [v for v in wanted if v not in found]
-    why = problem or "it did not report this variant"
+    why = problem or "ended without reporting this variant"
     found.update(_ended(config, missing, "failed", f"the {framework} process {why}"))
     return {v: found[v] for v in wanted}
 
@@ -189,8 +173,10 @@ def run_peers(
     copies: int,
     device_kind: str,
     emit: Progress,
+    floor: NoiseFloor | None = None,
 ) -> PeerOutcome:
-    """Every peer variant of the run, measured framework by framework."""
+    """Every peer variant of the run, measured framework by framework; `floor`: the machine's
+    noise floor, for each peer process's own race."""
     outcome = PeerOutcome()
     threads = peer_threads(config)
     for framework, wanted in group_by_framework(variants).items():
@@ -206,6 +192,7 @@ def run_peers(
             "copies": copies,
             "threads": threads,
             "device_kind": device_kind,
+            "ratio_log_sd": (floor or NoiseFloor()).ratio_log_sd,
         }
         payload, problem = spawn_peer(request, emit, process_timeout_s(config, len(wanted)))
         outcome.results.update(_results_from(config, framework, wanted, payload, problem))

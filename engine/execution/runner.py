@@ -16,15 +16,14 @@ from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
 from typing import Any
 
-import tensorflow as tf
-
+from engine.analysis.ceiling import settle_ceiling
 from engine.backends.tensorflow.bandwidth import ceiling_warning, peak_from, probe_round
 from engine.backends.tensorflow.build import Builder, builder_with
 from engine.backends.tensorflow.devices import DeviceSetup
 from engine.backends.tensorflow.distribute import make_strategy
 from engine.backends.tensorflow.environment import capture
 from engine.backends.tensorflow.errors import classify, one_line
-from engine.backends.tensorflow.threads import configure_threads
+from engine.backends.tensorflow.loader import tf
 from engine.backends.tensorflow.warnings import as_note, tensorflow_warnings
 from engine.execution.base import Executor, Prepared, RunContext, blank_result, record_timing
 from engine.execution.dataset import run_dataset
@@ -32,7 +31,7 @@ from engine.execution.distributed import run_distributed
 from engine.execution.peers import run_peers
 from engine.execution.plan import plan_variants
 from engine.execution.profiling import profile_variant
-from engine.execution.sampling import take_samples
+from engine.execution.sampling import fixed_plan, race_plan, take_samples
 from engine.execution.single import run_single
 from engine.execution.warm import WarmState
 from engine.machine.accelerators import probe_kind
@@ -41,6 +40,7 @@ from engine.machine.host import last_level_cache_bytes
 from engine.machine.load import LoadMonitor
 from engine.measure import memory
 from engine.measure.timing import PhaseClock
+from engine.measure.uncertainty import NoiseFloor
 from engine.results.events import (
     Done,
     Phase,
@@ -97,7 +97,7 @@ def fail_variant(item: Prepared, error: BaseException) -> None:
 def finish_variant(ctx: RunContext, item: Prepared) -> StrategyResult:
     result = item.result
     if item.sampler is not None and item.finish is not None:
-        timing = item.sampler.timing(ctx.config.repeats)
+        timing = item.sampler.timing(ctx.config.repeats, result.stop_reason)
         try:
             item.finish(timing)
         except Exception as error:  # noqa: BLE001 - the samples are kept whatever the context
@@ -144,12 +144,15 @@ def run_benchmark(
     setup: DeviceSetup | None = None,
     peak: Peak | None = None,
     state: WarmState | None = None,
+    floor: NoiseFloor | None = None,
 ) -> RunResult:
     """Measure every variant of `config`; raises PreflightError/DeviceError before any work.
 
     `state` is what a long-lived worker keeps between runs (devices, probe buffers, inputs);
-    without one, the run starts from nothing, as a fresh process does.
+    without one, the run starts from nothing, as a fresh process does. `floor`: this machine's
+    noise floor (calibrated, else the default), used by the race and for ties.
     """
+    floor = floor or NoiseFloor()
     emit = progress or silent
     state = state or WarmState()
     warm_start = state.warm
@@ -157,7 +160,7 @@ def run_benchmark(
     clock = PhaseClock()
     monitor = LoadMonitor().start()
     llc_bytes, llc_source = last_level_cache_bytes()
-    warnings = [w for w in [configure_threads(config.threads)] if w]
+    warnings = [w for w in [state.threads(config.threads)] if w]
     variants = plan_variants(config)
     emit(Started(tuple(variant_name(s, x) for s, x in variants)))
     copies = memory.cold_copies(config, llc_bytes)
@@ -167,12 +170,14 @@ def run_benchmark(
     state.preflight(config, kind, llc_bytes, first_device)  # refused before any process starts
     # Peers first, each in its own process, before TensorFlow holds the device.
     clock.lap("startup_s")
+    plan = race_plan(config, floor)
     peers = run_peers(
         config,
         variants if config.mode == "single" else (),
         copies=copies,
         device_kind=kind,
         emit=emit,
+        floor=floor,
     )
     for variant in variants:
         if variant in peers.results:  # each peer's result is on the page before TF starts
@@ -220,7 +225,7 @@ def run_benchmark(
     with tf.device(device):
         record = take_samples(
             [item for variant, item in zip(variants, prepared) if variant not in peers.results],
-            repeats=config.repeats,
+            plan=plan if worker_count() <= 1 else fixed_plan(config),
             order=config.order,
             seed=config.seed,
             emit=emit,
@@ -241,17 +246,26 @@ def run_benchmark(
             item.result.profile = profile_variant(item, device, run_id, fresh)
     clock.lap("profile_s")
     del ctx, inputs, prepared  # free the inputs (unless the worker keeps them) before the probe
+    ceiling_notes: list[str] = []
     if peak is None:
         emit(Phase("peak bandwidth (again)"))
         buffers, effort = state.probe_buffers(device, setup.kind, llc_bytes)
         probes += probe_round(buffers, "after", effort)
         peak = peak_from(probes, device, llc_bytes)
+        peak, ceiling_notes = settle_ceiling(
+            peak,
+            results,
+            working_set_bytes=memory.input_set_bytes(config),
+            llc_bytes=llc_bytes,
+            cache=config.cache,
+            reprobe=lambda: probe_round(buffers, "check", effort),
+        )
     clock.lap("peak_s")
     emit(Done())
     state.runs += 1
     load = monitor.stop()
     warnings += run_warnings(config, estimate, llc_bytes)
-    warnings += [w for w in (ceiling_warning(peak), load.warning) if w]
+    warnings += [w for w in (ceiling_warning(peak), load.warning, *ceiling_notes) if w]
     return RunResult(
         run_id=run_id,
         created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -272,5 +286,6 @@ def run_benchmark(
             },
         },
         machine_load=load,
+        noise_floor=floor,
         timings=clock.timings(),
     )

@@ -1,15 +1,24 @@
-"""The sampling phase: every prepared variant's timed blocks, interleaved or in sequence.
+"""The sampling phase: every prepared variant's timed blocks, interleaved or in sequence, until
+each has stopped (`engine.measure.racing`: precise, eliminated, budget or max samples).
 
 Interleaved (the default): round after round, each variant still sampling takes one block, in
 an order shuffled by a generator seeded from the config's seed; the executed order is recorded
 in the results (`sampling.rounds`, indices into `sampling.variants`), so it can be checked and
 reproduced. A slow moment of a shared machine then falls on every variant alike instead of on
-whichever happened to be running. Sequential: each variant takes all its samples in turn.
+whichever happened to be running. Sequential: each variant takes its samples in turn.
 
-A variant whose block raises is marked failed and leaves the rotation; the others go on.
-`on_done` is called for each variant as soon as it has taken its last sample (or could take
-none), so its result can be finished and shown while the others are still sampling; nothing
-it does runs inside another variant's timed block.
+Neighbour independence: a block that follows other work (another variant's block, or the
+preparation of the others) is preceded by untimed calls of its own variant (`Sampler.rewarm`).
+A slow neighbour (an eager loop of thousands of small ops) leaves the process in a state that
+slows the next calls of a fast kernel by up to 2× for about 0.1 s of running it; those calls
+are now spent before the clock starts, so a variant's time does not depend on which others
+share the run (docs/timing.md).
+
+After each round the race runs: a correct variant confidently slower than the best by more
+than the tie margin is eliminated; it keeps its samples and is finished at once. A variant
+whose block raises is marked failed and leaves the rotation; the others go on. `on_done` is
+called for each variant as soon as it has stopped, so its result can be finished and shown
+while the others are still sampling; nothing it does runs inside another variant's block.
 """
 
 from __future__ import annotations
@@ -20,7 +29,27 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.execution.recording import Prepared
-from engine.results.events import Progress, Sample
+from engine.measure.racing import RacePlan, race
+from engine.measure.uncertainty import NoiseFloor
+from engine.results.events import Eliminated, Progress, Sample
+from engine.spec.config import BenchConfig
+
+
+def race_plan(config: BenchConfig, floor: NoiseFloor | None = None) -> RacePlan:
+    """How `config` samples: adaptive (precision and racing) or fixed; the race's ratio floor
+    is the machine's within-run ratio noise, the same the ties use."""
+    return RacePlan(
+        adaptive=config.sampling == "adaptive",
+        max_samples=config.repeats,
+        precision=config.precision,
+        floor_log_sd=(floor or NoiseFloor()).ratio_log_sd,
+    )
+
+
+def fixed_plan(config: BenchConfig) -> RacePlan:
+    """`repeats` samples of every variant, whatever happens: what multi-worker runs need (every
+    worker must issue the same collectives, so nothing may depend on local timings)."""
+    return RacePlan(adaptive=False, max_samples=config.repeats)
 
 
 @dataclass
@@ -28,41 +57,85 @@ class SamplingRecord:
     order: str
     seed: int
     variants: list[str]
+    sampling: str = "fixed"
+    precision: float | None = None
     rounds: list[list[int]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "order": self.order,
             "seed": self.seed,
+            "sampling": self.sampling,
+            "precision": self.precision,
             "variants": self.variants,
             "rounds": self.rounds,
         }
 
 
-def _wants_sample(item: Prepared, repeats: int) -> bool:
-    """Still sampling: has a sampler, needs samples, and its budget allows one more block."""
-    sampler = item.sampler
-    return sampler is not None and len(sampler.samples) < repeats and sampler.can_sample()
+def _still_sampling(item: Prepared, plan: RacePlan) -> bool:
+    """Whether the variant takes another block; when it stops, its `stop_reason` says why."""
+    sampler, result = item.sampler, item.result
+    if sampler is None or result.stop_reason is not None:
+        return False
+    samples = sampler.samples
+    if len(samples) >= plan.max_samples:
+        result.stop_reason = "max_samples"
+    elif not sampler.can_sample():
+        result.stop_reason = "budget"
+    elif plan.is_precise(samples):
+        result.stop_reason = "precise"
+    return result.stop_reason is None
+
+
+def _race_round(prepared: list[Prepared], plan: RacePlan, emit: Progress) -> None:
+    """Eliminate the running variants confidently slower than the best (correct ones only)."""
+    candidates = {
+        index: item.sampler.samples
+        for index, item in enumerate(prepared)
+        if item.sampler is not None
+        and item.result.correct
+        and item.result.stop_reason != "eliminated"
+    }
+    running = {i for i in candidates if prepared[i].result.stop_reason is None}
+    named = {prepared[i].result.variant: s for i, s in candidates.items()}
+    index_of = {prepared[i].result.variant: i for i in candidates}
+    gone = race(named, {prepared[i].result.variant for i in running}, plan)
+    for variant, bound in gone.items():
+        item = prepared[index_of[variant]]
+        item.result.stop_reason = "eliminated"
+        taken = len(item.sampler.samples) if item.sampler else 0
+        item.result.notes.append(
+            f"eliminated after {taken} samples: {bound.ratio:.2f}× the time of {bound.best} "
+            f"(at least {bound.low:.2f}× at the race's adjusted level)"
+        )
+        emit(Eliminated(variant, bound.best, bound.ratio, bound.low))
 
 
 def take_samples(
     prepared: list[Prepared],
     *,
-    repeats: int,
+    plan: RacePlan,
     order: str,
     seed: int,
     emit: Progress,
     on_failure: Callable[[Prepared, BaseException], None],
     on_done: Callable[[Prepared], None] | None = None,
 ) -> SamplingRecord:
-    """Fill every sampler with up to `repeats` samples; returns what was run, in order."""
-    record = SamplingRecord(order, seed, [p.result.variant for p in prepared])
+    """Sample every variant until it stops; returns what was run, in order."""
+    record = SamplingRecord(
+        order,
+        seed,
+        [p.result.variant for p in prepared],
+        sampling="adaptive" if plan.adaptive else "fixed",
+        precision=plan.precision if plan.adaptive else None,
+    )
     shuffle = random.Random(seed)
     reported: set[int] = set()
+    last: list[int] = [-1]  # whose block ran last; at first, other variants' preparation
 
     def report_finished() -> None:
         for index, item in enumerate(prepared):
-            if index not in reported and not _wants_sample(item, repeats):
+            if index not in reported and not _still_sampling(item, plan):
                 reported.add(index)
                 if on_done is not None:
                     on_done(item)
@@ -71,29 +144,36 @@ def take_samples(
         item = prepared[index]
         assert item.sampler is not None
         try:
+            if last[-1] != index:
+                item.sampler.rewarm()  # untimed: whatever the neighbour left is spent first
             item.sampler.sample()
         except Exception as error:  # noqa: BLE001 - one variant's failure keeps the others
             on_failure(item, error)
             return False
+        finally:
+            last[:] = [index]
         samples = item.sampler.samples
-        emit(Sample(item.result.variant, len(samples), repeats, samples[-1]))
+        emit(Sample(item.result.variant, len(samples), plan.max_samples, samples[-1]))
         return True
 
     report_finished()  # those that failed before sampling
     if order == "sequential":
         for index, item in enumerate(prepared):
             taken = []
-            while _wants_sample(item, repeats) and one_block(index):
+            while _still_sampling(item, plan) and one_block(index):
                 taken.append(index)
+                _race_round(prepared, plan, emit)
             if taken:
                 record.rounds.append(taken)
             report_finished()
         return record
 
     while True:
-        waiting = [i for i, item in enumerate(prepared) if _wants_sample(item, repeats)]
+        waiting = [i for i, item in enumerate(prepared) if _still_sampling(item, plan)]
         if not waiting:
+            report_finished()
             return record
         shuffle.shuffle(waiting)
         record.rounds.append([i for i in waiting if one_block(i)])
+        _race_round(prepared, plan, emit)
         report_finished()

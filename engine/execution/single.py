@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import tensorflow as tf
-
+from engine.backends.tensorflow.loader import tf
 from engine.execution.base import (
     Prepared,
     RunContext,

@@ -54,6 +54,7 @@ class WarmState:
         self.inputs: Inputs | None = None
         self.inputs_key: InputsKey | None = None
         self.runs = 0
+        self.thread_layout: tuple[int | None] | None = None  # (threads,) once TF took them
 
     @property
     def warm(self) -> bool:
@@ -70,6 +71,23 @@ class WarmState:
                 f"a run with {replicas} needs a new worker process"
             )
         return self.setup
+
+    def threads(self, threads: int | None) -> str | None:
+        """Apply the thread count (TensorFlow fixes it when it starts): a later run must ask
+        for the same, or it would run with the first one while its result says otherwise.
+        Returns a warning when TensorFlow was already started by someone else."""
+        if self.thread_layout is None:
+            warning = configure_threads(threads)
+            self.thread_layout = (threads,)
+            return warning
+        if self.thread_layout != (threads,):
+            (had,) = self.thread_layout
+            shown = "each framework's default" if had is None else str(had)
+            raise DeviceError(
+                f"threads: this worker's TensorFlow runs with {shown} threads; a run with "
+                f"{threads or 'the default'} needs a new worker process"
+            )
+        return None
 
     def probe_buffers(
         self, device: str, device_kind: str, llc_bytes: int
@@ -117,7 +135,7 @@ class WarmState:
         """Before any request, on a CPU: the threads, the devices and the probe buffers, so
         the first run spends its time measuring. Nothing is timed here, and the first run's
         probe is still the full one."""
-        configure_threads(threads)
+        self.threads(threads)
         setup = self.devices(replicas)
         self.probe_buffers(setup.devices[0], setup.kind, last_level_cache_bytes()[0])
 

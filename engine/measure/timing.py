@@ -13,6 +13,7 @@ alike. A variant's time budget counts only the time spent on that variant.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,6 +26,10 @@ Clock = Callable[[], float]
 # long enough that the per-block sync cost is amortised.
 MIN_BLOCK_S = 0.02
 MAX_CALLS_PER_SAMPLE = 100_000
+# Untimed running before a block that follows other work (`Sampler.rewarm`): measured here,
+# a fast kernel's calls after an eager Python loop of 3,000 ops were up to 2x slow for about
+# 0.1 s of running it (benchmarks/neighbours.py).
+REWARM_S = 0.12
 
 
 @dataclass(frozen=True)
@@ -146,12 +151,27 @@ class Sampler:
             out = kernel.call(self.counter.take())
         self.dispatch_s = (clock() - start) / self.calls
         kernel.sync(out)
+        self.dispatch_block_s = (clock() - start) / self.calls  # synced: a first per-call time
         self.deadline.spend(clock() - start)
 
     def _block(self, calls: int) -> float:
         elapsed = _run_block(self.kernel, self.counter, calls, self.clock)
         self.deadline.spend(elapsed)
         return elapsed
+
+    def rewarm(self) -> None:
+        """Untimed calls before a block that follows other work (another variant's block, or
+        preparing the others): enough to last `REWARM_S`. A slow neighbour (an eager loop of
+        thousands of small ops) leaves the process in a state that slows a fast kernel's next
+        calls by up to 2× for about 0.1 s of running it; sleeping does not clear it, running
+        does. Those calls are spent here, outside the clock, and counted in the variant's
+        budget. A variant whose one call outlasts `REWARM_S` carries the disturbance diluted
+        in its own call and gets none."""
+        per_call = self.last_block_s / self.calls if self.samples else self.dispatch_block_s
+        if per_call >= REWARM_S:
+            return
+        calls = min(MAX_CALLS_PER_SAMPLE, math.ceil(REWARM_S / max(per_call, 1e-9)))
+        self._block(calls)
 
     def can_sample(self) -> bool:
         """At least one sample always; more while the budget allows another block."""
@@ -163,17 +183,22 @@ class Sampler:
         self.samples.append(self.last_block_s / self.calls)
         return self.samples[-1]
 
-    def timing(self, repeats: int) -> Timing:
-        """The finished measurement, with its warnings (budget, noise)."""
+    def timing(self, repeats: int, stop_reason: str | None = None) -> Timing:
+        """The finished measurement, with its warnings (budget, noise). `stop_reason` (from
+        the sampling phase) says why it stopped; without one, fewer than `repeats` samples
+        means the budget ended it."""
         warnings = list(self.warnings)
-        budget_exhausted = len(self.samples) < repeats
+        if stop_reason is None:
+            budget_exhausted = len(self.samples) < repeats
+        else:
+            budget_exhausted = stop_reason == "budget"
         if budget_exhausted:
             warnings.append(
                 f"stopped after {len(self.samples)} of {repeats} samples: "
                 f"time budget of {self.budget_s:g} s reached"
             )
         measurement = Measurement(tuple(self.samples), self.calls)
-        if measurement.noise_warning:
+        if measurement.noise_warning and stop_reason != "eliminated":  # its note says enough
             warnings.append(measurement.noise_warning)
         return Timing(
             self.first_call_s, self.dispatch_s, measurement, tuple(warnings), budget_exhausted

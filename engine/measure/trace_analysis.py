@@ -4,7 +4,8 @@ Input: the trace viewer events xprof converts a captured XSpace into (Chrome tra
 over `calls` calls, each inside a step marker named `STEP_NAME` on the Python thread.
 
 - An **op event** is a TensorFlow kernel the executor ran: an event with a `long_name`
-  argument ("MatVec/MatMul:BatchMatMulV2"), or an `ExecutorState::Process` step — the
+  argument ("MatVec/MatMul:BatchMatMulV2"; with oneDNN on, "MatVec/MatMul:_MklBatchMatMulV2",
+  the same op type, its name marked "[oneDNN]"), or an `ExecutorState::Process` step — the
   executor runs inexpensive ops (the body of a `while_loop`) inline and records one such
   step for each, without a kernel event of their own.
 - **Op time** is the time during which at least one op event was running on any of
@@ -88,6 +89,20 @@ def _clip(
 
 
 EAGER_PREFIX = "EagerLocalExecute: "
+# oneDNN (on by default on x86 CPUs) runs some ops through kernels of its own, named with these
+# prefixes ("_MklBatchMatMulV2"): the same op, so the type is the op's and the name says oneDNN.
+ONEDNN_PREFIXES = ("_MklNative", "_MklFused", "_Mkl")
+ONEDNN_MARK = " [oneDNN]"
+
+
+def canonical_op_type(kind: str) -> tuple[str, bool]:
+    """The op type without oneDNN's kernel prefix, and whether it had one."""
+    for prefix in ONEDNN_PREFIXES:
+        if kind.startswith(prefix) and len(kind) > len(prefix):
+            return kind[len(prefix) :], True
+    return kind, False
+
+
 NOT_OPS = ("__inference", "__forward", "__backward", "SyncDevice")  # function calls, our sync
 PYTHON_THREAD_OPS = ("XLA op", "eager op")
 
@@ -102,7 +117,8 @@ def _op_identity(event: Mapping[str, Any]) -> tuple[str, str] | None:
     long_name = event.get("args", {}).get("long_name")
     if long_name:
         name, _, kind = str(long_name).partition(":")
-        return name, kind or str(event.get("name", ""))
+        kind, by_onednn = canonical_op_type(kind or str(event.get("name", "")))
+        return (name + ONEDNN_MARK if by_onednn else name), kind
     if event.get("name") == EXECUTOR_STEP:
         return "(inline ops)", "executor step"
     return None

@@ -14,6 +14,7 @@ run's samples as independent calls identical runs different most of the time. He
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -44,17 +45,43 @@ RATIO_CI_METHOD = (
 Verdict = Literal["faster", "slower", "same", "inconclusive"]
 
 
-def median_ci(samples: Sequence[float]) -> tuple[float, float]:
-    """95% interval for the median from order statistics (no distribution assumed)."""
-    values = np.asarray(samples, dtype=np.float64)
-    if values.size < 6:
-        return float(values.min()), float(values.max())
-    result = stats.quantile_test(values, q=float(np.median(values)), p=0.5)
+@functools.lru_cache(maxsize=512)
+def _order_statistic_ranks(size: int) -> tuple[int, int] | None:
+    """The ranks (0-based) of the order statistics bounding the median's 95% interval for
+    `size` samples: they depend on the count alone, so scipy works them out once per count
+    (on the ranks themselves as data), and every later interval is two lookups."""
+    ranks = np.arange(size, dtype=np.float64)
+    result = stats.quantile_test(ranks, q=float(np.median(ranks)), p=0.5)
     interval = result.confidence_interval(confidence_level=CONFIDENCE)
     low, high = float(interval.low), float(interval.high)
     if not (math.isfinite(low) and math.isfinite(high)):
-        return float(values.min()), float(values.max())
-    return low, high
+        return None
+    return int(low), int(high)
+
+
+def median_ci(samples: Sequence[float]) -> tuple[float, float]:
+    """95% interval for the median from order statistics (no distribution assumed)."""
+    values = np.sort(np.asarray(samples, dtype=np.float64))
+    if values.size < 6:
+        return float(values[0]), float(values[-1])
+    ranks = _order_statistic_ranks(int(values.size))
+    if ranks is None:
+        return float(values[0]), float(values[-1])
+    return float(values[ranks[0]]), float(values[ranks[1]])
+
+
+def busy_log_sd(other_cpu_fraction: float | None) -> float:
+    """How much other processes' CPU use can move a median, as a log standard deviation.
+
+    A share s of the machine's CPU taken by others during a run can slow any one variant's
+    blocks by up to a factor of about 1 + s (its threads wait that much longer for a core), and
+    interleaving spreads that over the variants only on average. Half of log(1 + s) as a
+    standard deviation puts that whole factor inside a 95% interval: an A/A comparison on a
+    busy machine comes out `same` or `inconclusive`, never `slower`.
+    """
+    if not other_cpu_fraction or other_cpu_fraction <= 0:
+        return 0.0
+    return math.log1p(min(other_cpu_fraction, 1.0)) / 2
 
 
 @dataclass(frozen=True)
@@ -64,6 +91,19 @@ class NoiseFloor:
     between_run_log_sd: float = DEFAULT_BETWEEN_RUN_LOG_SD  # same config, fresh processes
     ratio_log_sd: float = DEFAULT_RATIO_LOG_SD  # two variants of one run, across runs
     source: str = "default (not calibrated on this machine; run `python -m engine calibrate`)"
+
+    def under_load(self, other_cpu_fraction: float | None) -> NoiseFloor:
+        """This floor on a busy machine: both spreads widened by `busy_log_sd` of the share of
+        the CPU that other processes used during the run (nothing changes on a quiet one)."""
+        extra = busy_log_sd(other_cpu_fraction)
+        if extra == 0.0:
+            return self
+        return NoiseFloor(
+            math.hypot(self.between_run_log_sd, extra),
+            math.hypot(self.ratio_log_sd, extra),
+            f"{self.source}; widened for a busy machine (other processes used "
+            f"{other_cpu_fraction:.0%} of the CPU)",
+        )
 
     def side_log_sd(self, same_process: bool = True) -> float:
         """The floor each side of a ratio of one run carries: half the within-run ratio
@@ -108,11 +148,13 @@ def ratio_interval(
     floor_log_sd: float,
     seed: int = 0,
     resamples: int = BOOTSTRAP_RESAMPLES,
+    extra_log_sd: float = 0.0,
 ) -> RatioEstimate:
     """Ratio of B's typical time to A's, each side one or more runs' samples (seconds/call).
 
     `floor_log_sd` is added, in quadrature, once for each side that has a single run: that
     side's bootstrap cannot see how much a fresh process would have moved its median.
+    `extra_log_sd` is added once, whatever the sides (a busy machine: `busy_log_sd`).
     """
     a = [np.asarray(r, dtype=np.float64) for r in a_runs if len(r)]
     b = [np.asarray(r, dtype=np.float64) for r in b_runs if len(r)]
@@ -122,7 +164,7 @@ def ratio_interval(
     boot = _bootstrap_log_medians(b, rng, resamples) - _bootstrap_log_medians(a, rng, resamples)
     point = typical_log_time(b) - typical_log_time(a)
     single_sides = (len(a) == 1) + (len(b) == 1)
-    se = math.sqrt(float(np.var(boot, ddof=1)) + single_sides * floor_log_sd**2)
+    se = math.sqrt(float(np.var(boot, ddof=1)) + single_sides * floor_log_sd**2 + extra_log_sd**2)
     return RatioEstimate(
         ratio=math.exp(point),
         low=math.exp(point - Z * se),

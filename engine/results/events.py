@@ -86,6 +86,18 @@ class Sample(Event):
 
 
 @dataclass(frozen=True)
+class Eliminated(Event):
+    """The race stopped sampling `variant`: its time is `ratio`× the best's (at least `low`×
+    at the race's adjusted level). Its result follows at once."""
+
+    name: ClassVar[str] = "eliminated"
+    variant: str
+    best: str
+    ratio: float
+    low: float
+
+
+@dataclass(frozen=True)
 class Done(Event):
     name: ClassVar[str] = "done"
 
@@ -142,6 +154,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         VariantResult,
         Exit,
         Sample,
+        Eliminated,
         Done,
         ResultWritten,
         SweepStarted,

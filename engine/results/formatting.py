@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+import re
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import pandas as pd
@@ -85,15 +86,48 @@ def format_entry(entry: Mapping[str, Any]) -> dict[str, str]:
     }
 
 
+NUMBER = re.compile(r"\d[\d.,]*%?")
+
+
+def entry_notes(entry: Mapping[str, Any]) -> list[str]:
+    """What a result entry says beside its numbers: its error, warnings and a failed profile."""
+    notes = [entry["error"]] if entry.get("error") else list(entry.get("warnings") or ())
+    profile = entry.get("profile") or {}
+    if profile.get("status") == "failed":
+        notes.append(f"profile failed: {profile.get('error')}")
+    return notes
+
+
+def grouped_notes(notes: Iterable[tuple[str, str]]) -> list[str]:
+    """(variant, note) pairs as lines, one per kind of note: the same note for several variants
+    is one line naming them all, and notes that differ only in a number ("IQR is 12% of the
+    median ...") are one line with each variant's number."""
+    groups: dict[str, list[tuple[str, str]]] = {}
+    for variant, note in notes:
+        shape = NUMBER.sub(lambda m: "N%" if m.group().endswith("%") else "N", note)
+        groups.setdefault(shape, []).append((variant, note))
+    lines = []
+    for shape, members in groups.items():
+        variants = [variant for variant, _ in members]
+        texts = {note for _, note in members}
+        if len(texts) == 1:
+            lines.append(f"{', '.join(dict.fromkeys(variants))}: {members[0][1]}")
+            continue
+        numbers = [NUMBER.findall(note) for _, note in members]
+        if all(len(found) == 1 for found in numbers):
+            each = ", ".join(f"{v} {n[0]}" for v, n in zip(variants, numbers))
+            lines.append(f"{shape} ({each})")
+        else:
+            lines.extend(f"{variant}: {note}" for variant, note in members)
+    return lines
+
+
 def summary_table(result: RunResult) -> str:
     """The CLI's readable table: one row per variant, failures and wrong results spelt out."""
     entries = result.to_dict()["results"]
     table = pd.DataFrame([format_entry(entry) for entry in entries]).to_string(index=False)
-    notes = [
-        f"  {entry['variant']}: {entry['error'] or '; '.join(entry['warnings'])}"
-        for entry in entries
-        if entry["error"] or entry["warnings"]
-    ]
+    pairs = [(entry["variant"], note) for entry in entries for note in entry_notes(entry)]
+    notes = [f"  {line}" for line in grouped_notes(pairs)]
     peak = result.peak_bytes_per_s
     header = f"peak read bandwidth {peak / 1e9:.1f} GB/s (measured)" if peak else ""
     answer = winner_line(result.winner_dict())

@@ -19,6 +19,7 @@ from typing import Any, Literal
 from engine.machine.load import MachineLoad
 from engine.measure import roofline
 from engine.measure.memory import MemoryEstimate
+from engine.measure.racing import STOP_REASONS
 from engine.measure.stats import Measurement
 from engine.measure.uncertainty import (
     CONFIDENCE,
@@ -128,6 +129,7 @@ class StrategyResult:
     replicas: list[ReplicaTiming] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     budget_exhausted: bool = False
+    stop_reason: str | None = None  # why sampling stopped: precise, eliminated, budget, ...
     work_multiplier: int = 1  # replicated mode does N× the necessary work
     notes: list[str] = field(default_factory=list)
     distribution: DistributionSummary | None = None  # modes replicated and sharded
@@ -211,6 +213,7 @@ class StrategyResult:
             replicas=read.each("replicas", ReplicaTiming.from_dict),
             warnings=read.texts("warnings", []),
             budget_exhausted=read.boolean("budget_exhausted", False),
+            stop_reason=read.choice("stop_reason", (*STOP_REASONS, None), None),  # type: ignore[arg-type]
             work_multiplier=read.integer("work_multiplier", 1, low=1, high=1_000_000),
             notes=read.texts("notes", []),
             distribution=DistributionSummary.from_dict(distribution.data, distribution.path)
@@ -260,7 +263,13 @@ class RunResult:
             for r in self.results
             if r.status == "ok" and r.correct and r.samples_s
         )
-        return _winner_of(candidates, self.noise_floor, self.config.seed)
+        return _winner_of(candidates, self.effective_floor, self.config.seed)
+
+    @property
+    def effective_floor(self) -> NoiseFloor:
+        """The floor ties are judged with: the machine's, widened when it was busy."""
+        load = self.machine_load.other_cpu_fraction if self.machine_load else None
+        return self.noise_floor.under_load(load)
 
     def winner_dict(self) -> dict[str, Any] | None:
         found = self.winner()

@@ -26,6 +26,8 @@ def read_text(path: str | Path) -> str:
     """A results or group file's text: a regular file of at most 64 MiB, UTF-8."""
     file = Path(path)
     try:
+        if not file.exists():
+            raise ResultsRejected(f"cannot read {file}: no such file")
         if not file.is_file():
             raise ResultsRejected(f"cannot read {file}: not a regular file")
         size = file.stat().st_size
@@ -64,7 +66,9 @@ def read_run_group(path: str | Path) -> list[RunResult]:
             try:
                 parsed.append(RunResult.from_dict(run))
             except ResultsRejected as error:
-                raise ResultsRejected(f"runs[{index}].{error}") from None
+                text = str(error)
+                joined = ": " if text.startswith(("not a results file", "top level")) else "."
+                raise ResultsRejected(f"runs[{index}]{joined}{text}") from None
         return parsed
     if not isinstance(data, dict):
         raise ResultsRejected("not a results file: the top level must be an object")

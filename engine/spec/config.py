@@ -12,6 +12,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import Field, asdict, dataclass, field, fields
 from typing import Any
 
+from engine.measure.racing import DEFAULT_PRECISION, SAMPLINGS
 from engine.spec.catalog import installed_strategy_names, strategy_info, strategy_names
 from engine.spec.fields import ConfigError, Setting
 
@@ -96,7 +97,11 @@ class BenchConfig:
         3, kind="int", limits=(0, 10_000), help="untimed warm-up calls", label="Warm-up calls"
     )
     repeats: int = setting(
-        20, kind="int", limits=(1, 100_000), help="timed samples", label="Samples (repeats)"
+        20,
+        kind="int",
+        limits=(1, 100_000),
+        help="timed samples (adaptive sampling: the most any variant takes)",
+        label="Samples (repeats)",
     )
     seed: int = setting(
         0, kind="int", limits=(0, 2**32 - 1), help="random seed of the inputs", label="Seed"
@@ -117,6 +122,23 @@ class BenchConfig:
         help="interleaved: every variant's timed blocks in a shuffled round-robin (seeded by "
         "seed), so a slow moment of the machine hits all alike; sequential: one after another",
         label="Sampling order",
+    )
+    sampling: str = setting(
+        "adaptive",
+        kind="choice",
+        choices=SAMPLINGS,
+        help="adaptive: each variant is sampled until its median is precise, and a variant "
+        "confidently slower than the best is eliminated (racing); fixed: repeats samples each",
+        label="Sampling",
+    )
+    precision: float = setting(
+        DEFAULT_PRECISION,
+        kind="seconds",
+        unit="fraction",
+        limits=(0.005, 0.5),
+        help="adaptive sampling: stop a variant once its median's 95 percent interval is "
+        "within this fraction of it (0.03: plus or minus 3 percent)",
+        label="Target precision (± fraction of the median)",
     )
     threads: int | None = setting(
         None,

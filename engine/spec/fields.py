@@ -48,6 +48,7 @@ class Setting:
     url: str = ""  # URL parameter; the flag's name without dashes when empty
     sweepable: bool = True  # may be a sweep axis
     max_chars: int = 0  # text fields
+    unit: str = "number of seconds"  # what a value of kind "seconds" is, in messages
     message_name: str = ""  # the name messages use, when it is not the field's (strategy)
     everything: Callable[[], tuple[str, ...]] | None = None  # what 'all' means (else options)
 
@@ -123,7 +124,7 @@ def _parse_bool(_setting: Setting, field: str, value: Any) -> bool:
 def _parse_seconds(setting: Setting, field: str, value: Any) -> float:
     assert setting.limits is not None
     lo, hi = setting.limits
-    allowed = f"a number of seconds from {lo:g} to {hi:,.0f}"
+    allowed = f"a {setting.unit} from {lo:g} to {hi:,g}"
     try:
         if isinstance(value, bool) or (isinstance(value, str) and len(value) > 32):
             raise ValueError
@@ -169,7 +170,11 @@ def _parse_text(setting: Setting, field: str, value: Any) -> str:
         return ""
     if not isinstance(value, str):
         raise ConfigError(field, f"must be text, got {type(value).__name__}")
-    text = " ".join(value.split())
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: bytes that were not UTF-8 on the way in
+        raise ConfigError(field, "must be valid UTF-8 text (it holds undecodable bytes)") from None
+    text = " ".join("".join(c if c.isprintable() else " " for c in value).split())
     if setting.max_chars and len(text) > setting.max_chars:
         raise ConfigError(field, f"must be at most {setting.max_chars} characters")
     return text

@@ -167,10 +167,22 @@ class RunFilter:
     limit: int = 10_000
 
 
+class HistoryUnavailable(ConfigError):
+    """The history file cannot be read or written (corrupt, a directory, read-only, a full
+    disk): one line naming it, for the CLI (exit 2) and the dashboard's pages."""
+
+    def __init__(self, path: Path, error: BaseException) -> None:
+        reason = getattr(error, "strerror", None) or str(error) or type(error).__name__
+        super().__init__("history", f"{str(path)!r} cannot be used: {reason}")
+
+
 class History:
     def __init__(self, path: str | Path | None = None) -> None:
         self.path = Path(path) if path else default_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise HistoryUnavailable(self.path.parent, error) from None
         with self._connect() as conn:
             conn.executescript(SCHEMA)
             columns = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
@@ -179,12 +191,18 @@ class History:
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
-        conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        """A connection; any database or file error inside becomes one `HistoryUnavailable`."""
+        try:
+            conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        except (sqlite3.Error, OSError) as error:
+            raise HistoryUnavailable(self.path, error) from None
         try:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
             conn.execute("PRAGMA synchronous=NORMAL")
             yield conn
+        except (sqlite3.DatabaseError, OSError) as error:
+            raise HistoryUnavailable(self.path, error) from None
         finally:
             conn.close()
 

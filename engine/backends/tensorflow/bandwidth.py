@@ -13,8 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import tensorflow as tf
-
+from engine.backends.tensorflow.loader import tf
 from engine.backends.tensorflow.sync import sync_all
 from engine.measure.host_bandwidth import METHOD as HOST_METHOD
 from engine.measure.host_bandwidth import host_buffer, measure_host_read

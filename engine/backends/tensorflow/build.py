@@ -12,8 +12,7 @@ import importlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import tensorflow as tf
-
+from engine.backends.tensorflow.loader import tf
 from engine.spec.catalog import StrategyInfo, strategy_info
 
 Builder = Callable[..., Callable[..., Any]]

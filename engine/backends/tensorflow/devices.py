@@ -9,8 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import tensorflow as tf
-
+from engine.backends.tensorflow.loader import tf
 from engine.machine.accelerators import DeviceError, tpu_hint, tpu_resolver_argument
 
 

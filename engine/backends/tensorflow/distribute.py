@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import tensorflow as tf
-
 from engine.backends.tensorflow.devices import DeviceSetup
+from engine.backends.tensorflow.loader import tf
 from engine.machine.cluster import worker_count
 from engine.measure import sharding
 

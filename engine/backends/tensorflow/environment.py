@@ -7,9 +7,9 @@ import platform
 import sys
 
 import numpy as np
-import tensorflow as tf
 
 from engine.backends.tensorflow.devices import DeviceSetup
+from engine.backends.tensorflow.loader import tf
 from engine.backends.tensorflow.threads import thread_settings
 from engine.machine.host import cpu_model
 from engine.results.parts import Environment

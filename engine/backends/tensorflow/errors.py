@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import tensorflow as tf
-
+from engine.backends.tensorflow.loader import tf
 from engine.results.formatting import one_line
 
 __all__ = ["classify", "one_line"]

@@ -8,7 +8,8 @@ The catalogue (`engine.spec.catalog`) names each one; `build.build_kernel` wraps
 from __future__ import annotations
 
 import numpy as np
-import tensorflow as tf
+
+from engine.backends.tensorflow.loader import tf
 
 
 def python_loop(A: tf.Tensor, x: tf.Tensor) -> tf.Tensor:

@@ -17,8 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import tensorflow as tf
-
+from engine.backends.tensorflow.loader import tf
 from engine.measure.timing import Kernel
 from engine.measure.trace_analysis import (
     FIRST_CALL_STEP,

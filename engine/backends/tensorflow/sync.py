@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import tensorflow as tf
+from engine.backends.tensorflow.loader import tf
 
 _SYNC_DEVICES = {"supported": True}
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import tensorflow as tf
 from threadpoolctl import threadpool_info, threadpool_limits
+
+from engine.backends.tensorflow.loader import tf
 
 _LIMITS: list[Any] = []  # keeps the BLAS limit in force for the life of the process
 _APPLIED: list[int] = []  # the count TensorFlow took, so a warm worker's next run can match it

@@ -78,3 +78,34 @@ def test_report_command_line_bad_outputs_are_one_line(real_result_path, tmp_path
         assert done.returncode == 2, done.stderr
         (line,) = done.stderr.strip().splitlines()
         assert line.startswith(fragment) and "Traceback" not in done.stderr
+
+
+def test_the_report_command_renders_groups_sweeps_and_comparisons(tmp_path, capsys):
+    import json
+
+    from dashboard.report.__main__ import main
+    from engine.results.parse import group_payload
+    from tests.factories import make_run
+
+    first, second = make_run(label="first"), make_run(label="second", matrices=200)
+    files = {
+        "group": group_payload("g" * 32, [first, second]),
+        "sweep": {"sweep_id": "s" * 16, "spec": {}, "runs": [first.to_dict(), second.to_dict()]},
+        "one": first.to_dict(),
+        "other": second.to_dict(),
+    }
+    for name, payload in files.items():
+        (tmp_path / f"{name}.json").write_text(json.dumps(payload))
+    cases = {
+        "group": ["group.json"],
+        "sweep": ["sweep.json"],
+        "pair": ["one.json", "other.json"],
+    }
+    titles = {"group": "comparison", "sweep": "sweep", "pair": "comparison"}
+    for case, names in cases.items():
+        out = tmp_path / f"{case}.html"
+        assert main([*(str(tmp_path / n) for n in names), "-o", str(out)]) == 0, case
+        assert f"Batched MatVec {titles[case]}" in out.read_text(), case
+    assert main([str(tmp_path / "missing.json"), "-o", str(tmp_path / "x.html")]) == 2
+    error = capsys.readouterr().err
+    assert "no such file" in error and "not a regular file" not in error

@@ -88,3 +88,18 @@ def test_every_field_of_the_config_has_a_url_name_and_round_trips():
     assert set(DEFAULTS) == names
     settings = {**DEFAULTS, "dataset_batch": 17}
     assert settings_from_params(params_from_settings(settings)).settings == settings
+
+
+def test_many_unknown_parameters_are_one_notice_naming_a_few_and_counting_the_rest():
+    params = {f"junk{i}": "1" for i in range(300)}
+    params["matrices"] = "500"
+    parsed = settings_from_params(params)
+    assert parsed.settings["matrices"] == 500
+    (notice,) = parsed.notices
+    assert notice.startswith("Ignored unknown link parameters 'junk0', 'junk1'")
+    assert "and 295 more" in notice
+
+
+def test_one_unknown_parameter_is_named_alone():
+    (notice,) = settings_from_params({"nonsense": "x"}).notices
+    assert notice == "Ignored unknown link parameter 'nonsense'."

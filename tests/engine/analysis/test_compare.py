@@ -1,7 +1,10 @@
+import math
+
 import pytest
 
 from engine.analysis.compare import compare_runs, confirmed_slowdowns, environments
 from engine.analysis.scaling import crossover, fit_costs, sweep_frame
+from engine.measure.uncertainty import busy_log_sd
 from tests.factories import make_run
 
 
@@ -93,3 +96,49 @@ def test_a_sweep_with_no_timings_gives_empty_tables():
         entry.status, entry.samples_s = "failed", ()
     tables = sweep_tables([failed])
     assert tables["points"].empty and tables["cells"].empty and tables["fits"].empty
+
+
+def busy(run, share: float):
+    from engine.machine.load import MachineLoad
+
+    run.machine_load = MachineLoad(None, other_cpu_s=share * 10.0 * 2, wall_s=10.0, cores=2)
+    return run
+
+
+def test_an_injected_load_widens_verdicts_to_inconclusive_rather_than_wrong():
+    """A process-level noise model: on a machine 70% busy, one side's medians are 1.5× slower
+    for no reason of its own (the other processes took its cores). Quiet, that would be called
+    slower; busy, never: it is inconclusive, with the reason."""
+    import numpy as np
+
+    rng = np.random.default_rng(5)
+    wrong = 0
+    for _ in range(40):
+        base = {"einsum": list(0.002 * np.exp(rng.normal(0, 0.02, 12)))}
+        disturbed = {"einsum": list(0.003 * np.exp(rng.normal(0, 0.02, 12)))}
+        quiet = compare_runs([make_run(base), make_run(disturbed)])
+        loud = compare_runs([busy(make_run(base), 0.7), busy(make_run(disturbed), 0.7)])
+        assert quiet["verdict"].iloc[1] == "slower"  # the disturbance is big enough to call
+        wrong += loud["verdict"].iloc[1] in ("slower", "faster")
+        assert loud["note"].iloc[1].startswith("inconclusive on a busy machine")
+        assert "--repetitions" in loud["note"].iloc[1]
+    assert wrong == 0
+
+
+def test_a_quiet_run_gets_no_busy_note_and_the_same_interval():
+    quiet = compare_runs([make_run(), make_run()])
+    assert set(quiet["note"]) == {""}
+    assert busy_log_sd(0.0) == 0.0 and busy_log_sd(None) == 0.0
+    assert busy_log_sd(0.7) == pytest.approx(math.log(1.7) / 2)
+
+
+def test_a_busy_run_widens_its_own_ties():
+    from engine.measure.uncertainty import NoiseFloor
+
+    samples = {"einsum": [0.002] * 10, "numpy": [0.0025] * 10}  # 1.25x: a call when quiet
+    quiet = make_run(samples)
+    assert quiet.winner().tied_with == ()
+    loud = busy(make_run(samples), 0.6)
+    assert loud.winner().tied_with == ("numpy",)
+    assert "widened for a busy machine" in loud.effective_floor.source
+    assert quiet.effective_floor == NoiseFloor()

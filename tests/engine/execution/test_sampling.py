@@ -1,7 +1,9 @@
-"""The sampling phase with fake samplers: interleaved order seeded, recorded, reproducible."""
+"""The sampling phase with fake samplers: interleaved order seeded, recorded, reproducible
+(fixed sampling; racing and adaptive stops are in test_racing.py)."""
 
 from engine.execution.base import Prepared
 from engine.execution.sampling import take_samples
+from engine.measure.racing import RacePlan
 from engine.measure.timing import Kernel, Sampler
 from engine.results.model import StrategyResult
 from tests.engine.measure.test_timing import AsyncDevice
@@ -30,7 +32,7 @@ def run(order="interleaved", seed=0, fail_at=None, names=("a", "b", "c", "d"), d
     failed = []
     record = take_samples(
         items,
-        repeats=5,
+        plan=RacePlan(adaptive=False, max_samples=5),
         order=order,
         seed=seed,
         emit=lambda _e: None,
@@ -89,7 +91,7 @@ def test_a_variant_that_failed_before_sampling_is_reported_first():
     done = []
     take_samples(
         items,
-        repeats=3,
+        plan=RacePlan(adaptive=False, max_samples=3),
         order="interleaved",
         seed=0,
         emit=lambda _e: None,

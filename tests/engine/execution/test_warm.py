@@ -136,3 +136,14 @@ def test_known_work_is_never_faster_in_a_warm_worker():
         assert entry.status == "ok", entry.error
         assert min(entry.samples_s) >= 0.01 and entry.first_call_s >= 0.01
     assert state.runs == 2
+
+
+def test_a_warm_worker_refuses_a_run_with_other_threads_than_its_tensorflow_took():
+    from engine.execution.warm import WarmState
+    from engine.machine.accelerators import DeviceError
+
+    state = WarmState(keep_inputs=True)
+    assert state.threads(None) is None
+    assert state.threads(None) is None  # the same again: fine
+    with pytest.raises(DeviceError, match=r"^threads: this worker's TensorFlow runs with"):
+        state.threads(1)

@@ -117,3 +117,24 @@ def test_a_first_call_splits_into_tracing_compiling_and_the_rest():
     assert split.execution_s == pytest.approx(300e-6)
     with pytest.raises(ValueError, match="first_call"):
         first_call_split(BASE)
+
+
+@pytest.mark.parametrize(
+    "kernel", ["_MklBatchMatMulV2", "_MklNativeBatchMatMulV2", "_MklFusedBatchMatMulV2"]
+)
+def test_onednn_kernels_count_as_their_op_and_say_so(kernel):
+    """With oneDNN on (TensorFlow's x86 default), the same op runs as "_Mkl..." kernels."""
+    events = [
+        *BASE,
+        step(0, 0, 100),
+        event(kernel, 10, 40, long_name=f"MatVec/MatMul:{kernel}"),
+    ]
+    (op,) = summarize(events).top_ops
+    assert (op.name, op.type) == ("MatVec/MatMul [oneDNN]", "BatchMatMulV2")
+
+
+def test_a_plain_op_name_is_left_alone():
+    from engine.measure.trace_analysis import canonical_op_type
+
+    assert canonical_op_type("BatchMatMulV2") == ("BatchMatMulV2", False)
+    assert canonical_op_type("_Mkl") == ("_Mkl", False)

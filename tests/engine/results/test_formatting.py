@@ -62,3 +62,31 @@ def test_the_took_line_names_each_phase_that_took_time():
         "This run took 1.2 s on a warm worker (inputs reused): peak bandwidth 0.3 s"
     )
     assert took_line({"total_s": 1.2}, {"warm": "yes"}) == "This run took 1.2 s"
+
+
+def test_notes_that_differ_only_in_a_number_are_one_line():
+    from engine.results.formatting import grouped_notes
+
+    iqr = "IQR is {}% of the median: significant environmental influence"
+    lines = grouped_notes(
+        [
+            ("einsum", iqr.format(12)),
+            ("numpy", iqr.format(15)),
+            ("map_fn", "warm-up cut to 1 of 3 calls by the time budget"),
+            ("while_loop", "warm-up cut to 1 of 3 calls by the time budget"),
+        ]
+    )
+    assert lines == [
+        "IQR is N% of the median: significant environmental influence (einsum 12%, numpy 15%)",
+        "map_fn, while_loop: warm-up cut to 1 of 3 calls by the time budget",
+    ]
+
+
+def test_a_failed_profile_is_in_the_printed_notes():
+    from engine.results.formatting import summary_table
+    from engine.results.parts import ProfileSummary
+    from tests.factories import make_run
+
+    run = make_run({"einsum": [0.001] * 4})
+    run.results[0].profile = ProfileSummary("failed", error="RuntimeError: profiler busy")
+    assert "einsum: profile failed: RuntimeError: profiler busy" in summary_table(run)

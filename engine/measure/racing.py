@@ -1,0 +1,133 @@
+"""When to stop sampling a variant: precise enough, eliminated by a race, or out of samples.
+
+Adaptive sampling (docs/statistics.md, "Adaptive sampling and racing"):
+
+- a variant is **precise** once it has at least `min_samples` samples and the 95% interval of
+  its median (`uncertainty.median_ci`) is within ±`precision` of the median;
+- after every round, each correct variant still sampling is compared with the current best
+  (the correct variant with the lowest median); it is **eliminated** when its time over the
+  best's is, at the adjusted level below, above 1 + margin: the same margin that decides ties,
+  so an eliminated variant could never have been tied with the winner;
+- the run ends when every variant has stopped (precise, eliminated, out of budget, or at
+  `max_samples`, the config's `repeats`).
+
+Repeated looks: each round is a look, and each look compares every candidate with the best.
+The one-sided level of each comparison is `alpha / (looks · comparisons)` (Bonferroni over the
+planned looks and the comparisons), so over the whole run the chance of eliminating any
+variant that is truly within the margin stays below `alpha`. The standard error of a log ratio
+combines each side's median standard error (from the spread of its log samples) with the
+within-run ratio noise floor that one run cannot see (`NoiseFloor.ratio_log_sd`), as ties do.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from scipy import stats
+
+from engine.measure.uncertainty import DEFAULT_MARGIN, DEFAULT_RATIO_LOG_SD, median_ci
+
+StopReason = Literal["precise", "eliminated", "budget", "max_samples"]
+STOP_REASONS: tuple[str, ...] = ("precise", "eliminated", "budget", "max_samples")
+SAMPLINGS = ("adaptive", "fixed")
+DEFAULT_PRECISION = 0.03
+MIN_SAMPLES = 6  # the fewest for which the median's order-statistic interval reaches 95%
+RACE_AFTER = 3  # samples each side has before it can be eliminated
+RACE_ALPHA = 0.05
+MAD_TO_SD = 1.4826  # a normal's standard deviation from its median absolute deviation
+
+
+def log_median_se(samples: Sequence[float]) -> float:
+    """Standard error of log(median): a robust spread of the log samples (MAD) times the
+    median's efficiency factor sqrt(pi / 2n)."""
+    logs = np.log(np.asarray(samples, dtype=np.float64))
+    if logs.size < 2:
+        return 0.0
+    spread = MAD_TO_SD * float(np.median(np.abs(logs - np.median(logs))))
+    return spread * math.sqrt(math.pi / (2 * logs.size))
+
+
+def relative_half_width(samples: Sequence[float]) -> float:
+    """Half the width of the median's 95% interval, over the median."""
+    low, high = median_ci(samples)
+    middle = float(np.median(samples))
+    return (high - low) / 2 / middle if middle > 0 else math.inf
+
+
+@dataclass(frozen=True)
+class RatioBound:
+    """A candidate's median over the best's, and the lower bound at the race's level."""
+
+    best: str
+    ratio: float
+    low: float
+
+
+@dataclass(frozen=True)
+class RacePlan:
+    """How a run samples: `adaptive` stops on precision and races; `fixed` takes
+    `max_samples` of every variant (what multi-worker runs need)."""
+
+    adaptive: bool = True
+    max_samples: int = 20
+    precision: float = DEFAULT_PRECISION
+    min_samples: int = MIN_SAMPLES
+    race_after: int = RACE_AFTER
+    margin: float = DEFAULT_MARGIN
+    alpha: float = RACE_ALPHA
+    floor_log_sd: float = DEFAULT_RATIO_LOG_SD
+
+    @property
+    def looks(self) -> int:
+        """Rounds at which an elimination can happen: from `race_after` to `max_samples`."""
+        return max(1, self.max_samples - self.race_after + 1)
+
+    def z(self, comparisons: int) -> float:
+        """The one-sided critical value of each comparison at each look."""
+        return float(stats.norm.isf(self.alpha / (self.looks * max(1, comparisons))))
+
+    def is_precise(self, samples: Sequence[float]) -> bool:
+        return (
+            self.adaptive
+            and len(samples) >= self.min_samples
+            and relative_half_width(samples) <= self.precision
+        )
+
+    def ratio_bound(
+        self, best: str, best_samples: Sequence[float], samples: Sequence[float], z: float
+    ) -> RatioBound:
+        point = math.log(float(np.median(samples))) - math.log(float(np.median(best_samples)))
+        se = math.sqrt(
+            log_median_se(samples) ** 2 + log_median_se(best_samples) ** 2 + self.floor_log_sd**2
+        )
+        return RatioBound(best, math.exp(point), math.exp(point - z * se))
+
+    def eliminates(self, bound: RatioBound) -> bool:
+        return self.adaptive and bound.low > 1 + self.margin
+
+
+def race(
+    candidates: dict[str, Sequence[float]], running: set[str], plan: RacePlan
+) -> dict[str, RatioBound]:
+    """The running candidates to eliminate now, each with its bound over the best.
+
+    `candidates`: every correct variant with samples, running or stopped (a precise variant
+    stays a reference); only those in `running` with at least `race_after` samples can go.
+    """
+    ready = {name: s for name, s in candidates.items() if len(s) >= plan.race_after}
+    if len(ready) < 2 or not plan.adaptive:
+        return {}
+    best = min(ready, key=lambda name: float(np.median(ready[name])))
+    z = plan.z(len(ready) - 1)
+    found = {}
+    for name, samples in ready.items():
+        if name == best or name not in running:
+            continue
+        bound = plan.ratio_bound(best, ready[best], samples, z)
+        if plan.eliminates(bound):
+            found[name] = bound
+    return found

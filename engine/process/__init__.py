@@ -1,0 +1,1 @@
+"""Child processes: how the project starts, watches and ends them (framework-free)."""

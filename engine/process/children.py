@@ -1,0 +1,209 @@
+"""Every child process the project starts: started, watched and ended in one way.
+
+A child runs in a process group of its own, so ending it ends everything it started (a
+repetition's peers, Streamlit's workers). Its stderr is read to the end on a thread, keeping
+the last lines for the message a failure shows. Children end with their parent:
+
+- a parent that is asked to stop (SIGTERM, SIGHUP, SIGINT) ends its live children first
+  (`end_children_on_signals`, installed by the CLI's entry point), then exits;
+- a parent that ends normally ends them at exit (`atexit`);
+- a parent killed outright (SIGKILL, the OOM killer) cannot do either: a child that is one of
+  this project's own processes asks Linux to send it SIGTERM when its parent dies
+  (`die_with_parent`, called first thing by each entry point), when it was started from the
+  parent's main thread (Linux ties that signal to the starting thread, and the dashboard's
+  threads come and go with each page run).
+"""
+
+from __future__ import annotations
+
+import atexit
+import collections
+import contextlib
+import ctypes
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import weakref
+from collections.abc import Callable, Sequence
+from typing import IO, Any
+
+KILL_GRACE_S = 3.0
+STDERR_LINES_KEPT = 40
+PARENT_VARIABLE = "MATVEC_PARENT_PID"  # set for a child that should die with its parent
+PR_SET_PDEATHSIG = 1
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+
+_live: weakref.WeakSet[Child] = weakref.WeakSet()
+
+
+def keep_last_lines(stream: IO[str], lines: collections.deque[str]) -> None:
+    """Read `stream` to its end, keeping its last lines (the deque's length)."""
+    with contextlib.suppress(ValueError, OSError):  # closed under us: the child is gone
+        for line in stream:
+            lines.append(line.rstrip())
+
+
+class Child:
+    """One child process in its own process group.
+
+    `stderr`: "tail" keeps the last lines (`stderr_tail()`), "inherit" passes them through;
+    `niceness` lowers the child's priority (a probe that must not take the CPU from a run).
+    """
+
+    def __init__(
+        self,
+        command: Sequence[str],
+        *,
+        stdin: Any = subprocess.DEVNULL,
+        stdout: Any = subprocess.PIPE,
+        stderr: str = "tail",
+        env: dict[str, str] | None = None,
+        cwd: str | os.PathLike[str] | None = None,
+        niceness: int = 0,
+    ) -> None:
+        environment = dict(os.environ if env is None else env)
+        if threading.current_thread() is threading.main_thread():
+            environment[PARENT_VARIABLE] = str(os.getpid())
+        else:
+            environment.pop(PARENT_VARIABLE, None)
+        if niceness:
+            environment["MATVEC_NICENESS"] = str(niceness)
+        self._tail: collections.deque[str] = collections.deque(maxlen=STDERR_LINES_KEPT)
+        self.process = subprocess.Popen(
+            list(command),
+            stdin=stdin,
+            stdout=stdout,
+            stderr=subprocess.PIPE if stderr == "tail" else None,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            env=environment,
+            cwd=cwd,
+            start_new_session=True,
+        )
+        _live.add(self)
+        self._reader: threading.Thread | None = None
+        if stderr == "tail":
+            assert self.process.stderr is not None
+            self._reader = threading.Thread(
+                target=keep_last_lines, args=(self.process.stderr, self._tail), daemon=True
+            )
+            self._reader.start()
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def poll(self) -> int | None:
+        return self.process.poll()
+
+    def wait(self, timeout: float | None = None) -> int:
+        code = self.process.wait(timeout)
+        if self._reader is not None:
+            self._reader.join(timeout=1.0)  # the last lines are in before anyone reads them
+        _live.discard(self)
+        return code
+
+    def stderr_tail(self) -> list[str]:
+        return list(self._tail)
+
+    def last_line(self, default: str = "no message") -> str:
+        return next((line.strip() for line in reversed(self._tail) if line.strip()), default)
+
+    def signal_group(self, signum: int) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signum)
+
+    def end(self, grace_s: float = KILL_GRACE_S) -> int | None:
+        """End the child and its whole group: SIGTERM, then SIGKILL after `grace_s`."""
+        if self.process.poll() is None:
+            self.signal_group(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=grace_s)
+            except subprocess.TimeoutExpired:
+                self.signal_group(signal.SIGKILL)
+                self.process.wait()
+        else:  # the leader is gone; anything it started may not be
+            self.signal_group(signal.SIGKILL)
+        _live.discard(self)
+        return self.process.returncode
+
+
+def live_children() -> list[Child]:
+    return [child for child in list(_live) if child.poll() is None]
+
+
+def end_children() -> None:
+    """End every child this process started that is still running."""
+    for child in live_children():
+        child.end()
+
+
+def _running(pid: int) -> bool:
+    """Running, not a zombie, without reaping it (that is `Popen`'s job)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as handle:
+            return handle.read().rpartition(")")[2].split()[:1] != ["Z"]
+    except OSError:
+        try:
+            os.kill(pid, 0)
+        except OSError:
+            return False
+        return True
+
+
+def stop_children(grace_s: float = KILL_GRACE_S) -> None:
+    """`end_children` for a signal handler: it may have interrupted `Popen.wait`, whose lock
+    it holds, so nothing here waits on a `Popen`; it signals the groups and watches /proc."""
+    children = list(_live)
+    for child in children:
+        child.signal_group(signal.SIGTERM)
+    deadline = time.monotonic() + grace_s
+    while time.monotonic() < deadline and any(_running(c.pid) for c in children):
+        time.sleep(0.05)
+    for child in children:  # the stragglers, and anything a child started and left behind
+        child.signal_group(signal.SIGKILL)
+
+
+atexit.register(end_children)
+
+
+def end_children_on_signals(
+    on_stop: Callable[[int], None] | None = None, signals: Sequence[int] = STOP_SIGNALS
+) -> None:
+    """On a stop signal, end every live child, call `on_stop(signum)`, then exit 128+signum
+    (SIGINT still raises KeyboardInterrupt, after the children are ended). Main thread only."""
+
+    def stop(signum: int, _frame: Any) -> None:
+        stop_children()
+        if on_stop is not None:
+            on_stop(signum)
+        if signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        raise SystemExit(128 + signum)
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for signum in signals:
+        with contextlib.suppress(OSError, ValueError):
+            signal.signal(signum, stop)
+
+
+def die_with_parent() -> None:
+    """In a child this project started: get SIGTERM when the parent dies (Linux), and exit at
+    once if it is already gone. Also applies the niceness the parent asked for."""
+    niceness = os.environ.pop("MATVEC_NICENESS", "")
+    if niceness.isdigit():
+        with contextlib.suppress(OSError):
+            os.nice(int(niceness))
+    expected = os.environ.pop(PARENT_VARIABLE, "")
+    if not expected.isdigit() or not sys.platform.startswith("linux"):
+        return
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    if os.getppid() != int(expected):  # the parent died before the request took hold
+        os._exit(128 + signal.SIGTERM)

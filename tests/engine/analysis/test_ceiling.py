@@ -1,0 +1,87 @@
+"""The ceiling is never below what was achieved without its reason: cache-resident inputs are
+said so on the variant; a disturbed probe is probed again, then the ceiling is raised."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.analysis.ceiling import is_cache_resident, settle_ceiling
+from engine.results.parts import Peak, Probe
+from tests.factories import make_run
+
+MIB = 2**20
+
+
+def probe(rate: float, when: str = "after") -> Probe:
+    return Probe("numpy threads", when, rate)
+
+
+def run_at(bytes_per_s: float):
+    """A run whose einsum moves `bytes_per_s` (necessary bytes over its median)."""
+    run = make_run({"einsum": [0.001] * 6, "numpy": [0.004] * 6})
+    einsum = run.results[0]
+    einsum.bytes = int(bytes_per_s * 0.001)
+    return run
+
+
+def settle(run, peak_rate, *, working_set, llc=32 * MIB, cache="warm", reprobe=None):
+    peak = Peak(peak_rate, "probes", probes=(probe(peak_rate),))
+    return settle_ceiling(
+        peak,
+        run.results,
+        working_set_bytes=working_set,
+        llc_bytes=llc,
+        cache=cache,
+        reprobe=reprobe,
+    )
+
+
+def test_nothing_changes_when_every_variant_is_below_the_peak():
+    run = run_at(10e9)
+    peak, warnings = settle(run, 20e9, working_set=100 * MIB)
+    assert peak.bandwidth_bytes_per_s == 20e9 and warnings == [] and run.results[0].notes == []
+
+
+def test_warm_inputs_that_fit_the_cache_are_said_to_be_cache_resident():
+    run = run_at(30e9)
+    peak, warnings = settle(run, 20e9, working_set=4 * MIB)
+    assert peak.bandwidth_bytes_per_s == 20e9 and warnings == []
+    (note,) = run.results[0].notes
+    assert "fits in the 32.0 MiB last-level cache" in note and "cache=cold" in note
+
+
+@pytest.mark.parametrize(("working_set", "cache"), [(117 * MIB, "warm"), (4 * MIB, "cold")])
+def test_a_disturbed_probe_is_probed_again_then_the_ceiling_is_raised(working_set, cache):
+    run = run_at(30e9)
+    asked = []
+    peak, warnings = settle(
+        run,
+        20e9,
+        working_set=working_set,
+        cache=cache,
+        reprobe=lambda: asked.append(1) or [probe(22e9, "check")],
+    )
+    assert asked == [1]
+    assert peak.bandwidth_bytes_per_s == pytest.approx(30e9)  # einsum's own rate
+    assert peak.extra["raised_by"] == "einsum" and len(peak.probes) == 2
+    (warning,) = warnings
+    assert "einsum's own 30.0 GB/s" in warning and "disturbed" in warning
+    fraction = run.results[0].derived(peak.bandwidth_bytes_per_s)["roofline_fraction"]
+    assert fraction == pytest.approx(1.0)  # never above 100% without its reason
+    assert run.results[0].notes == []
+
+
+def test_a_second_probe_that_reads_faster_becomes_the_ceiling():
+    run = run_at(30e9)
+    peak, warnings = settle(
+        run, 20e9, working_set=117 * MIB, reprobe=lambda: [probe(35e9, "check")]
+    )
+    assert peak.bandwidth_bytes_per_s == 35e9
+    assert "probe after the strategies measured the ceiling" in warnings[0]
+
+
+def test_cache_residency_needs_warm_inputs_that_fit():
+    assert is_cache_resident(4 * MIB, 32 * MIB, "warm")
+    assert not is_cache_resident(117 * MIB, 32 * MIB, "warm")
+    assert not is_cache_resident(4 * MIB, 32 * MIB, "cold")
+    assert not is_cache_resident(4 * MIB, None, "warm")

@@ -1,0 +1,67 @@
+"""Files that cannot be used are one line naming the flag, before any work: the history for
+every command that reads it, and `compare --json`."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.cli.main import main
+from engine.storage.history import History, HistoryUnavailable
+from tests.factories import make_run
+
+
+@pytest.fixture(params=["corrupt", "directory", "not sqlite"])
+def bad_history(request, tmp_path):
+    path = tmp_path / "history.sqlite3"
+    if request.param == "directory":
+        path.mkdir()
+    elif request.param == "not sqlite":
+        path.write_text("just some text, not a database\n" * 50)
+    else:  # a real database with its pages overwritten in the middle
+        History(path).add_run(make_run())
+        data = bytearray(path.read_bytes())
+        data[100:4000] = b"\xff" * 3900
+        path.write_bytes(bytes(data))
+    return path
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["history"],
+        ["history", "--json"],
+        ["compare", "a.json", "b.json"],
+        ["import", "nothing.json"],
+    ],
+)
+def test_a_history_that_cannot_be_used_is_one_line_naming_it(command, bad_history, capsys):
+    assert main([*command, "--history", str(bad_history)]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and error.startswith("error: history: ")
+    assert "internal error" not in error
+
+
+def test_history_unavailable_is_raised_by_every_reader(bad_history):
+    with pytest.raises(HistoryUnavailable, match="history: "):
+        History(bad_history).list_runs()
+
+
+def test_compare_refuses_an_output_it_cannot_write_before_any_work(tmp_path, capsys):
+    sides = []
+    for name in ("a", "b"):
+        path = tmp_path / f"{name}.json"
+        path.write_text(make_run().to_json())
+        sides.append(str(path))
+    for target in ("/proc/x.json", str(tmp_path)):
+        assert main(["compare", *sides, "--json", target]) == 2
+        captured = capsys.readouterr()
+        assert captured.err.startswith("error: json: ") and captured.err.count("\n") == 1
+        assert captured.out == ""  # refused before the table
+
+
+def test_fail_if_slower_is_called_a_percentage(capsys, tmp_path):
+    path = tmp_path / "a.json"
+    path.write_text(make_run().to_json())
+    assert main(["compare", str(path), str(path), "--fail-if-slower", "lots"]) == 2
+    error = capsys.readouterr().err
+    assert "fail-if-slower: must be a percentage" in error and "seconds" not in error

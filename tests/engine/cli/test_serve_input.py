@@ -1,0 +1,85 @@
+"""The warm worker's input, without a worker: every complete line is served however the lines
+arrive, a bad request is one line and never a crash, and the idle timeout is checked."""
+
+import contextlib
+import json
+import os
+import time
+
+import pytest
+
+from engine.cli.main import main
+from engine.cli.serve import MAX_IDLE_TIMEOUT_S, REQUEST_SHAPE, LineReader, handle, run_arguments
+
+
+@pytest.fixture
+def pipe():
+    read, write = os.pipe()
+    yield LineReader(read), write
+    for fd in (read, write):
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+def test_two_requests_in_one_write_are_both_served_while_the_input_stays_open(pipe):
+    reader, write = pipe
+    os.write(write, b'{"run": ["--help"]}\n{"run": ["--version"]}\n')
+    assert reader.next_line(5) == '{"run": ["--help"]}'
+    started = time.monotonic()
+    assert reader.next_line(5) == '{"run": ["--version"]}'  # from the buffer, not a new read
+    assert time.monotonic() - started < 4  # it did not wait for the timeout
+    assert reader.next_line(0.05) is None  # nothing more: the timeout, not the end
+
+
+def test_a_line_split_over_writes_is_one_request_and_the_end_of_input_is_seen(pipe):
+    reader, write = pipe
+    os.write(write, b'{"run": [')
+    os.write(write, b'"--help"]}\n')
+    assert reader.next_line(5) == '{"run": ["--help"]}'
+    os.write(write, b"tail without newline")
+    os.close(write)
+    assert reader.next_line(5) == "tail without newline"
+    assert reader.next_line(5) == ""
+
+
+def test_blank_lines_are_not_the_end_of_input(pipe):
+    reader, write = pipe
+    os.write(write, b"\n\n")
+    assert reader.next_line(5).strip() == "" and reader.next_line(5) != ""
+
+
+def test_a_request_nested_very_deep_is_the_request_shape_error_not_a_crash(capsys):
+    line = "[" * 100_000 + "]" * 100_000
+    assert run_arguments(line) is None
+    deep_object = '{"run": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    outcome = handle(deep_object, None, main)
+    assert outcome.code == 2 and outcome.message == REQUEST_SHAPE
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_undecodable_bytes_in_a_request_are_refused_naming_the_label(capsys):
+    line = json.dumps({"run": ["--label", "bad\udcff", "--strategy", "numpy"]})
+    outcome = handle(line, None, main)
+    assert outcome.code == 2 and outcome.message.startswith("label: must be valid UTF-8")
+
+
+@pytest.mark.parametrize("value", ["-1", "0", "nan", "inf", "-inf", "soon"])
+def test_a_bad_idle_timeout_is_one_line_naming_the_flag(value, capsys):
+    assert main(["serve", "--idle-timeout", value]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "--idle-timeout" in error
+
+
+def test_a_huge_idle_timeout_is_capped():
+    from engine.cli.serve import idle_timeout
+
+    assert idle_timeout("1e10") == MAX_IDLE_TIMEOUT_S
+    assert idle_timeout("2.5") == 2.5
+
+
+def test_the_dashboards_idle_setting_is_capped_too():
+    from dashboard.services.worker import DEFAULT_IDLE_TIMEOUT_S, idle_timeout_s
+
+    assert idle_timeout_s("1e10") == MAX_IDLE_TIMEOUT_S
+    assert idle_timeout_s("nan") == DEFAULT_IDLE_TIMEOUT_S
+    assert idle_timeout_s("-5") == DEFAULT_IDLE_TIMEOUT_S

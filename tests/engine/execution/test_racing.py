@@ -1,0 +1,231 @@
+"""Adaptive sampling and racing on synthetic samplers with known answers.
+
+Each synthetic variant has a true time per call; its samples are lognormal around it, and every
+run draws a run-level offset per variant (what `NoiseFloor.ratio_log_sd` models: the part of a
+ratio that one run cannot see). Over many seeds: A/A stays within the stated false-elimination
+rate, a 1.5× slower variant is eliminated with the stated power, a tie is never broken beyond
+that rate, stop reasons are right, and a budget still ends a run that never gets precise. A
+neighbour that disturbs the next calls does not move a variant's median.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from engine.execution.base import Prepared
+from engine.execution.sampling import take_samples
+from engine.measure.racing import RacePlan, log_median_se, race, relative_half_width
+from engine.measure.timing import Kernel, Sampler
+from engine.results.events import Eliminated
+from engine.results.model import StrategyResult
+from tests.engine.measure.test_timing import AsyncDevice
+
+SEEDS = 400
+
+
+class SyntheticSampler:
+    """What the sampling phase needs of a Sampler, with samples drawn from a known law."""
+
+    def __init__(
+        self, true_s: float, rng: np.random.Generator, noise: float, budget_blocks: int = 10**6
+    ):
+        self.true_s, self.rng, self.noise = true_s, rng, noise
+        self.samples: list[float] = []
+        self.budget_blocks = budget_blocks
+        self.rewarms = 0
+
+    def can_sample(self) -> bool:
+        return not self.samples or len(self.samples) < self.budget_blocks
+
+    def rewarm(self) -> None:
+        self.rewarms += 1
+
+    def sample(self) -> float:
+        self.samples.append(self.true_s * math.exp(self.rng.normal(0.0, self.noise)))
+        return self.samples[-1]
+
+
+def synthetic_run(
+    times: dict[str, float],
+    seed: int,
+    *,
+    noise: float = 0.05,
+    run_offset: float = 0.04 / math.sqrt(2),
+    plan: RacePlan | None = None,
+    budget_blocks: int = 10**6,
+    correct: dict[str, bool] | None = None,
+) -> tuple[list[Prepared], list[object]]:
+    rng = np.random.default_rng(seed)
+    items = []
+    for name, true_s in times.items():
+        shifted = true_s * math.exp(rng.normal(0.0, run_offset))  # this run's own offset
+        result = StrategyResult(name, name, "single", "ok", 1, 1, 1)
+        result.correct = (correct or {}).get(name, True)
+        sampler = SyntheticSampler(shifted, rng, noise, budget_blocks)
+        items.append(Prepared(result, sampler))  # type: ignore[arg-type]
+    events: list[object] = []
+    take_samples(
+        items,
+        plan=plan or RacePlan(max_samples=20),
+        order="interleaved",
+        seed=seed,
+        emit=events.append,
+        on_failure=lambda *_: None,
+    )
+    return items, events
+
+
+def stop(items: list[Prepared], name: str) -> str | None:
+    return next(i.result.stop_reason for i in items if i.result.variant == name)
+
+
+def test_a_and_a_stays_within_the_stated_false_elimination_rate():
+    plan = RacePlan(max_samples=20)
+    false = sum(
+        any(
+            i.result.stop_reason == "eliminated"
+            for i in synthetic_run({"a": 0.004, "b": 0.004, "c": 0.004}, seed, plan=plan)[0]
+        )
+        for seed in range(SEEDS)
+    )
+    assert false / SEEDS <= plan.alpha  # stated: at most alpha over the whole run
+
+
+def test_a_variant_one_and_a_half_times_slower_is_eliminated_with_high_power():
+    eliminated = sum(
+        stop(synthetic_run({"fast": 0.004, "slow": 0.006}, seed)[0], "slow") == "eliminated"
+        for seed in range(SEEDS)
+    )
+    assert eliminated / SEEDS >= 0.95
+
+
+def test_a_tie_inside_the_margin_is_not_broken_by_the_race():
+    broken = sum(
+        stop(synthetic_run({"a": 0.004, "b": 0.004 * 1.03}, seed)[0], "b") == "eliminated"
+        for seed in range(SEEDS)
+    )
+    assert broken / SEEDS <= RacePlan().alpha
+
+
+def test_stop_reasons_precise_eliminated_and_max_samples():
+    items, events = synthetic_run({"fast": 0.004, "slow": 0.08}, seed=1, noise=0.01)
+    assert stop(items, "fast") == "precise" and stop(items, "slow") == "eliminated"
+    slow = next(i for i in items if i.result.variant == "slow")
+    assert len(slow.sampler.samples) == RacePlan().race_after  # eliminated at the first look
+    assert "eliminated after 3 samples" in slow.result.notes[0]
+    (event,) = [e for e in events if isinstance(e, Eliminated)]
+    assert (event.variant, event.best) == ("slow", "fast") and event.low > 1.05
+    fixed, _ = synthetic_run(
+        {"fast": 0.004, "slow": 0.08}, seed=1, plan=RacePlan(adaptive=False, max_samples=7)
+    )
+    assert [i.result.stop_reason for i in fixed] == ["max_samples", "max_samples"]
+    assert [len(i.sampler.samples) for i in fixed] == [7, 7]
+
+
+def test_a_budget_ends_a_variant_that_never_gets_precise():
+    items, _ = synthetic_run({"noisy": 0.004}, seed=3, noise=0.6, budget_blocks=9)
+    assert stop(items, "noisy") == "budget" and len(items[0].sampler.samples) == 9
+
+
+def test_max_samples_ends_a_noisy_variant_without_a_budget():
+    items, _ = synthetic_run({"noisy": 0.004}, seed=3, noise=0.6, plan=RacePlan(max_samples=12))
+    assert stop(items, "noisy") == "max_samples" and len(items[0].sampler.samples) == 12
+
+
+def test_a_wrong_variant_is_neither_a_reference_nor_raced():
+    items, _ = synthetic_run(
+        {"wrong_but_fast": 0.001, "right": 0.004}, seed=2, correct={"wrong_but_fast": False}
+    )
+    assert stop(items, "right") in ("precise", "max_samples")  # never eliminated by it
+    assert stop(items, "wrong_but_fast") in ("precise", "max_samples")
+
+
+def test_a_block_after_another_variants_block_is_preceded_by_a_rewarm():
+    items = []
+    for name in ("a", "b"):
+        result = StrategyResult(name, name, "single", "ok", 1, 1, 1)
+        sampler = SyntheticSampler(0.004, np.random.default_rng(0), 0.05)
+        items.append(Prepared(result, sampler))  # type: ignore[arg-type]
+    record = take_samples(
+        items,
+        plan=RacePlan(adaptive=False, max_samples=20),
+        order="interleaved",
+        seed=0,
+        emit=lambda _e: None,
+        on_failure=lambda *_: None,
+    )
+    blocks = [-1] + [index for round_ in record.rounds for index in round_]  # -1: preparing
+    switches = [now for before, now in itertools.pairwise(blocks) if now != before]
+    assert [items[i].sampler.rewarms for i in (0, 1)] == [switches.count(0), switches.count(1)]
+    assert len(switches) >= 20  # most blocks follow the other variant's
+
+
+class Disturbed:
+    """A device where a slow neighbour's call leaves the next `lasting` calls of anyone 1.5×
+    slower (the allocator, caches, thread pools a real eager loop disturbs)."""
+
+    def __init__(self, lasting: int = 3) -> None:
+        self.device = AsyncDevice(work_s=0.0)
+        self.lasting, self.left = lasting, 0
+
+    def kernel(self, work_s: float, disturbs: bool) -> Kernel:
+        def call(i: int) -> int:
+            slow = 1.5 if self.left > 0 else 1.0
+            self.left = self.lasting if disturbs else max(0, self.left - 1)
+            self.device.work_s = work_s * slow
+            return self.device.call(i)
+
+        return Kernel(call=call, sync=self.device.sync)
+
+
+def median_of_fast(with_neighbour: bool) -> float:
+    world = Disturbed()
+    kernels = {"fast": world.kernel(0.004, disturbs=False)}
+    if with_neighbour:
+        kernels["python_loop"] = world.kernel(0.2, disturbs=True)
+    items = []
+    for name, kernel in kernels.items():
+        sampler = Sampler(kernel, warmup=0, budget_s=1000, clock=world.device.clock)
+        result = StrategyResult(name, name, "single", "ok", 1, 1, 1)
+        result.correct = True
+        items.append(Prepared(result, sampler))
+    take_samples(
+        items,
+        plan=RacePlan(adaptive=False, max_samples=10),
+        order="interleaved",
+        seed=0,
+        emit=lambda _e: None,
+        on_failure=lambda *_: None,
+    )
+    return float(np.median(items[0].sampler.samples))
+
+
+def test_a_neighbour_that_disturbs_the_next_calls_does_not_move_a_variants_median():
+    world = Disturbed()
+    fast, slow = world.kernel(0.004, disturbs=False), world.kernel(0.2, disturbs=True)
+    slow.sync(slow.call(0))
+    before = world.device.now
+    fast.sync(fast.call(1))
+    assert world.device.now - before == pytest.approx(0.006, rel=1e-3)  # the disturbance is real
+    assert median_of_fast(with_neighbour=True) == pytest.approx(median_of_fast(False))
+    assert median_of_fast(with_neighbour=False) == pytest.approx(0.004, rel=1e-3)
+
+
+def test_without_the_rewarm_the_same_neighbour_would_move_the_median(monkeypatch):
+    monkeypatch.setattr(Sampler, "rewarm", lambda self: None)
+    assert median_of_fast(with_neighbour=True) > 1.1 * median_of_fast(with_neighbour=False)
+
+
+def test_the_race_helpers_on_known_samples():
+    assert log_median_se([1.0]) == 0.0
+    assert relative_half_width([1.0] * 8) == 0.0
+    plan = RacePlan(max_samples=20)
+    assert plan.looks == 18 and plan.z(3) > plan.z(1) > 2.5
+    found = race({"a": [1.0] * 3, "b": [2.0] * 3, "c": [1.01] * 3}, {"b", "c"}, plan)
+    assert set(found) == {"b"} and found["b"].best == "a" and found["b"].ratio == 2.0
+    assert race({"a": [1.0] * 2, "b": [9.0] * 2}, {"b"}, plan) == {}  # too few samples yet
+    assert race({"a": [1.0] * 3, "b": [9.0] * 3}, {"b"}, RacePlan(adaptive=False)) == {}

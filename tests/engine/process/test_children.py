@@ -1,0 +1,160 @@
+"""Child processes: a whole group ended, the tail of stderr kept, the parent's stop signals
+passed on, a child that dies with a parent killed outright, and nothing left behind."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from engine.process.children import Child, end_children, live_children
+from tests.conftest import ROOT
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie is dead for our purposes
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def wait_until(predicate, timeout_s: float = 20.0) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return predicate()
+
+
+GRANDPARENT = textwrap.dedent(
+    """
+    import subprocess, sys, time
+    grandchild = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    print(grandchild.pid, flush=True)
+    print("last words", file=sys.stderr, flush=True)
+    time.sleep(600)
+    """
+)
+
+
+def test_ending_a_child_ends_everything_it_started_and_keeps_its_last_line():
+    child = Child([sys.executable, "-c", GRANDPARENT])
+    grandchild = int(child.process.stdout.readline())
+    assert wait_until(lambda: child.last_line() == "last words")
+    assert child in live_children()
+    child.end(grace_s=5)
+    assert wait_until(lambda: not alive(grandchild))
+    assert child.poll() is not None and child not in live_children()
+
+
+def test_end_children_ends_every_live_child():
+    children = [Child([sys.executable, "-c", "import time; time.sleep(600)"]) for _ in range(2)]
+    end_children()
+    assert all(c.poll() is not None for c in children)
+
+
+PARENT = textwrap.dedent(
+    """
+    import sys, time
+    sys.path.insert(0, {root!r})
+    from engine.process.children import Child, die_with_parent, end_children_on_signals
+    end_children_on_signals()
+    child = Child([sys.executable, "-c", {child!r}])
+    print(child.pid, flush=True)
+    time.sleep(600)
+    """
+)
+SLEEPER = textwrap.dedent(
+    """
+    import sys, time
+    sys.path.insert(0, {root!r})
+    from engine.process.children import die_with_parent
+    die_with_parent()
+    time.sleep(600)
+    """
+).format(root=str(ROOT))
+
+
+def start_parent() -> tuple[subprocess.Popen, int]:
+    parent = subprocess.Popen(
+        [sys.executable, "-c", PARENT.format(root=str(ROOT), child=SLEEPER)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    child_pid = int(parent.stdout.readline())
+    return parent, child_pid
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
+def test_a_stop_signal_to_the_parent_ends_its_children(signum):
+    parent, child = start_parent()
+    assert alive(child)
+    parent.send_signal(signum)
+    parent.wait(timeout=30)
+    assert wait_until(lambda: not alive(child))
+
+
+def test_a_child_dies_with_a_parent_killed_outright():
+    parent, child = start_parent()
+    time.sleep(0.5)  # the child has asked for its parent-death signal
+    parent.kill()
+    parent.wait(timeout=30)
+    assert wait_until(lambda: not alive(child))
+
+
+def test_a_child_started_off_the_main_thread_is_not_tied_to_that_thread():
+    import threading
+
+    made: list[Child] = []
+    thread = threading.Thread(
+        target=lambda: made.append(Child([sys.executable, "-c", SLEEPER])), daemon=True
+    )
+    thread.start()
+    thread.join()
+    time.sleep(1.0)  # the starting thread is gone: the child must still run
+    assert made[0].poll() is None
+    made[0].end()
+
+
+def test_a_niceness_asked_for_is_applied_in_the_child():
+    script = (
+        f"import sys, os; sys.path.insert(0, {str(ROOT)!r}); "
+        "from engine.process.children import die_with_parent; die_with_parent(); "
+        "print(os.nice(0))"
+    )
+    child = Child([sys.executable, "-c", script], niceness=5)
+    out, _ = child.process.communicate(timeout=30)
+    assert int(out) == os.nice(0) + 5
+
+
+def test_tensorflow_loads_beside_a_broken_jax():
+    """TensorFlow imports jax itself; a jax that raises on import must not take it down."""
+    for fixture in ("raising_jax", "exiting_jax"):
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "from engine.backends.tensorflow.loader import tf; print(tf.reduce_sum([1, 2]))",
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env={
+                **os.environ,
+                "PYTHONPATH": os.pathsep.join([str(ROOT / "tests/fixtures" / fixture), str(ROOT)]),
+                "TF_CPP_MIN_LOG_LEVEL": "3",
+            },
+        )
+        assert done.returncode == 0 and "3" in done.stdout, (fixture, done.stderr[-1500:])
