@@ -58,8 +58,21 @@ def config_of(config: BenchConfig | None, settings: dict[str, Any]) -> BenchConf
 
 
 def run(config: BenchConfig | None = None, *, progress: bool = True, **settings: Any) -> RunResult:
-    """Measure in this process, with a notebook progress bar; returns the result."""
+    """Measure in this process, with a notebook progress bar; returns the result. Without a
+    usable TensorFlow (Colab's TPU runtime has JAX only) the other installed frameworks run,
+    and TensorFlow's strategies say what to install."""
     config = config_of(config, settings)
+    from tqdm.auto import tqdm
+
+    from engine.cli.progress import BarProgress
+    from engine.machine.frameworks import tensorflow_problem
+
+    bar = BarProgress(sys.stderr, bar=tqdm) if progress else None
+    problem = tensorflow_problem()
+    if problem is not None:
+        from engine.execution.without_tensorflow import run_without_tensorflow
+
+        return run_without_tensorflow(config, problem, bar)
     layout = devices(config.replicas)
     if config.replicas > len(layout.available):
         raise DeviceError(
@@ -68,9 +81,6 @@ def run(config: BenchConfig | None = None, *, progress: bool = True, **settings:
             "the first run (restart the kernel to change it)"
         )
     setup = dataclasses.replace(layout, devices=layout.available[: config.replicas])
-    from tqdm.auto import tqdm
-
-    from engine.cli.progress import BarProgress
     from engine.execution.runner import run_benchmark
 
     global _state
@@ -78,7 +88,6 @@ def run(config: BenchConfig | None = None, *, progress: bool = True, **settings:
         from engine.execution.warm import WarmState
 
         _state = WarmState(keep_inputs=True)
-    bar = BarProgress(sys.stderr, bar=tqdm) if progress else None
     return run_benchmark(config, progress=bar, setup=setup, state=_state)
 
 

@@ -28,6 +28,7 @@ from engine.cli.flags import cli_args, sweep_cli_args
 from engine.cli.serve import MAX_IDLE_TIMEOUT_S
 from engine.process.children import Child
 from engine.results.events import (
+    Eliminated,
     Event,
     Exit,
     Phase,
@@ -89,6 +90,11 @@ class JobStatus:
     # The seconds per call of each timed block so far, by variant, until its result comes.
     running: dict[str, list[float]] = field(default_factory=dict)
     warm: bool = False  # the run went to a worker kept from an earlier run
+    # Sampling by decision: samples taken so far and the most any variant takes, by variant,
+    # and the variants the race eliminated ("110x python_loop's best" style reasons).
+    sampled: dict[str, int] = field(default_factory=dict)
+    max_samples: int = 0
+    eliminated: dict[str, str] = field(default_factory=dict)
 
     @property
     def finished(self) -> bool:
@@ -102,6 +108,8 @@ class JobStatus:
                 "events": list(self.events),
                 "results": dict(self.results),
                 "running": {variant: list(times) for variant, times in self.running.items()},
+                "sampled": dict(self.sampled),
+                "eliminated": dict(self.eliminated),
             }
         )
 
@@ -121,7 +129,7 @@ class TrackedRun:
         self.workdir = Path(tempfile.mkdtemp(prefix="matvec-run-"))
         self.result_path = self.workdir / "results.json"
         self.started_at = time.monotonic()
-        self._status = JobStatus()
+        self._status = JobStatus(max_samples=config.repeats if config else 0)
         self._lock = threading.Lock()
         self._cancelled = threading.Event()
 
@@ -205,8 +213,12 @@ def apply_event(status: JobStatus, event: Event) -> None:
         status.variant = event.variant
         status.variant_index += 1
         status.phase, status.sample, status.samples = "timing", 0, 0
+    elif isinstance(event, Eliminated):
+        status.eliminated[event.variant] = f"{event.ratio:.2f}× {event.best}"
     elif isinstance(event, Sample):
         status.sample, status.samples = event.sample, event.of
+        status.sampled[event.variant] = event.sample
+        status.max_samples = max(status.max_samples, event.of)
         if isinstance(event.seconds, int | float) and event.variant not in status.results:
             status.running.setdefault(event.variant, []).append(float(event.seconds))
     elif isinstance(event, SweepStarted):

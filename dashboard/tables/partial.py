@@ -14,7 +14,8 @@ import statistics
 import pandas as pd
 
 from dashboard.tables import run as data
-from engine.results.formatting import format_seconds
+from engine.measure.uncertainty import median_ci
+from engine.results.formatting import format_interval, format_seconds
 from engine.results.model import RunResult, StrategyResult
 from engine.results.parts import Environment, Peak
 from engine.results.reader import ResultsRejected
@@ -75,6 +76,8 @@ def partial_table(
                 row["status"] = sampling_label(times, config.repeats)
                 if "median" in row:
                     row["median"] = f"{format_seconds(statistics.median(times))} so far"
+                if "95% CI" in row and len(times) >= 2:  # an interval once it has one
+                    row["95% CI"] = format_interval(median_ci(times))
         table.append(row)
     return pd.DataFrame(table, columns=columns)
 

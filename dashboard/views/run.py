@@ -12,6 +12,7 @@ from dashboard.components.results import parse_result, show_results
 from dashboard.services import worker
 from dashboard.services.links import config_from_settings
 from dashboard.services.worker import Job, JobStatus, WarmJob
+from dashboard.text.progress import describe_run, run_fraction
 from engine.results.model import RunResult
 from engine.results.parse import read_run_group
 from engine.results.reader import ResultsRejected
@@ -62,30 +63,6 @@ def prewarm(settings: dict) -> None:
 def running_results(status: JobStatus) -> None:
     job = st.session_state.get("job")
     show_partial(status, getattr(job, "config", None))
-
-
-def describe(status: JobStatus) -> str:
-    if status.state == "queued":
-        return (
-            f"Waiting in the queue: position {status.queue_position} "
-            "(another run is using this machine; runs never overlap)."
-        )
-    if status.variant:
-        sample = f", sample {status.sample}/{status.samples}" if status.samples else ""
-        return (
-            f"Running {status.variant} ({status.variant_index}/{status.variant_count})"
-            f"{sample} · {status.elapsed_s:.1f} s elapsed"
-        )
-    return f"{status.phase or 'Starting worker'}… · {status.elapsed_s:.1f} s elapsed"
-
-
-def overall_fraction(status: JobStatus) -> float:
-    """Variants done plus the current one's share of samples, over all variants."""
-    if not status.variant_count:
-        return 0.0
-    current = status.sample / status.samples if status.samples else 0.0
-    done = max(0, status.variant_index - 1) + current
-    return min(1.0, done / status.variant_count)
 
 
 def show_outcome() -> None:
@@ -141,7 +118,7 @@ if st.button("Run benchmark", type="primary", disabled=job is not None, key="run
     st.rerun()
 if job is None:
     prewarm(settings)
-job_progress("job", describe, overall_fraction, collect, "Cancel run", running_results)
+job_progress("job", describe_run, run_fraction, collect, "Cancel run", running_results)
 show_outcome()
 if "group_note" in st.session_state:
     st.info(plain(st.session_state["group_note"]))

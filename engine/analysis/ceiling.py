@@ -63,7 +63,11 @@ def settle_ceiling(
     if not best:
         return peak, []
     resident = is_cache_resident(working_set_bytes, llc_bytes, cache)
-    above = [r for r in results if r.median_s and r.bytes / r.median_s > best]
+    above = [  # results placed against their own device's ceiling are not this peak's
+        r
+        for r in results
+        if r.median_s and not r.ceiling_bytes_per_s and r.bytes / r.median_s > best
+    ]
     if not above:
         return peak, []
     if resident:

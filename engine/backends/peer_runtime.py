@@ -30,3 +30,8 @@ class PeerRuntime(Protocol):
 
     def environment(self) -> dict[str, Any]:
         """Version, device and thread settings, for the results' `environment.frameworks`."""
+
+    # On an accelerator a runtime also supplies the ceiling of its own device (optional; the
+    # host's NumPy probe is the ceiling of a framework that runs on the CPU):
+    # def probe_buffer(self, elements: int) -> Any: a float32 buffer on the device
+    # def probe_read(self) -> Callable[[Any], Any]: a read of every element of it

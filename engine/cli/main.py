@@ -159,8 +159,9 @@ COMMANDS = {
     "calibrate": compare.command_calibrate,
     "dashboard": dashboard.command_dashboard,
 }
-# Commands that start TensorFlow: its presence and version are checked before any work.
-NEEDS_TENSORFLOW = {"run", "devices", "sweep", "calibrate"}
+# Commands that need TensorFlow: its presence and version are checked before any work. `run`
+# and `devices` work without it (TensorFlow's strategies then say what to install).
+NEEDS_TENSORFLOW = {"sweep", "calibrate"}
 
 
 def main(argv: Sequence[str] | None = None, warm: Any = None) -> int:

@@ -15,6 +15,7 @@ from tqdm import tqdm
 
 from engine.results.events import (
     Done,
+    Eliminated,
     Event,
     Phase,
     Sample,
@@ -41,28 +42,55 @@ class JsonLinesProgress:
 
 
 class BarProgress:
-    """A tqdm bar per strategy variant on stderr, counting samples."""
+    """On stderr: a line per variant while it is prepared, then one bar over the sampling that
+    follows the work left: a variant that stops (precise, eliminated, out of budget) is
+    credited with all of its samples at once, and each elimination is said as it happens."""
 
     def __init__(self, stream: TextIO = sys.stderr, bar: type[tqdm] = tqdm) -> None:
         self.stream = stream
         self.make_bar = bar  # tqdm.auto's class in a notebook: a widget bar there
         self.bar: tqdm | None = None
+        self.taken: dict[str, int] = {}
+        self.stopped: set[str] = set()
+        self.most = 0
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, Phase) and event.variant is None:
+            self.close()
+            if event.phase.startswith("sampling"):  # each process samples its own variants
+                self.taken, self.stopped, self.most = {}, set(), 0
             self.stream.write(f"{event.phase}...\n")
         elif isinstance(event, VariantStarted):
-            self.close()
-            self.bar = self.make_bar(desc=f"{event.variant:<20}", file=self.stream, unit="sample")
-        elif isinstance(event, Sample) and self.bar is not None:
-            self.bar.total = event.of
-            self.bar.update(event.sample - self.bar.n)
+            self.stream.write(f"  preparing {event.variant}\n")
+        elif isinstance(event, Sample):
+            self.taken[event.variant] = event.sample
+            self.most = max(self.most, event.of)
+            self.redraw()
+        elif isinstance(event, Eliminated):
+            self.write(f"  eliminated {event.variant}: {event.ratio:.2f}x the time of {event.best}")
         elif isinstance(event, VariantDone):
-            if self.bar is not None:
-                self.bar.set_postfix_str(event.status)
-            self.close()
+            self.stopped.add(event.variant)
+            self.redraw()
         elif isinstance(event, Done):
             self.close()
+
+    def write(self, line: str) -> None:
+        if self.bar is not None:
+            self.bar.write(line, file=self.stream)
+        else:
+            self.stream.write(line + "\n")
+
+    def redraw(self) -> None:
+        if not self.taken:
+            return
+        variants = set(self.taken) | self.stopped
+        if self.bar is None:
+            self.bar = self.make_bar(desc="sampling", file=self.stream, unit="sample")
+        self.bar.total = self.most * len(variants)
+        done = sum(self.most if v in self.stopped else self.taken.get(v, 0) for v in variants)
+        self.bar.update(done - self.bar.n)
+        running = len(variants - self.stopped)
+        self.bar.set_postfix_str(f"{running} running, {len(self.stopped)} stopped")
 
     def close(self) -> None:
         if self.bar is not None:

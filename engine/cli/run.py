@@ -15,6 +15,7 @@ from typing import Any
 from engine.cli.flags import config_from_args
 from engine.machine.accelerators import probe_kind
 from engine.machine.cluster import worker_count
+from engine.machine.frameworks import tensorflow_problem
 from engine.machine.host import last_level_cache_bytes
 from engine.measure import memory
 from engine.measure.uncertainty import NoiseFloor
@@ -82,15 +83,26 @@ def command_run(args: argparse.Namespace, warm: Any = None) -> int:
     if repetitions > 1:
         with queue:
             return report_group(config, repetitions, args)
-    with queue:
-        if warm is None or not warm.warm:
-            progress(Phase("starting TensorFlow"))
-        started = time.perf_counter()
-        from engine.execution.runner import run_benchmark
+    problem = tensorflow_problem()
+    if problem is not None:
+        from engine.execution.without_tensorflow import check_runnable
 
-        imported_s = time.perf_counter() - started  # TensorFlow's import: part of starting
+        check_runnable(config, problem)  # before the queue: a refusal costs nothing
+    with queue:
         floor = machine_floor(args.history, probe_kind())  # ties and the race both use it
-        result = run_benchmark(config, progress=progress, state=warm, floor=floor)
+        started = time.perf_counter()
+        if problem is not None:
+            from engine.execution.without_tensorflow import run_without_tensorflow
+
+            imported_s = 0.0
+            result = run_without_tensorflow(config, problem, progress, floor)
+        else:
+            if warm is None or not warm.warm:
+                progress(Phase("starting TensorFlow"))
+            from engine.execution.runner import run_benchmark
+
+            imported_s = time.perf_counter() - started  # TensorFlow's import: part of starting
+            result = run_benchmark(config, progress=progress, state=warm, floor=floor)
     if result.timings is not None:
         result.timings["startup_s"] = result.timings.get("startup_s", 0.0) + imported_s
         result.timings["total_s"] += imported_s
@@ -209,15 +221,46 @@ def group_medians(runs: list) -> dict[str, list[float]]:
 
 def command_devices(args: argparse.Namespace) -> int:
     quiet_tensorflow()
-    from engine.backends.tensorflow.devices import describe_devices
+    problem = tensorflow_problem()
+    if problem is None:
+        from engine.backends.tensorflow.devices import describe_devices
 
-    info = describe_devices()
+        info = describe_devices()
+    else:
+        info = devices_without_tensorflow(problem)
     if args.json:
         print(json.dumps(info, indent=2))
     else:
         for key, value in info.items():
             print(f"{key:>18}: {value}")
     return EXIT_OK
+
+
+def devices_without_tensorflow(problem: str) -> dict[str, Any]:
+    """What the machine has, found without TensorFlow: the device kind, and each installed
+    framework's version (from its metadata, nothing imported)."""
+    from importlib import metadata
+
+    from engine.machine.frameworks import tensorflow_install_hint
+    from engine.spec.catalog import FRAMEWORK_MODULES, framework_installed
+
+    kind = probe_kind()
+    found = {}
+    for framework in FRAMEWORK_MODULES:
+        if framework == "tensorflow" or not framework_installed(framework):
+            continue
+        try:
+            found[framework] = metadata.version(framework)
+        except metadata.PackageNotFoundError:
+            found[framework] = "installed"
+    return {
+        "tensorflow": None,
+        "tensorflow_problem": problem,
+        "tensorflow_hint": tensorflow_install_hint(kind),
+        "device_kind": kind,
+        "frameworks": found,
+        "note": "TensorFlow's strategies are unsupported here; the others run",
+    }
 
 
 def strategy_rows() -> list[dict[str, Any]]:

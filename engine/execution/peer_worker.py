@@ -23,14 +23,27 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from engine.backends.peer_runtime import PeerRuntime
-from engine.execution.recording import Prepared, blank_result, check_outputs, record_timing
+from engine.execution.recording import (
+    Prepared,
+    blank_result,
+    check_outputs,
+    mark_tpu_padding,
+    record_timing,
+)
 from engine.execution.sampling import race_plan, take_samples
 from engine.measure.correctness import CHECK_STREAM, make_inputs, reference
-from engine.measure.timing import Kernel, Sampler
+from engine.measure.host_bandwidth import (
+    PROBE_BUDGET_S,
+    PROBE_MIN_BLOCK_S,
+    PROBE_REPEATS,
+    PROBE_WARMUP,
+)
+from engine.measure.timing import Kernel, Sampler, time_kernel
 from engine.measure.uncertainty import DEFAULT_RATIO_LOG_SD, NoiseFloor
 from engine.process.children import die_with_parent
 from engine.results.events import Event, Phase, VariantStarted
 from engine.results.formatting import one_line
+from engine.results.parts import Probe
 from engine.spec.catalog import strategy_info, variant_name
 from engine.spec.config import BenchConfig
 
@@ -107,6 +120,8 @@ def prepare_variant(
             f"{runtime.framework} ran on the {runtime.device_kind}, not on the run's "
             f"{run_device_kind}: its roofline fraction is against the {run_device_kind}'s peak"
         )
+    if runtime.device_kind == "TPU":
+        mark_tpu_padding(result, config)
     return Prepared(result, sampler, lambda t: record_timing(result, t, inputs.transfer_s))
 
 
@@ -114,6 +129,34 @@ def failed_block(item: Prepared, error: BaseException) -> None:
     item.result.status, item.result.error = "failed", one_line(error)
     item.result.correct = False
     item.sampler = item.finish = None
+
+
+def device_probes(runtime: PeerRuntime, buffer_bytes: int, when: str) -> list[dict[str, Any]]:
+    """The read bandwidth of the framework's own device, when it is an accelerator: the
+    ceiling its results are placed against (a CPU framework's is the host's NumPy probe)."""
+    if runtime.device_kind == "CPU" or not hasattr(runtime, "probe_buffer"):
+        return []
+    elements = buffer_bytes // 4
+    buffer = runtime.probe_buffer(elements)  # type: ignore[attr-defined]
+    read = runtime.probe_read()  # type: ignore[attr-defined]
+    timing = time_kernel(
+        Kernel(call=lambda _i: read(buffer), sync=runtime.sync),
+        warmup=PROBE_WARMUP,
+        repeats=PROBE_REPEATS,
+        budget_s=PROBE_BUDGET_S,
+        min_block_s=PROBE_MIN_BLOCK_S,
+    )
+    median = timing.measurement.median_s
+    return [
+        Probe(
+            kernel=f"{runtime.framework} sum over {elements * 4 / 2**20:.0f} MiB float32",
+            when=when,
+            bandwidth_bytes_per_s=elements * 4 / median,
+            samples_s=timing.measurement.samples_s,
+            calls_per_sample=timing.measurement.calls_per_sample,
+            extra={"method": runtime.framework, "device_kind": runtime.device_kind},
+        ).to_dict()
+    ]
 
 
 def run(request: dict[str, Any], write: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
@@ -131,6 +174,8 @@ def run(request: dict[str, Any], write: Callable[[dict[str, Any]], None]) -> dic
     emit(Phase(f"starting {framework}"))
     runtime = load_runtime(framework, config.dtype, threads)
     started_s = time.perf_counter() - start
+    probe_bytes = int(request.get("probe_bytes", 256 * 2**20))
+    probes = device_probes(runtime, probe_bytes, "before")
     emit(Phase(f"inputs ({framework})"))
     inputs = PeerInputs(runtime, config, int(request["copies"]))
     prepared = []
@@ -150,9 +195,15 @@ def run(request: dict[str, Any], write: Callable[[dict[str, Any]], None]) -> dic
     for item in prepared:
         if item.sampler is not None and item.finish is not None:
             item.finish(item.sampler.timing(config.repeats, item.result.stop_reason))
+    results = [item.result.to_dict(None) for item in prepared]
+    for item in prepared:  # free the device's inputs (held by the kernels) before the probe
+        item.sampler = item.finish = None
+    del inputs
+    probes += device_probes(runtime, probe_bytes, "after")
     return {
         "framework": framework,
-        "results": [item.result.to_dict(None) for item in prepared],
+        "probes": probes,
+        "results": results,
         "environment": runtime.environment(),
         "sampling": record.to_dict(),
         "startup_s": started_s,

@@ -22,11 +22,15 @@ from pathlib import Path
 from typing import Any
 
 from engine.execution.peer_worker import RESULT_KEY
+from engine.execution.processes import runs_in_own_process
 from engine.execution.recording import blank_result
+from engine.machine.host import last_level_cache_bytes
+from engine.measure.memory import bandwidth_buffer_bytes
 from engine.measure.uncertainty import NoiseFloor
 from engine.process.children import Child
 from engine.results.events import Phase, Progress, VariantDone, event_from_dict
 from engine.results.model import StrategyResult
+from engine.results.parts import Probe
 from engine.results.reader import ResultsRejected
 from engine.spec.catalog import PEER_INSTALL_HINT, strategy_info
 from engine.spec.config import BenchConfig
@@ -42,6 +46,11 @@ class PeerOutcome:
     results: dict[Variant, StrategyResult] = field(default_factory=dict)
     environments: dict[str, dict[str, Any]] = field(default_factory=dict)
     sampling: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Each accelerator peer's read probes of its own device, by framework.
+    probes: dict[str, list[Probe]] = field(default_factory=dict)
+
+    def device_probes(self) -> tuple[Probe, ...]:
+        return tuple(p for found in self.probes.values() for p in found)
 
 
 def usable_cores() -> int:
@@ -56,11 +65,14 @@ def peer_threads(config: BenchConfig) -> int:
     return config.threads or usable_cores()
 
 
-def group_by_framework(variants: Iterable[Variant]) -> dict[str, list[Variant]]:
+def group_by_framework(
+    variants: Iterable[Variant], tensorflow_here: bool = True
+) -> dict[str, list[Variant]]:
+    """The variants that run in processes of their own, by framework (`processes.py`)."""
     groups: dict[str, list[Variant]] = {}
     for strategy, option in variants:
         info = strategy_info(strategy)
-        if info.in_own_process:
+        if runs_in_own_process(info.framework, tensorflow_here):
             groups.setdefault(info.framework, []).append((strategy, option))
     return groups
 
@@ -166,6 +178,20 @@ def _results_from(
     return {v: found[v] for v in wanted}
 
 
+def _probes_from(payload: Any, framework: str) -> list[Probe]:
+    """The peer's device probes, validated like any imported file (none on a CPU peer)."""
+    entries = payload.get("probes") if isinstance(payload, dict) else None
+    if not isinstance(entries, list):
+        return []
+    try:
+        return [
+            Probe.from_dict(entry, f"peers.{framework}.probes[{index}]")
+            for index, entry in enumerate(entries)
+        ]
+    except ResultsRejected:
+        return []
+
+
 def run_peers(
     config: BenchConfig,
     variants: Iterable[Variant],
@@ -174,12 +200,13 @@ def run_peers(
     device_kind: str,
     emit: Progress,
     floor: NoiseFloor | None = None,
+    tensorflow_here: bool = True,
 ) -> PeerOutcome:
     """Every peer variant of the run, measured framework by framework; `floor`: the machine's
     noise floor, for each peer process's own race."""
     outcome = PeerOutcome()
     threads = peer_threads(config)
-    for framework, wanted in group_by_framework(variants).items():
+    for framework, wanted in group_by_framework(variants, tensorflow_here).items():
         if not strategy_info(wanted[0][0]).installed:
             error = f"{framework} is not installed here; {PEER_INSTALL_HINT}"
             outcome.results.update(_ended(config, wanted, "unsupported", error))
@@ -193,9 +220,21 @@ def run_peers(
             "threads": threads,
             "device_kind": device_kind,
             "ratio_log_sd": (floor or NoiseFloor()).ratio_log_sd,
+            "probe_bytes": bandwidth_buffer_bytes(last_level_cache_bytes()[0]),
         }
         payload, problem = spawn_peer(request, emit, process_timeout_s(config, len(wanted)))
-        outcome.results.update(_results_from(config, framework, wanted, payload, problem))
+        found = _results_from(config, framework, wanted, payload, problem)
+        probes = _probes_from(payload, framework)
+        if probes:
+            outcome.probes[framework] = probes
+            ceiling = max(p.bandwidth_bytes_per_s for p in probes)
+            for result in found.values():
+                result.ceiling_bytes_per_s = ceiling
+                result.notes.append(
+                    f"placed against its own device's read bandwidth: {ceiling / 1e9:.1f} GB/s, "
+                    f"measured by {framework} in its process before and after"
+                )
+        outcome.results.update(found)
         if isinstance(payload, dict) and isinstance(payload.get("environment"), dict):
             process = {k: payload.get(k) for k in ("startup_s", "wall_s")}
             outcome.environments[framework] = {**payload["environment"], "process": process}

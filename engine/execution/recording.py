@@ -42,6 +42,13 @@ def blank_result(config: BenchConfig, strategy: str, option: str, status: Status
     )
 
 
+def mark_tpu_padding(result: StrategyResult, config: BenchConfig) -> None:
+    """On a TPU: the bytes XLA's tile padding really moves, and the note that says so."""
+    m, n = config.rows, config.columns
+    result.bytes_padded = roofline.tpu_padded_bytes(config.matrices, m, n, config.itemsize)
+    result.notes.append(roofline.tpu_padding_note(config.matrices, m, n, config.itemsize))
+
+
 def record_timing(result: StrategyResult, timing: Timing, transfer_s: float) -> None:
     """Copy a finished timing into the result: samples are the truth, kept raw."""
     result.first_call_s = timing.first_call_s

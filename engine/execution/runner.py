@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from engine.analysis.ceiling import settle_ceiling
-from engine.backends.tensorflow.bandwidth import ceiling_warning, peak_from, probe_round
+from engine.backends.tensorflow.bandwidth import ceiling_warning, probe_round
 from engine.backends.tensorflow.build import Builder, builder_with
 from engine.backends.tensorflow.devices import DeviceSetup
 from engine.backends.tensorflow.distribute import make_strategy
@@ -31,6 +31,7 @@ from engine.execution.distributed import run_distributed
 from engine.execution.peers import run_peers
 from engine.execution.plan import plan_variants
 from engine.execution.profiling import profile_variant
+from engine.execution.recording import mark_tpu_padding
 from engine.execution.sampling import fixed_plan, race_plan, take_samples
 from engine.execution.single import run_single
 from engine.execution.warm import WarmState
@@ -39,6 +40,7 @@ from engine.machine.cluster import worker_count
 from engine.machine.host import last_level_cache_bytes
 from engine.machine.load import LoadMonitor
 from engine.measure import memory
+from engine.measure.peak import peak_from
 from engine.measure.timing import PhaseClock
 from engine.measure.uncertainty import NoiseFloor
 from engine.results.events import (
@@ -121,6 +123,10 @@ def fresh_first_call(ctx: RunContext, variant: str) -> Callable[[], Any] | None:
         return fn(*ctx.inputs.timed[0])
 
     return call
+
+
+def variant_key(result: StrategyResult) -> tuple[str, str]:
+    return split_variant(result.variant)
 
 
 def run_warnings(config: BenchConfig, estimate: memory.MemoryEstimate, llc_bytes: int) -> list[str]:
@@ -238,6 +244,10 @@ def run_benchmark(
         else finished.get(id(item)) or finish_variant(ctx, item)
         for variant, item in zip(variants, prepared)
     ]
+    if setup.kind == "TPU":
+        for result in results:
+            if variant_key(result) not in peers.results and result.status == "ok":
+                mark_tpu_padding(result, config)
     clock.lap("variants_s")
     if config.profile:
         emit(Phase("profiles"))
@@ -260,6 +270,8 @@ def run_benchmark(
             cache=config.cache,
             reprobe=lambda: probe_round(buffers, "check", effort),
         )
+    if peers.probes:  # each accelerator peer's own ceiling, kept beside the run's
+        peak = dataclasses.replace(peak, probes=(*peak.probes, *peers.device_probes()))
     clock.lap("peak_s")
     emit(Done())
     state.runs += 1

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.backends.tensorflow.bandwidth import FULL, WARM, ProbeBuffers, ProbeEffort
+from engine.backends.tensorflow.bandwidth import ProbeBuffers
 from engine.backends.tensorflow.devices import DeviceSetup, setup_devices
 from engine.backends.tensorflow.placement import Inputs, prepare
 from engine.backends.tensorflow.threads import configure_threads
 from engine.machine.accelerators import DeviceError
 from engine.machine.host import last_level_cache_bytes
 from engine.measure import memory
+from engine.measure.host_bandwidth import FULL, WARM, ProbeEffort
 from engine.measure.memory import MemoryEstimate
 from engine.spec.config import BenchConfig
 

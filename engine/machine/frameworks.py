@@ -9,6 +9,7 @@ runtime, and replacing it can break the TPU.
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 from importlib import metadata
 
@@ -32,8 +33,66 @@ INSTALL_HINT = (
 )
 
 
+TENSORFLOW_PIN = "2.21.0"  # what the numbers here were measured with (requirements.txt)
+LIBTPU_INDEX = "https://storage.googleapis.com/libtpu-tf-releases/index.html"
+
+
+def on_colab() -> bool:
+    """A Colab runtime (it sets COLAB_RELEASE_TAG, and ships the google.colab module)."""
+    return bool(os.environ.get("COLAB_RELEASE_TAG")) or _found("google.colab")
+
+
+def _found(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def tensorflow_install_hint(device_kind: str, colab: bool | None = None) -> str:
+    """What to install to add TensorFlow on this hardware, without breaking what is there.
+
+    CPU: the plain wheel. GPU: the wheel with its CUDA libraries. TPU (a TPU VM, Kaggle or
+    Colab, whose TPU runtimes ship JAX and no TensorFlow): `tensorflow-tpu`, which needs the
+    matching libtpu from Google's release index and may conflict with the JAX and PyTorch
+    already there, so in a fresh virtual environment of its own."""
+    colab = on_colab() if colab is None else colab
+    if device_kind == "TPU":
+        where = "this Colab TPU runtime ships JAX, not TensorFlow; " if colab else ""
+        return (
+            f"{where}for TensorFlow on the TPU: `pip install tensorflow-tpu -f {LIBTPU_INDEX}` "
+            "(in a fresh virtual environment: its libtpu can conflict with the JAX already "
+            "installed); the JAX and NumPy strategies run without it"
+        )
+    if device_kind == "GPU":
+        return (
+            f'`pip install "tensorflow[and-cuda]=={TENSORFLOW_PIN}"` (TensorFlow with its CUDA '
+            "libraries); the other installed frameworks run without it"
+        )
+    return (
+        f"`pip install tensorflow=={TENSORFLOW_PIN}` "
+        "(or `pip install 'batched-matvec-profiler[tensorflow]'`); the other installed "
+        "frameworks run without it"
+    )
+
+
+def tensorflow_problem() -> str | None:
+    """Why TensorFlow cannot run the engine here, in a few words (None: it can), without
+    importing it."""
+    try:
+        check_tensorflow()
+    except FrameworkMissing as missing:
+        return missing.reason
+    return None
+
+
 class FrameworkMissing(Exception):
-    """A framework a command needs is missing or too old; `str()` is the one line to show."""
+    """A framework a command needs is missing or too old; `str()` is the one line to show,
+    `reason` the short why ("TensorFlow is not installed here")."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 def tensorflow_version() -> str | None:
@@ -55,12 +114,16 @@ def check_tensorflow() -> str:
     """The usable TensorFlow's version ("unknown" for a build without metadata), else raise
     FrameworkMissing with what to install."""
     if importlib.util.find_spec("tensorflow") is None:
-        raise FrameworkMissing(f"tensorflow: not installed; {INSTALL_HINT}")
+        raise FrameworkMissing(
+            f"tensorflow: not installed; {INSTALL_HINT}", "TensorFlow is not installed here"
+        )
     version = tensorflow_version()
     if version is None:
         return "unknown"  # e.g. a source build: let the import decide
     if version_tuple(version)[:2] < MIN_TENSORFLOW:
         raise FrameworkMissing(
-            f"tensorflow: {version} is older than the minimum {MIN_TENSORFLOW_TEXT}; {INSTALL_HINT}"
+            f"tensorflow: {version} is older than the minimum {MIN_TENSORFLOW_TEXT}; "
+            f"{INSTALL_HINT}",
+            f"TensorFlow {version} is older than the minimum {MIN_TENSORFLOW_TEXT}",
         )
     return version

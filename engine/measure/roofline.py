@@ -18,6 +18,51 @@ def traffic_bytes(matrices: int, rows: int, cols: int, itemsize: int) -> int:
     return itemsize * matrices * (rows * cols + cols + rows)
 
 
+TPU_LANES = 128  # the minor dimension of a TPU tile
+TPU_SUBLANES_32BIT = 8  # the second-minor dimension for 4-byte elements; 2-byte: 16, 1-byte: 32
+
+
+def _round_up(value: int, multiple: int) -> int:
+    return -(-value // multiple) * multiple
+
+
+def tpu_tile(itemsize: int) -> tuple[int, int]:
+    """XLA's TPU tile of the two minor dimensions: (8, 128) for 4 bytes, (16, 128) for 2."""
+    return TPU_SUBLANES_32BIT * max(1, 4 // itemsize), TPU_LANES
+
+
+def padded_minor(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
+    """`shape` as XLA lays it out on a TPU: its two minor dimensions rounded up to the tile
+    (a 100x100 float32 matrix is stored as 104x128)."""
+    sublanes, lanes = tpu_tile(itemsize)
+    if len(shape) == 1:
+        return (_round_up(shape[0], lanes),)
+    *major, second, minor = shape
+    return (*major, _round_up(second, sublanes), _round_up(minor, lanes))
+
+
+def tpu_padded_bytes(matrices: int, rows: int, cols: int, itemsize: int) -> int:
+    """The bytes a TPU actually moves for A (B, m, n), x (B, n) and y (B, m) with padding."""
+    total = 0
+    for shape in ((matrices, rows, cols), (matrices, cols), (matrices, rows)):
+        elements = 1
+        for size in padded_minor(shape, itemsize):
+            elements *= size
+        total += elements * itemsize
+    return total
+
+
+def tpu_padding_note(matrices: int, rows: int, cols: int, itemsize: int) -> str:
+    padded = tpu_padded_bytes(matrices, rows, cols, itemsize)
+    logical = traffic_bytes(matrices, rows, cols, itemsize)
+    shown = "x".join(map(str, padded_minor((rows, cols), itemsize)))
+    return (
+        f"on the TPU each {rows}x{cols} matrix is stored as {shown} (XLA's "
+        f"{'x'.join(map(str, tpu_tile(itemsize)))} tiles): {padded / logical:.2f}x the logical "
+        "bytes; roofline_fraction_padded is against the bytes it really moves"
+    )
+
+
 def arithmetic_intensity(rows: int, cols: int, itemsize: int) -> float:
     """FLOPs per byte: about 2/itemsize for large m·n, far below any device's ridge point."""
     return (2 * rows * cols) / (itemsize * (rows * cols + cols + rows))

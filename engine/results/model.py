@@ -130,6 +130,11 @@ class StrategyResult:
     warnings: list[str] = field(default_factory=list)
     budget_exhausted: bool = False
     stop_reason: str | None = None  # why sampling stopped: precise, eliminated, budget, ...
+    # The read bandwidth of the device this result ran on, when it is not the run's own (a
+    # peer on a GPU beside a host run): its roofline is placed against this instead.
+    ceiling_bytes_per_s: float | None = None
+    # On a TPU: the bytes moved with XLA's (8, 128) tile padding; its roofline is given too.
+    bytes_padded: int | None = None
     work_multiplier: int = 1  # replicated mode does N× the necessary work
     notes: list[str] = field(default_factory=list)
     distribution: DistributionSummary | None = None  # modes replicated and sharded
@@ -155,7 +160,13 @@ class StrategyResult:
             self.flops, self.bytes, self.matrices, stats["median_s"], peak_bytes_per_s
         )
         interval = list(median_ci(self.samples_s)) if m else None
-        return {**stats, **rates, "median_ci_s": interval}
+        padded: dict[str, Any] = {}
+        if self.bytes_padded:
+            padded_rates = roofline.rates(
+                self.flops, self.bytes_padded, self.matrices, stats["median_s"], peak_bytes_per_s
+            )
+            padded = {"roofline_fraction_padded": padded_rates["roofline_fraction"]}
+        return {**stats, **rates, "median_ci_s": interval, **padded}
 
     def to_dict(self, peak_bytes_per_s: float | None) -> dict[str, Any]:
         own = {f.name: getattr(self, f.name) for f in fields(self)}
@@ -167,7 +178,7 @@ class StrategyResult:
         own["profile"] = self.profile.to_dict() if self.profile else None
         for name in ("max_rel_error", "rel_error_norm", "max_abs_error"):
             own[name] = finite_or_none(own[name])  # an unwritten output has error inf
-        merged = {**own, **self.derived(peak_bytes_per_s)}
+        merged = {**own, **self.derived(self.ceiling_bytes_per_s or peak_bytes_per_s)}
         ordered = {name: merged[name] for name in RESULT_FIELDS}
         extras = {k: v for k, v in merged.items() if k not in ordered}
         return {**ordered, **extras}
@@ -214,6 +225,8 @@ class StrategyResult:
             warnings=read.texts("warnings", []),
             budget_exhausted=read.boolean("budget_exhausted", False),
             stop_reason=read.choice("stop_reason", (*STOP_REASONS, None), None),  # type: ignore[arg-type]
+            ceiling_bytes_per_s=read.number("ceiling_bytes_per_s", None, high=1e15),
+            bytes_padded=read.integer("bytes_padded", None, low=1),
             work_multiplier=read.integer("work_multiplier", 1, low=1, high=1_000_000),
             notes=read.texts("notes", []),
             distribution=DistributionSummary.from_dict(distribution.data, distribution.path)

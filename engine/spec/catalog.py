@@ -20,6 +20,12 @@ Framework = Literal["tensorflow", "numpy", "jax", "torch"]
 # Peers run in a process of their own (started by the run), never beside TensorFlow: JAX
 # preallocates most of a GPU, and two frameworks' thread pools in one process fight.
 PEER_FRAMEWORKS: dict[str, str] = {"jax": "jax", "torch": "torch"}  # framework -> module
+# Every framework's import name: a strategy is installed when its framework can be imported.
+FRAMEWORK_MODULES: dict[str, str] = {
+    "tensorflow": "tensorflow",
+    "numpy": "numpy",
+    **PEER_FRAMEWORKS,
+}
 FRAMEWORK_LABELS: dict[str, str] = {
     "tensorflow": "TensorFlow",
     "numpy": "NumPy",
@@ -70,8 +76,7 @@ class StrategyInfo:
     @property
     def installed(self) -> bool:
         """Its framework can be imported here (found without importing it)."""
-        module = PEER_FRAMEWORKS.get(self.framework)
-        return module is None or _module_file(module) is not None
+        return framework_installed(self.framework)
 
     @property
     def runs_on_host(self) -> bool:
@@ -82,6 +87,12 @@ class StrategyInfo:
     def extra_variants(self) -> dict[str, tuple[str, ...]]:
         """Options beyond +xla that a mode adds (sharded dataset: both tf.data APIs)."""
         return {"sharded": ("from_function",)} if self.distribution == "dataset" else {}
+
+
+def framework_installed(framework: str) -> bool:
+    """Whether `framework` can be imported here, found without importing it."""
+    module = FRAMEWORK_MODULES.get(framework)
+    return module is None or _module_file(module) is not None
 
 
 def _tf(function: str) -> str:
@@ -150,7 +161,7 @@ def framework_label(name: str) -> str:
 
 
 def missing_frameworks() -> tuple[str, ...]:
-    """Peer frameworks with strategies in the catalogue that are not installed here."""
+    """Frameworks with strategies in the catalogue that are not installed here."""
     found = {s.framework for s in _REGISTRY.values() if not s.installed}
     return tuple(f for f in PEER_FRAMEWORKS if f in found)
 
@@ -302,7 +313,7 @@ BUILTIN: tuple[StrategyInfo, ...] = (
         "numpy",
         "host",
         "NumPy matmul on the host: the reference peer.",
-        _tf("numpy"),
+        "engine.backends.numpy.kernels:numpy",
         framework="numpy",
         launches="one",
         baseline=True,

@@ -54,6 +54,16 @@ class JaxRuntime:
     def to_host(self, output: Any) -> np.ndarray:
         return np.asarray(output)
 
+    def probe_buffer(self, elements: int) -> Any:
+        """A float32 buffer on the device, for the read probe (`peer_worker.device_probes`)."""
+        buffer = jax.device_put(np.ones(elements, dtype=np.float32), self.device)
+        buffer.block_until_ready()
+        return buffer
+
+    def probe_read(self) -> Callable[[Any], Any]:
+        """A read of every element: a jitted sum, which XLA streams from device memory."""
+        return jax.jit(lambda buffer: buffer.sum())
+
     def environment(self) -> dict[str, Any]:
         return {
             "version": jax.__version__,

@@ -10,44 +10,26 @@ moment and flatter every roofline fraction.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from engine.backends.tensorflow.loader import tf
 from engine.backends.tensorflow.sync import sync_all
-from engine.measure.host_bandwidth import METHOD as HOST_METHOD
-from engine.measure.host_bandwidth import host_buffer, measure_host_read
+from engine.measure.host_bandwidth import (
+    FULL,
+    PROBE_MIN_BLOCK_S,
+    ProbeEffort,
+    host_buffer,
+    host_probe,
+)
 from engine.measure.memory import bandwidth_buffer_bytes
+from engine.measure.peak import peak_from
 from engine.measure.timing import Kernel, time_kernel
 from engine.results.parts import Peak, Probe
 
-PROBE_WARMUP = 2
-PROBE_REPEATS = 15
-# Once a worker has probed (its buffers resident, its probe functions traced), a shorter probe
-# of the same kernels over the same buffer is enough: the budget is small and fixed.
-WARM_PROBE_WARMUP = 1
-WARM_PROBE_REPEATS = 7
-PROBE_BUDGET_S = 10.0
-# One read of the buffer takes milliseconds; blocks of >= 5 ms keep the clock and sync cost
-# under 1% while letting a probe finish in a few tenths of a second.
-PROBE_MIN_BLOCK_S = 0.005
 FRAMEWORK_SHORTFALL = 0.90  # warn when TensorFlow reads this much slower than the host probe
 ROW_LENGTH = 128  # row sums over (N, 128): the access pattern of a batched matvec
 ROWS_KERNEL = f"tf.reduce_sum(axis=-1) over (N, {ROW_LENGTH}) rows"
 HOST_KERNEL = "numpy"
-
-
-@dataclass(frozen=True)
-class ProbeEffort:
-    """How hard one round of probes works: the full probe in a fresh process, less when warm."""
-
-    warmup: int = PROBE_WARMUP
-    repeats: int = PROBE_REPEATS
-    budget_s: float = PROBE_BUDGET_S
-
-
-FULL = ProbeEffort()
-WARM = ProbeEffort(WARM_PROBE_WARMUP, WARM_PROBE_REPEATS)
 
 
 class ProbeBuffers:
@@ -117,46 +99,6 @@ def probe_round(buffers: ProbeBuffers, when: str, effort: ProbeEffort = FULL) ->
         ]
     buffers.rounds += 1
     return probes
-
-
-def host_probe(buffer: Any, when: str, effort: ProbeEffort = FULL) -> list[Probe]:
-    """The independent probe (NumPy, no TensorFlow): on a CPU device it reads the same memory."""
-    found = measure_host_read(
-        buffer,
-        warmup=effort.warmup,
-        repeats=effort.repeats,
-        budget_s=effort.budget_s,
-        min_block_s=PROBE_MIN_BLOCK_S,
-    )
-    return [
-        Probe(
-            kernel=found.kernel,
-            when=when,
-            bandwidth_bytes_per_s=found.bandwidth_bytes_per_s,
-            samples_s=found.samples_s,
-            calls_per_sample=found.calls_per_sample,
-            extra={"method": HOST_METHOD, "threads": found.threads},
-        )
-    ]
-
-
-def peak_from(probes: list[Probe], device: str, llc_bytes: int) -> Peak:
-    """The results JSON `peak` object: the best probe median, with every probe kept."""
-    best = max(probes, key=lambda p: p.bandwidth_bytes_per_s)
-    size = bandwidth_buffer_bytes(llc_bytes)
-    methods = sorted({str(p.extra.get("method", "tensorflow")) for p in probes})
-    return Peak(
-        bandwidth_bytes_per_s=best.bandwidth_bytes_per_s,
-        method=(
-            f"best median of {len(probes)} synchronised read probes ({', '.join(methods)}; "
-            f"{best.kernel} was best, {best.when} the strategies) over a "
-            f"{size / 2**20:.0f} MiB float32 buffer on {device}, "
-            f"{size / max(1, llc_bytes):.1f}x the last-level cache"
-        ),
-        device=device,
-        buffer_bytes=size,
-        probes=tuple(probes),
-    )
 
 
 def measure_peak(device: str, device_kind: str, llc_bytes: int) -> Peak:

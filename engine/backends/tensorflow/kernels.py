@@ -7,8 +7,6 @@ The catalogue (`engine.spec.catalog`) names each one; `build.build_kernel` wraps
 
 from __future__ import annotations
 
-import numpy as np
-
 from engine.backends.tensorflow.loader import tf
 
 
@@ -59,7 +57,3 @@ def dataset(A: tf.Tensor, x: tf.Tensor, batch_size: int = 256) -> tf.Tensor:
 @tf.function
 def batched_step(A: tf.Tensor, x: tf.Tensor) -> tf.Tensor:
     return tf.linalg.matvec(A, x)
-
-
-def numpy(A: np.ndarray, x: np.ndarray) -> np.ndarray:
-    return np.matmul(A, x[..., None])[..., 0]

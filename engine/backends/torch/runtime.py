@@ -61,6 +61,16 @@ class TorchRuntime:
             output = output.float()  # exact: every bfloat16 is a float32
         return output.cpu().numpy()
 
+    def probe_buffer(self, elements: int) -> Any:
+        """A float32 buffer on the device, for the read probe (`peer_worker.device_probes`)."""
+        buffer = torch.ones(elements, dtype=torch.float32, device=self.device)
+        self.sync(buffer)
+        return buffer
+
+    def probe_read(self) -> Callable[[Any], Any]:
+        """A read of every element: a sum."""
+        return torch.sum
+
     def environment(self) -> dict[str, Any]:
         return {
             "version": torch.__version__,

@@ -176,3 +176,50 @@ def test_variants_from_different_processes_carry_the_between_process_floor():
     assert together.ratios["b"].low > 1.05 and not together.tied_with  # same process: a real gap
     assert apart.tied_with == ("b",)  # a fresh process could move a median this much
     assert apart.ratios["b"].ratio == pytest.approx(together.ratios["b"].ratio)
+
+
+class FakeAcceleratorRuntime:
+    """NumPy arrays standing in for a device's, with the device kind an accelerator says."""
+
+    framework = "torch"
+    device_kind = "GPU"
+
+    def probe_buffer(self, elements):
+        import numpy as np
+
+        return np.ones(elements, dtype=np.float32)
+
+    def probe_read(self):
+        return lambda buffer: buffer.sum()
+
+    def sync(self, _output):
+        return None
+
+
+def test_an_accelerator_peer_measures_its_own_devices_ceiling():
+    from engine.execution.peer_worker import device_probes
+    from engine.results.parts import Probe
+
+    (probe,) = device_probes(FakeAcceleratorRuntime(), 8 * 2**20, "before")
+    parsed = Probe.from_dict(probe, "probe")
+    assert parsed.extra["method"] == "torch" and parsed.extra["device_kind"] == "GPU"
+    assert parsed.bandwidth_bytes_per_s > 0 and parsed.when == "before"
+    cpu = FakeAcceleratorRuntime()
+    cpu.device_kind = "CPU"
+    assert device_probes(cpu, 8 * 2**20, "before") == []  # a CPU peer's ceiling is the host's
+
+
+def test_a_result_with_its_own_devices_ceiling_is_placed_against_it():
+    from tests.factories import make_run
+
+    run = make_run({"torch_bmm": [0.001] * 4, "numpy": [0.004] * 4})
+    gpu = run.results[0]
+    gpu.ceiling_bytes_per_s = 4.0e12
+    data = run.to_dict()
+    own = gpu.bytes / 0.001 / 4.0e12
+    assert data["results"][0]["roofline_fraction"] == pytest.approx(own)
+    assert data["results"][1]["roofline_fraction"] == pytest.approx(
+        run.results[1].bytes / 0.004 / run.peak_bytes_per_s
+    )
+    again = type(run).from_dict(data)
+    assert again.results[0].ceiling_bytes_per_s == 4.0e12

@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 
 from engine import BenchConfig, run
-from engine.backends.tensorflow.bandwidth import FULL, WARM
 from engine.backends.tensorflow.build import build_kernel
 from engine.execution.warm import WarmState
 from engine.machine.accelerators import DeviceError
+from engine.measure.host_bandwidth import FULL, WARM
 from engine.measure.memory import bandwidth_buffer_bytes, input_set_bytes
 from engine.results.events import VariantDone, VariantResult
 from engine.results.model import StrategyResult

@@ -36,3 +36,40 @@ def test_no_time_no_rates(seconds):
 def test_no_peak_no_fraction_but_rates():
     rates = roofline.rates(10, 10, 1, 1.0, None)
     assert rates["roofline_fraction"] is None and rates["gbytes_per_s"] == pytest.approx(1e-8)
+
+
+@pytest.mark.parametrize(
+    ("shape", "itemsize", "expected"),
+    [
+        ((100, 100), 4, (104, 128)),
+        ((8, 8), 4, (8, 128)),
+        ((1, 1), 4, (8, 128)),
+        ((100, 100), 2, (112, 128)),  # bfloat16 / float16: (16, 128) tiles
+        ((3000, 100, 100), 4, (3000, 104, 128)),
+        ((100,), 4, (128,)),
+    ],
+)
+def test_tpu_padding_rounds_the_two_minor_dimensions_up_to_the_tile(shape, itemsize, expected):
+    from engine.measure.roofline import padded_minor
+
+    assert padded_minor(shape, itemsize) == expected
+
+
+def test_padded_bytes_of_the_seed_problem_and_its_note():
+    from engine.measure.roofline import tpu_padded_bytes, tpu_padding_note, traffic_bytes
+
+    padded = tpu_padded_bytes(3000, 100, 100, 4)
+    assert padded == 4 * (3000 * 104 * 128 + 3000 * 128 + 3000 * 128)
+    assert 1.3 < padded / traffic_bytes(3000, 100, 100, 4) < 1.4
+    assert "stored as 104x128" in tpu_padding_note(3000, 100, 100, 4)
+
+
+def test_a_tpu_result_carries_both_roofline_fractions():
+    from tests.factories import make_run
+
+    run = make_run({"jax_vmap": [0.001] * 4})
+    result = run.results[0]
+    result.bytes_padded = 2 * result.bytes
+    entry = run.to_dict()["results"][0]
+    assert entry["roofline_fraction_padded"] == pytest.approx(2 * entry["roofline_fraction"])
+    assert type(run).from_dict(run.to_dict()).results[0].bytes_padded == 2 * result.bytes

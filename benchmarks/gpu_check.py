@@ -1,0 +1,161 @@
+"""The device check for a bare Linux GPU machine: PyTorch, JAX (and maybe CuPy) preinstalled,
+no TensorFlow, no network.
+
+Run from the repository root of a checkout on that machine:
+
+    python benchmarks/gpu_check.py --out OUT_DIR [--wheels .whl]
+
+1. The engine runs from the checkout itself (`python -m engine`, the repository root on the
+   path): nothing is installed over the preinstalled frameworks. A small pure-Python
+   dependency missing there (tqdm, platformdirs, ...) can travel as a wheel in `--wheels`; it
+   is installed with `--no-deps --no-index` into a folder of its own, added to the path.
+2. `devices --json`, then `run --strategy all` (the installed strategies) at the seed's size
+   (3000x100x100 float32) and two other shapes (100000x8x8, 64x1000x1000), each a fresh
+   process, each writing its results JSON to OUT_DIR.
+3. A one-screen summary (`summary.txt`): per shape, each variant's median, synced against
+   dispatch-only time, GB/s and its fraction of the read bandwidth measured on the device it
+   ran on, correctness and why sampling stopped; and every ceiling probe.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+NEEDED = (
+    "numpy",
+    "scipy",
+    "pandas",
+    "ml_dtypes",
+    "tqdm",
+    "psutil",
+    "platformdirs",
+    "threadpoolctl",
+)
+SHAPES = ((3000, 100, 100), (100_000, 8, 8), (64, 1000, 1000))
+
+
+def missing_modules() -> list[str]:
+    return [name for name in NEEDED if importlib.util.find_spec(name) is None]
+
+
+def install_wheels(wheels: Path, target: Path) -> None:
+    found = sorted(str(p) for p in wheels.glob("*.whl"))
+    if not found:
+        return
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-index",
+            "--no-deps",
+            "--target",
+            str(target),
+            *found,
+        ],
+        check=True,
+    )
+
+
+def engine(args: list[str], env: dict[str, str], timeout_s: int = 900) -> Any:
+    return subprocess.run(
+        [sys.executable, "-m", "engine", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout_s,
+    )
+
+
+def summarise(path: Path) -> list[str]:
+    data = json.loads(path.read_text())
+    config = data["config"]
+    lines = [
+        f"{config['matrices']}x{config['dim']}x{config['cols']} {config['dtype']}: "
+        f"run peak {data['peak']['bandwidth_bytes_per_s'] / 1e9:.1f} GB/s "
+        f"({data['environment']['device_kind']} run)"
+    ]
+    for probe in data["peak"].get("probes", []):
+        lines.append(
+            f"  probe {probe.get('method', '?'):<7} {probe['when']:<6} "
+            f"{probe['bandwidth_bytes_per_s'] / 1e9:8.1f} GB/s  {probe['kernel']}"
+        )
+    for entry in data["results"]:
+        if entry["status"] != "ok":
+            lines.append(f"  {entry['variant']:<16} {entry['status']}: {entry['error']}")
+            continue
+        fraction = entry.get("roofline_fraction")
+        lines.append(
+            f"  {entry['variant']:<16} median {entry['median_s'] * 1e6:9.1f} us  "
+            f"dispatch {entry['dispatch_s'] * 1e6:8.1f} us  "
+            f"{entry['gbytes_per_s']:8.1f} GB/s  "
+            f"{'-' if fraction is None else f'{fraction:.0%}':>5} of its device  "
+            f"correct={entry['correct']}  stop={entry.get('stop_reason')}"
+        )
+    frameworks = data["environment"].get("frameworks", {})
+    for name, info in frameworks.items():
+        lines.append(f"  {name}: {info.get('device')} ({info.get('device_name')})")
+    return lines
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=Path("gpu-check"))
+    parser.add_argument("--wheels", type=Path, default=ROOT / ".whl")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "TF_CPP_MIN_LOG_LEVEL": "3"}
+    paths = [str(ROOT)]
+    if missing_modules() and args.wheels.is_dir():
+        target = args.out / "site"
+        install_wheels(args.wheels, target)
+        paths.append(str(target))
+        sys.path.extend(paths[1:])
+    still = missing_modules()
+    if still:
+        print(f"missing and not carried as wheels: {', '.join(still)}", file=sys.stderr)
+        return 2
+    env["PYTHONPATH"] = os.pathsep.join([*paths, env.get("PYTHONPATH", "")])
+    env["MATVEC_HISTORY"] = str(args.out / "history.sqlite3")
+
+    report: list[str] = []
+    devices = engine(["devices", "--json"], env, timeout_s=300)
+    report.append(f"devices: {devices.stdout.strip() or devices.stderr.strip()[-500:]}")
+    for matrices, rows, cols in SHAPES:
+        out = args.out / f"run-{matrices}x{rows}x{cols}.json"
+        done = engine(
+            [
+                "run",
+                f"--matrices={matrices}",
+                f"--dim={rows}",
+                f"--cols={cols}",
+                "--strategy=all",
+                "--no-history",
+                "--progress=none",
+                f"--json={out}",
+            ],
+            env,
+        )
+        if done.returncode != 0:
+            report.append(f"{matrices}x{rows}x{cols}: exit {done.returncode}: {done.stderr[-800:]}")
+            continue
+        report.extend(summarise(out))
+    text = "\n".join(report)
+    (args.out / "summary.txt").write_text(text + "\n")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

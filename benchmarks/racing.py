@@ -1,0 +1,183 @@
+"""Adaptive sampling with racing against fixed sampling: time, same answer, A/A and power.
+
+1. Time: the dashboard's default set at the seed's size on one warm worker (`serve`), adaptive
+   and fixed alternately, `--pairs` times; the measuring time of each (`timings.variants_s`)
+   and whether the adaptive winner-or-tie set holds the fixed run's winner.
+2. A/A with racing: `--aa` fresh adaptive runs of one configuration, every pair compared;
+   power: as many runs of 1.5x the matrices, every (A/A, power) pair compared.
+3. `--load`: the same with a load generator busy on one core half of the time (an on/off busy
+   loop in another process, 50 ms on, 50 ms off).
+
+    python -m benchmarks.racing [--pairs 20] [--aa 5] [--load]
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import multiprocessing
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from engine.analysis.compare import compare_runs
+from engine.results.model import RunResult
+
+DEFAULT_SET = (
+    "python_loop",
+    "while_loop",
+    "map_fn",
+    "vectorized_map",
+    "batched_matvec",
+    "einsum",
+    "numpy",
+)
+BATCHED = ("batched_matvec", "einsum", "vectorized_map", "numpy")
+ROOT = Path(__file__).resolve().parent.parent
+ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
+
+
+def busy_half_the_time(stop: multiprocessing.synchronize.Event) -> None:
+    while not stop.is_set():
+        end = time.perf_counter() + 0.05
+        while time.perf_counter() < end:
+            pass
+        time.sleep(0.05)
+
+
+def warm_runs(pairs: int, args: argparse.Namespace, scratch: Path) -> list[tuple[dict, dict]]:
+    """Adaptive and fixed runs, alternately, on one warm worker."""
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "engine", "serve", "--prewarm"],
+        cwd=ROOT,
+        env=ENV,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert worker.stdin is not None and worker.stdout is not None
+    found = []
+
+    def one(sampling: str, index: int) -> dict:
+        out = scratch / f"{sampling}{index}.json"
+        request = [
+            f"--matrices={args.matrices}",
+            f"--dim={args.dim}",
+            f"--strategy={','.join(DEFAULT_SET)}",
+            f"--sampling={sampling}",
+            f"--seed={index}",
+            "--no-history",
+            "--progress=none",
+            f"--json={out}",
+        ]
+        worker.stdin.write(json.dumps({"run": request}) + "\n")
+        worker.stdin.flush()
+        for line in worker.stdout:
+            if line.startswith('{"event": "exit"'):
+                break
+        return json.loads(out.read_text())
+
+    one("adaptive", -1)  # the worker's first run warms TensorFlow; not counted
+    for index in range(pairs):
+        found.append((one("adaptive", index), one("fixed", index)))
+        adaptive, fixed = found[-1]
+        print(
+            f"pair {index + 1}: measuring {adaptive['timings']['variants_s']:.1f} s adaptive, "
+            f"{fixed['timings']['variants_s']:.1f} s fixed; winner {fixed['winner']['variant']}"
+            f" (fixed), {adaptive['winner']['variant']} + {adaptive['winner']['tied_with']} "
+            "(adaptive)",
+            flush=True,
+        )
+    worker.stdin.close()
+    worker.wait()
+    return found
+
+
+def fresh_runs(count: int, matrices: int, args: argparse.Namespace, scratch: Path, tag: str):
+    runs = []
+    for index in range(count):
+        out = scratch / f"{tag}{index}.json"
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "engine",
+                "run",
+                f"--matrices={matrices}",
+                f"--dim={args.dim}",
+                f"--strategy={','.join(BATCHED)}",
+                "--no-history",
+                "--progress=none",
+                f"--json={out}",
+            ],
+            cwd=ROOT,
+            env=ENV,
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+        runs.append(RunResult.from_json(out.read_text()))
+    return runs
+
+
+def aa_and_power(args: argparse.Namespace, scratch: Path, tag: str) -> None:
+    aa = fresh_runs(args.aa, args.matrices, args, scratch, f"{tag}aa")
+    power = fresh_runs(args.aa, args.matrices * 3 // 2, args, scratch, f"{tag}power")
+    called = total = 0
+    for a, b in itertools.combinations(aa, 2):
+        rows = compare_runs([a, b])
+        rows = rows[~rows["baseline"]]
+        called += int(rows["verdict"].isin(["faster", "slower"]).sum())
+        total += len(rows)
+    print(f"{tag}A/A: {called} of {total} called faster/slower ({called / max(total, 1):.0%})")
+    slower = total = 0
+    for a, b in itertools.product(aa, power):
+        rows = compare_runs([a, b])
+        rows = rows[~rows["baseline"]]
+        slower += int((rows["verdict"] == "slower").sum())
+        total += len(rows)
+    print(f"{tag}1.5x work: {slower} of {total} called slower ({slower / max(total, 1):.0%})")
+    loads = [r.machine_load.other_cpu_fraction for r in aa + power if r.machine_load]
+    print(f"{tag}other processes' CPU share: {min(loads):.0%}-{max(loads):.0%}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pairs", type=int, default=20)
+    parser.add_argument("--aa", type=int, default=5)
+    parser.add_argument("--matrices", type=int, default=3000)
+    parser.add_argument("--dim", type=int, default=100)
+    parser.add_argument("--load", action="store_true", help="also with a load generator")
+    parser.add_argument("--skip-time", action="store_true", help="only A/A and power")
+    args = parser.parse_args()
+    scratch = Path(tempfile.mkdtemp(prefix="matvec-racing-"))
+    if not args.skip_time and args.pairs:
+        pairs = warm_runs(args.pairs, args, scratch)
+        ratio = [a["timings"]["variants_s"] / f["timings"]["variants_s"] for a, f in pairs]
+        held = sum(
+            f["winner"]["variant"] in {a["winner"]["variant"], *a["winner"]["tied_with"]}
+            for a, f in pairs
+        )
+        print(
+            f"adaptive measuring time / fixed: median {sorted(ratio)[len(ratio) // 2]:.2f} "
+            f"(range {min(ratio):.2f}-{max(ratio):.2f}); the adaptive winner-or-tie set held "
+            f"the fixed winner in {held} of {len(pairs)} pairs"
+        )
+    if args.aa:
+        aa_and_power(args, scratch, "quiet ")
+        if args.load:
+            stop = multiprocessing.Event()
+            loader = multiprocessing.Process(target=busy_half_the_time, args=(stop,))
+            loader.start()
+            try:
+                aa_and_power(args, scratch, "loaded ")
+            finally:
+                stop.set()
+                loader.join()
+
+
+if __name__ == "__main__":
+    main()

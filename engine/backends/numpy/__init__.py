@@ -1,0 +1,1 @@
+"""NumPy as a runtime: the host, no framework. Its kernel is what the dashboard shows."""

@@ -1,0 +1,71 @@
+"""Progress by decision: the fraction follows the work left, and the words say what is still
+running and what the race eliminated."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from dashboard.services.worker import JobStatus, apply_event
+from dashboard.text.progress import describe_run, run_fraction
+from engine.cli.progress import BarProgress
+from engine.results.events import (
+    Eliminated,
+    Phase,
+    Sample,
+    Started,
+    VariantDone,
+    VariantResult,
+    VariantStarted,
+)
+
+VARIANTS = ("python_loop", "einsum", "numpy")
+
+
+def events_until_one_is_eliminated():
+    yield Started(VARIANTS)
+    for variant in VARIANTS:
+        yield VariantStarted(variant)
+    yield Phase("sampling (interleaved)")
+    for round_ in (1, 2, 3):
+        for variant in VARIANTS:
+            yield Sample(variant, round_, 20, 0.004)
+    yield Eliminated("python_loop", "numpy", 110.9, 95.3)
+    yield VariantDone("python_loop", "ok")
+    yield VariantResult({"variant": "python_loop"})
+
+
+def test_a_stopped_variant_is_credited_in_full_and_named_as_eliminated():
+    status = JobStatus(elapsed_s=2.0, max_samples=20)
+    fractions = []
+    for event in events_until_one_is_eliminated():
+        apply_event(status, event)
+        fractions.append(run_fraction(status))
+    assert fractions == sorted(fractions)  # never goes back
+    # 3 prepared + einsum 3 + numpy 3 + python_loop 20 (stopped) of 3 x (1 + 20)
+    assert fractions[-1] == pytest.approx((3 + 3 + 3 + 20) / 63)
+    text = describe_run(status)
+    assert text.startswith("Sampling: 2 of 3 still running (einsum, numpy)")
+    assert "eliminated: python_loop 110.90× numpy" in text
+
+
+def test_preparing_says_which_variant_and_what_is_done_to_it():
+    status = JobStatus(elapsed_s=1.0, max_samples=20)
+    for event in (Started(VARIANTS), VariantStarted("python_loop"), VariantStarted("einsum")):
+        apply_event(status, event)
+    assert describe_run(status).startswith("Preparing einsum (2/3): first call")
+    assert run_fraction(status) == pytest.approx(1 / 63)
+
+
+def test_the_cli_bar_follows_the_work_left_and_says_each_elimination():
+    stream = io.StringIO()
+    progress = BarProgress(stream)
+    for event in events_until_one_is_eliminated():
+        progress(event)
+    assert progress.bar is not None
+    assert progress.bar.total == 60 and progress.bar.n == 3 + 3 + 20
+    progress.close()
+    output = stream.getvalue()
+    assert "preparing einsum" in output
+    assert "eliminated python_loop: 110.90x the time of numpy" in output

@@ -1,0 +1,64 @@
+"""One runtime's contract, run in a process of its own (as the engine runs it).
+Usage: python -m tests.engine.backends.runtime_probe FRAMEWORK; prints one JSON object."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import numpy as np
+
+from engine.execution.peer_worker import kernel_function, load_runtime
+from engine.measure.correctness import check, fill, make_inputs, poisoned_output, reference
+from engine.spec.catalog import strategies
+
+SHAPES = [(5, 3, 3), (7, 4, 9), (1, 6, 6), (9, 1, 1), (4, 1, 5), (3, 8, 1), (1, 1, 1)]
+DTYPES = ("float32", "float64", "float16", "bfloat16")
+
+
+def same_bits(placed: np.ndarray, host: np.ndarray) -> bool:
+    if host.dtype.name == "bfloat16":
+        return bool(np.array_equal(placed.astype(np.float32), host.astype(np.float32)))
+    return placed.dtype == host.dtype and placed.tobytes() == host.tobytes()
+
+
+def main() -> None:
+    framework = sys.argv[1]
+    names = [s.name for s in strategies() if s.framework == framework]
+    report: dict = {"framework": framework, "cases": [], "refused": {}, "bad_option": None}
+    for dtype in DTYPES:
+        runtime = load_runtime(framework, dtype, threads=1)
+        reason = runtime.unsupported(dtype)
+        if reason:
+            report["refused"][dtype] = reason
+            continue
+        for shape in SHAPES:
+            host = make_inputs(*shape, dtype, seed=3, stream=1)
+            placed = runtime.put(host)
+            bits = all(same_bits(runtime.to_host(p), h) for p, h in zip(placed, host, strict=True))
+            for name in names:
+                fn = runtime.build(kernel_function(name), "")
+                output = fn(*placed)
+                runtime.sync(output)
+                out = poisoned_output(shape[0], shape[1])
+                problem = fill(out, runtime.to_host(output))
+                result = check(out, reference(*host), dtype, shape[2])
+                report["cases"].append(
+                    {
+                        "strategy": name,
+                        "dtype": dtype,
+                        "shape": list(shape),
+                        "bits": bits,
+                        "correct": problem is None and result.correct,
+                        "message": problem or result.message,
+                    }
+                )
+    try:
+        runtime.build(kernel_function(names[0]), "xla")
+    except ValueError as error:
+        report["bad_option"] = str(error)
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    main()

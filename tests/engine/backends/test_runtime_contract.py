@@ -1,0 +1,53 @@
+"""The same contract for every runtime that runs through the prepare -> sample -> check path
+(NumPy, JAX, PyTorch), each in a process of its own: correct on random, rectangular and
+degenerate shapes (B = 1, m = 1, n = 1) in every dtype it supports, a reason for each dtype it
+refuses, a bad build option refused as a ValueError, and the inputs on its device bit for bit
+the engine's. TensorFlow's kernels are held to the same in test_kernels.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from engine.spec.catalog import framework_installed
+from tests.conftest import ROOT
+
+
+@pytest.fixture(scope="module", params=["numpy", "jax", "torch"])
+def contract(request):
+    if not framework_installed(request.param):
+        pytest.skip(f"{request.param} is not installed here")
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.engine.backends.runtime_probe", request.param],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "JAX_PLATFORMS": "cpu"},
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_every_kernel_is_correct_on_every_shape_in_every_supported_dtype(contract):
+    cases = contract["cases"]
+    assert cases, contract
+    wrong = [c for c in cases if not c["correct"]]
+    assert not wrong, wrong[:3]
+    shapes = {tuple(c["shape"]) for c in cases}
+    assert {(1, 6, 6), (9, 1, 1), (4, 1, 5), (3, 8, 1), (1, 1, 1)} <= shapes
+    assert "float32" in {c["dtype"] for c in cases}
+
+
+def test_the_inputs_on_the_device_are_the_engines_bit_for_bit(contract):
+    assert all(c["bits"] for c in contract["cases"])
+
+
+def test_a_refused_dtype_says_why_and_a_bad_option_is_a_value_error(contract):
+    assert all(isinstance(r, str) and r for r in contract["refused"].values())
+    expected = {"numpy": "NumPy", "jax": "JAX", "torch": "PyTorch"}[contract["framework"]]
+    assert contract["bad_option"].startswith(f"{expected} kernels have no 'xla' variant")
