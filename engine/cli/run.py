@@ -116,6 +116,10 @@ def command_run(args: argparse.Namespace, warm: Any = None) -> int:
         progress(ResultWritten(result.run_id, args.json_path))
     else:
         print(summary_table(result))
+        if result.config.search:
+            from engine.results.search import search_lines, search_summary
+
+            print("\n".join(search_lines(search_summary(result))))
         took = took_line(result.timings, result.worker)
         if took:
             print(took)

@@ -42,7 +42,7 @@ from engine.measure.timing import Kernel, Sampler, time_kernel
 from engine.measure.uncertainty import DEFAULT_RATIO_LOG_SD, NoiseFloor
 from engine.process.children import die_with_parent
 from engine.results.events import Event, Phase, VariantStarted
-from engine.results.formatting import one_line
+from engine.results.formatting import classify_error, one_line
 from engine.results.parts import Probe
 from engine.spec.catalog import strategy_info, variant_name
 from engine.spec.config import BenchConfig
@@ -102,7 +102,7 @@ def prepare_variant(
         result.status, result.error = "unsupported", reason
         return Prepared(result)
     try:
-        fn = runtime.build(kernel_function(strategy), option)
+        fn = runtime.build(kernel_function(strategy), strategy_info(strategy).build or option)
         sets = inputs.timed
         sampler = Sampler(
             Kernel(call=lambda i: fn(*sets[i % len(sets)]), sync=runtime.sync),
@@ -113,7 +113,7 @@ def prepare_variant(
         runtime.sync(output)
         check_outputs(result, [output], inputs.reference, config, convert=runtime.to_host)
     except Exception as error:  # noqa: BLE001 - one variant's failure keeps the others
-        result.status, result.error = "failed", one_line(error)
+        result.status, result.error = classify_error(error), one_line(error)  # type: ignore[assignment]
         return Prepared(result)
     if runtime.device_kind != run_device_kind:
         result.warnings.append(

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.execution.recording import Prepared
+from engine.machine.load import LoadMonitor
 from engine.measure.racing import RacePlan, race
 from engine.measure.uncertainty import NoiseFloor
 from engine.results.events import Eliminated, Progress, Sample
@@ -120,8 +121,10 @@ def take_samples(
     emit: Progress,
     on_failure: Callable[[Prepared, BaseException], None],
     on_done: Callable[[Prepared], None] | None = None,
+    load: Callable[[], float] | None = None,
 ) -> SamplingRecord:
-    """Sample every variant until it stops; returns what was run, in order."""
+    """Sample every variant until it stops; returns what was run, in order. `load`: other
+    processes' CPU share so far (default: measured, from the start of sampling)."""
     record = SamplingRecord(
         order,
         seed,
@@ -131,6 +134,9 @@ def take_samples(
     )
     shuffle = random.Random(seed)
     reported: set[int] = set()
+    if load is None:  # a busy machine widens the race's floor, as it widens the ties
+        monitor = LoadMonitor().start()
+        load = monitor.share_so_far
     last: list[int] = [-1]  # whose block ran last; at first, other variants' preparation
 
     def report_finished() -> None:
@@ -162,7 +168,7 @@ def take_samples(
             taken = []
             while _still_sampling(item, plan) and one_block(index):
                 taken.append(index)
-                _race_round(prepared, plan, emit)
+                _race_round(prepared, plan.under_load(load()), emit)
             if taken:
                 record.rounds.append(taken)
             report_finished()
@@ -175,5 +181,5 @@ def take_samples(
             return record
         shuffle.shuffle(waiting)
         record.rounds.append([i for i in waiting if one_block(i)])
-        _race_round(prepared, plan, emit)
+        _race_round(prepared, plan.under_load(load()), emit)
         report_finished()

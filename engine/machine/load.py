@@ -66,6 +66,10 @@ class LoadMonitor:
         self.own_s = _own_cpu_s()
         return self
 
+    def share_so_far(self) -> float:
+        """Other processes' share of the machine's CPU since `start`, without stopping."""
+        return self.stop().other_cpu_fraction
+
     def stop(self) -> MachineLoad:
         machine = _machine_busy_s() - self.machine_s
         own = _own_cpu_s() - self.own_s

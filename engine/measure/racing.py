@@ -21,6 +21,7 @@ within-run ratio noise floor that one run cannot see (`NoiseFloor.ratio_log_sd`)
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -29,7 +30,12 @@ from typing import Literal
 import numpy as np
 from scipy import stats
 
-from engine.measure.uncertainty import DEFAULT_MARGIN, DEFAULT_RATIO_LOG_SD, median_ci
+from engine.measure.uncertainty import (
+    DEFAULT_MARGIN,
+    DEFAULT_RATIO_LOG_SD,
+    busy_log_sd,
+    median_ci,
+)
 
 StopReason = Literal["precise", "eliminated", "budget", "max_samples"]
 STOP_REASONS: tuple[str, ...] = ("precise", "eliminated", "budget", "max_samples")
@@ -105,6 +111,13 @@ class RacePlan:
             log_median_se(samples) ** 2 + log_median_se(best_samples) ** 2 + self.floor_log_sd**2
         )
         return RatioBound(best, math.exp(point), math.exp(point - z * se))
+
+    def under_load(self, other_cpu_fraction: float) -> RacePlan:
+        """This plan with its floor widened for a machine this busy so far (as ties are)."""
+        extra = busy_log_sd(other_cpu_fraction)
+        if extra == 0.0:
+            return self
+        return dataclasses.replace(self, floor_log_sd=math.hypot(self.floor_log_sd, extra))
 
     def eliminates(self, bound: RatioBound) -> bool:
         return self.adaptive and bound.low > 1 + self.margin

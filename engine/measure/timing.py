@@ -131,8 +131,11 @@ class Sampler:
         self.warnings: list[str] = []
         self.samples: list[float] = []
         self.last_block_s = 0.0
+        self.fixed_calls = fixed_calls
 
-        self.first_call_s = self._block(1)
+        # The first call (tracing, compiling: seconds for torch.compile) is reported on its own
+        # and not charged to the budget, which is for warm-up, autorange and samples.
+        self.first_call_s = _run_block(kernel, self.counter, 1, clock)
         done_warmup = 0
         while done_warmup < warmup and self.deadline.allows(self.first_call_s):
             self._block(1)
@@ -167,6 +170,8 @@ class Sampler:
         does. Those calls are spent here, outside the clock, and counted in the variant's
         budget. A variant whose one call outlasts `REWARM_S` carries the disturbance diluted
         in its own call and gets none."""
+        if self.fixed_calls:  # multi-worker: every worker must make exactly the same calls
+            return
         per_call = self.last_block_s / self.calls if self.samples else self.dispatch_block_s
         if per_call >= REWARM_S:
             return

@@ -169,6 +169,22 @@ ERROR_MAX_CHARS = 500
 NOISE_PREFIXES = ("Graph execution error", "Detected at node", "Stack trace", "File ", "[[", "in ")
 
 
+UNSUPPORTED_WORDS = (
+    "no registered",
+    "not supported",
+    "unsupported",
+    "invalid data type",
+    "not implemented for",
+)
+
+
+def classify_error(error: BaseException) -> str:
+    """`unsupported` when a framework says it lacks a kernel or a dtype (any framework's
+    words for it), else `failed`: the status a variant's failure is recorded with."""
+    text = str(error).lower()
+    return "unsupported" if any(word in text for word in UNSUPPORTED_WORDS) else "failed"
+
+
 def one_line(error: BaseException) -> str:
     """A failure in one line: framework errors (TensorFlow's above all) carry pages of graph
     context; users need the line that says why."""

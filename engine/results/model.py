@@ -320,6 +320,10 @@ class RunResult:
             "warnings": list(self.warnings),
         }
         data["winner"] = self.winner_dict()
+        if self.config.search:
+            from engine.results.search import search_summary  # it reads this model
+
+            data["search"] = search_summary(self)
         data["uncertainty"] = {
             "confidence": CONFIDENCE,
             "median_ci": MEDIAN_CI_METHOD,
@@ -393,6 +397,7 @@ class RunResult:
             "warnings",
             "memory_estimate",
             "winner",
+            "search",
             "uncertainty",
             "sampling",
             "machine_load",

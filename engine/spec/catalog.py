@@ -9,6 +9,7 @@ Adding a strategy is one kernel function plus one `register(StrategyInfo(...))` 
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 import importlib.util
 from dataclasses import dataclass
@@ -62,6 +63,15 @@ class StrategyInfo:
     simplicity: int = 5
     simplicity_reason: str = ""
     why: str = ""  # why it is fast or slow, when the kind's general reason does not fit
+    # The implementation space (docs/search.md): where this point sits on its axes, whether a
+    # search tries it, whether only a search does (not in `all`), and the option its runtime
+    # builds it with ("compile": torch.compile).
+    expression: str = ""
+    compiler: str = ""
+    chunks: int = 1
+    searchable: bool = True
+    search_only: bool = False
+    build: str = ""
 
     @property
     def supports_xla(self) -> bool:
@@ -130,8 +140,14 @@ def strategy_names() -> tuple[str, ...]:
 
 
 def installed_strategy_names() -> tuple[str, ...]:
-    """What `--strategy all` means: every strategy whose framework is installed here."""
-    return tuple(s.name for s in _REGISTRY.values() if s.installed)
+    """What `--strategy all` means: every strategy whose framework is installed here (the
+    points only a search tries are not in it)."""
+    return tuple(s.name for s in _REGISTRY.values() if s.installed and not s.search_only)
+
+
+def search_strategy_names() -> tuple[str, ...]:
+    """What `--search` tries: every searchable point whose framework is installed here."""
+    return tuple(s.name for s in _REGISTRY.values() if s.installed and s.searchable)
 
 
 def interactive_strategies() -> tuple[str, ...]:
@@ -226,6 +242,8 @@ def code_to_copy(name: str) -> str | None:
         return ("@tf.function(jit_compile=True)\n" if xla else "@tf.function\n") + source
     if info.kind == "jit":
         return "@jax.jit\n" + source
+    if info.build == "compile":
+        return "@torch.compile\n" + source
     return source
 
 
@@ -370,5 +388,139 @@ BUILTIN: tuple[StrategyInfo, ...] = (
     ),
 )
 
+# Where each catalogue strategy sits in the implementation space (docs/search.md); the loops
+# are points too, but a search does not try them: they lose by construction.
+CATALOGUE_AXES: dict[str, tuple[str, str, bool]] = {
+    "python_loop": ("python loop", "eager", False),
+    "while_loop": ("while loop", "graph", False),
+    "map_fn": ("map_fn", "graph", False),
+    "vectorized_map": ("vectorized_map", "graph", True),
+    "batched_matvec": ("matvec", "graph", True),
+    "batched_matmul": ("matmul", "graph", True),
+    "einsum": ("einsum", "graph", True),
+    "dataset": ("tf.data", "eager", False),
+    "numpy": ("matmul", "none", True),
+    "jax_vmap": ("vmap of a dot", "jit", True),
+    "jax_einsum": ("einsum", "jit", True),
+    "torch_bmm": ("matmul", "eager", True),
+    "torch_einsum": ("einsum", "eager", True),
+}
+
+SEARCH_ONLY = dict(interactive=False, search_only=True, launches="one")
+SEARCH_POINTS: tuple[StrategyInfo, ...] = (
+    StrategyInfo(
+        "broadcast_reduce",
+        "graph",
+        "tf.reduce_sum(A * x[:, None, :], -1): broadcast multiply, then reduce.",
+        _tf("broadcast_reduce"),
+        distribution="graph",
+        simplicity=4,
+        simplicity_reason="one line of element-wise arithmetic",
+        why="No matmul kernel at all: for small matrices the fused multiply-and-reduce "
+        "avoids the per-matrix overhead of a batched matmul.",
+        expression="broadcast multiply and reduce",
+        compiler="graph",
+        **SEARCH_ONLY,
+    ),
+    StrategyInfo(
+        "numpy_einsum",
+        "host",
+        "NumPy: np.einsum('bij,bj->bi', A, x).",
+        "engine.backends.numpy.kernels:numpy_einsum",
+        framework="numpy",
+        simplicity=3,
+        simplicity_reason="one NumPy call, with the index notation to read",
+        expression="einsum",
+        compiler="none",
+        **SEARCH_ONLY,
+    ),
+    StrategyInfo(
+        "numpy_broadcast",
+        "host",
+        "NumPy: (A * x[:, None, :]).sum(-1).",
+        "engine.backends.numpy.kernels:numpy_broadcast",
+        framework="numpy",
+        simplicity=4,
+        simplicity_reason="one line of element-wise arithmetic",
+        expression="broadcast multiply and reduce",
+        compiler="none",
+        **SEARCH_ONLY,
+    ),
+    StrategyInfo(
+        "numpy_split2",
+        "host",
+        "NumPy: the batch in two halves, each matmul on its own thread (NumPy releases the GIL).",
+        "engine.backends.numpy.kernels:numpy_split2",
+        framework="numpy",
+        simplicity=6,
+        simplicity_reason="two threads and an output written in place",
+        why="Each half runs on its own core with its own BLAS call, so both cores stream "
+        "memory at once.",
+        expression="matmul",
+        compiler="none",
+        chunks=2,
+        **SEARCH_ONLY,
+    ),
+    StrategyInfo(
+        "jax_broadcast",
+        "jit",
+        "JAX: jax.jit(lambda A, x: (A * x[:, None, :]).sum(-1)).",
+        _peer("jax", "jax_broadcast"),
+        framework="jax",
+        simplicity=4,
+        simplicity_reason="one line of element-wise arithmetic, compiled by jax.jit",
+        expression="broadcast multiply and reduce",
+        compiler="jit",
+        **SEARCH_ONLY,
+    ),
+    StrategyInfo(
+        "torch_broadcast",
+        "eager",
+        "PyTorch: (A * x[:, None, :]).sum(-1), eager.",
+        _peer("torch", "torch_broadcast"),
+        framework="torch",
+        simplicity=4,
+        simplicity_reason="one line of element-wise arithmetic",
+        expression="broadcast multiply and reduce",
+        compiler="eager",
+        **SEARCH_ONLY,
+    ),
+    StrategyInfo(
+        "torch_bmm_compiled",
+        "eager",
+        "PyTorch: torch.bmm under torch.compile.",
+        _peer("torch", "torch_bmm"),
+        framework="torch",
+        simplicity=5,
+        simplicity_reason="one batched call, compiled (the first call compiles for seconds)",
+        why="torch.compile generates one fused kernel for this exact shape.",
+        expression="matmul",
+        compiler="torch.compile",
+        build="compile",
+        **SEARCH_ONLY,
+    ),
+    StrategyInfo(
+        "torch_broadcast_compiled",
+        "eager",
+        "PyTorch: (A * x[:, None, :]).sum(-1) under torch.compile.",
+        _peer("torch", "torch_broadcast"),
+        framework="torch",
+        simplicity=5,
+        simplicity_reason="one line of arithmetic, compiled (the first call compiles for seconds)",
+        why="torch.compile fuses the multiply and the reduction into one loop over memory.",
+        expression="broadcast multiply and reduce",
+        compiler="torch.compile",
+        build="compile",
+        **SEARCH_ONLY,
+    ),
+)
+
 for _info in BUILTIN:
+    _expression, _compiler, _searchable = CATALOGUE_AXES.get(_info.name, ("", "", False))
+    register(
+        dataclasses.replace(
+            _info, expression=_expression, compiler=_compiler, searchable=_searchable
+        )
+    )
+for _info in SEARCH_POINTS:
     register(_info)

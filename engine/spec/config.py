@@ -13,7 +13,12 @@ from dataclasses import Field, asdict, dataclass, field, fields
 from typing import Any
 
 from engine.measure.racing import DEFAULT_PRECISION, SAMPLINGS
-from engine.spec.catalog import installed_strategy_names, strategy_info, strategy_names
+from engine.spec.catalog import (
+    installed_strategy_names,
+    search_strategy_names,
+    strategy_info,
+    strategy_names,
+)
 from engine.spec.fields import ConfigError, Setting
 
 DTYPES: tuple[str, ...] = ("float16", "bfloat16", "float32", "float64")
@@ -22,6 +27,7 @@ MODES: tuple[str, ...] = ("single", "replicated", "sharded")
 CACHE_STATES: tuple[str, ...] = ("warm", "cold")
 ORDERS: tuple[str, ...] = ("interleaved", "sequential")
 SIZE_LIMITS = (1, 1_000_000)
+SEARCH_MIN_SHARE_S = 1.0  # the least sampling time any point of a search gets
 
 
 def setting(default: Any, **spec: Any) -> Any:
@@ -163,6 +169,24 @@ class BenchConfig:
         help="batch size of the dataset strategy (per replica)",
         label="Dataset batch",
     )
+    search: bool = setting(
+        False,
+        kind="bool",
+        help="search the implementation space: every installed framework's searchable "
+        "points (expressions, compilers, batch splits), raced until the winner is decided",
+        label="Search the implementation space",
+        sweepable=False,
+    )
+    search_budget_s: float = setting(
+        60.0,
+        kind="seconds",
+        limits=(5.0, 86_400.0),
+        help="with search: the time the sampling of all points may take, shared between them",
+        label="Search budget (s)",
+        flag="--search-budget",
+        url="search_budget",
+        sweepable=False,
+    )
     label: str = setting(
         "",
         kind="text",
@@ -177,9 +201,24 @@ class BenchConfig:
         for item in fields(self):
             parsed = setting_of(item).parse(item.name, getattr(self, item.name))
             object.__setattr__(self, item.name, parsed)
+        if self.search:
+            self._widen_to_the_search_space()
         self._check_combination()
 
+    def _widen_to_the_search_space(self) -> None:
+        """A search measures every searchable point (and whatever else was asked), with
+        +xla, each within its share of the search budget. Applying it again changes nothing,
+        so a stored search config reads back as itself."""
+        names = set(search_strategy_names()) | set(self.strategies)
+        ordered = tuple(name for name in strategy_names() if name in names)
+        share = max(SEARCH_MIN_SHARE_S, self.search_budget_s / max(1, 2 * len(ordered)))
+        object.__setattr__(self, "strategies", ordered)
+        object.__setattr__(self, "xla", True)
+        object.__setattr__(self, "time_budget_s", min(self.time_budget_s, share))
+
     def _check_combination(self) -> None:
+        if self.search and self.mode != "single":
+            raise ConfigError("search", "searches run in mode single")
         if self.mode == "single" and self.replicas != 1:
             raise ConfigError("replicas", "must be 1 in mode single; use replicated or sharded")
         if self.mode != "single" and not any(

@@ -174,7 +174,7 @@ def _parse_text(setting: Setting, field: str, value: Any) -> str:
         value.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate: bytes that were not UTF-8 on the way in
         raise ConfigError(field, "must be valid UTF-8 text (it holds undecodable bytes)") from None
-    text = " ".join("".join(c if c.isprintable() else " " for c in value).split())
+    text = " ".join(value.split())
     if setting.max_chars and len(text) > setting.max_chars:
         raise ConfigError(field, f"must be at most {setting.max_chars} characters")
     return text

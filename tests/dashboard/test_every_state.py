@@ -250,14 +250,9 @@ def mutate(data, path, action, value):
     return data
 
 
-@settings(
-    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
-@given(data=st.data())
-def test_a_mutated_results_file_is_refused_naming_its_field_or_renders_everywhere(
-    real_result_path, data
-):
-    original = json.loads(real_result_path.read_text())
+def mutated_run(original: dict, data) -> RunResult | None:
+    """A mutation of a real results file: the run it loads as, or None when it is refused
+    (in one line naming the field)."""
     where = data.draw(st.sampled_from(list(paths(original))))
     action = data.draw(st.sampled_from(["replace", "delete"]))
     value = data.draw(JSON_VALUES)
@@ -266,14 +261,56 @@ def test_a_mutated_results_file_is_refused_naming_its_field_or_renders_everywher
     except ValueError:  # NaN/inf made by hypothesis: write them as Python's json would
         text = json.dumps(mutate(original, where, action, value), allow_nan=True)
     try:
-        run = RunResult.from_json(text)
+        return RunResult.from_json(text)
     except ResultsRejected as error:
         message = str(error)
         assert message and "\n" not in message and len(message) < 600
-        return
-    run_report(run)
-    comparison_report([run, run])
-    sweep_report([run], "mutated")
+        return None
+
+
+def every_table_and_figure(run: RunResult) -> None:
+    """What every page and report draws, without writing the HTML: the run's view (answer,
+    tables, figures), a comparison's table and figures, and a sweep's."""
+    from dashboard.figures import sweep as sweep_figures
+    from dashboard.figures.compare import compare_medians, ratio_points
+    from dashboard.notebook import build
+    from dashboard.tables.compare import comparison_table
+    from dashboard.tables.sweep import sweep_tables
+    from engine.analysis.compare import compare_runs
+
+    build(run)
+    frame = compare_runs([run, run])
+    comparison_table(frame)
+    ratio_points(frame, frame.attrs["margin"])
+    compare_medians(frame)
+    tables = sweep_tables([run])
+    sweep_figures.scaling(tables["points"], "matrices", "median_s", 1.0)
+    sweep_figures.crossover_map(tables["cells"])
+    sweep_figures.cost_fit(tables["points"], tables["fits"])
+
+
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_a_mutated_results_file_is_refused_naming_its_field_or_draws_everything(
+    real_result_path, data
+):
+    run = mutated_run(json.loads(real_result_path.read_text()), data)
+    if run is not None:
+        every_table_and_figure(run)
+
+
+@settings(
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_a_mutated_results_file_that_loads_renders_every_full_report(real_result_path, data):
+    run = mutated_run(json.loads(real_result_path.read_text()), data)
+    if run is not None:
+        run_report(run)
+        comparison_report([run, run])
+        sweep_report([run], "mutated")
 
 
 def test_the_peers_appear_with_their_framework_on_the_run_pages(stored_states):

@@ -13,3 +13,7 @@ def jax_vmap(A: jax.Array, x: jax.Array) -> jax.Array:
 
 def jax_einsum(A: jax.Array, x: jax.Array) -> jax.Array:
     return jnp.einsum("bij,bj->bi", A, x)
+
+
+def jax_broadcast(A: jax.Array, x: jax.Array) -> jax.Array:
+    return (A * x[:, None, :]).sum(axis=-1)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine.backends.tensorflow.loader import tf
-from engine.results.formatting import one_line
+from engine.results.formatting import classify_error, one_line
 
 __all__ = ["classify", "one_line"]
 
@@ -12,7 +12,4 @@ def classify(error: BaseException) -> str:
     """`unsupported` for a missing kernel or dtype on this device, else `failed`."""
     if isinstance(error, (tf.errors.NotFoundError, tf.errors.UnimplementedError)):
         return "unsupported"
-    text = str(error).lower()
-    if "no registered" in text or "not supported" in text or "unsupported" in text:
-        return "unsupported"
-    return "failed"
+    return classify_error(error)

@@ -57,3 +57,7 @@ def dataset(A: tf.Tensor, x: tf.Tensor, batch_size: int = 256) -> tf.Tensor:
 @tf.function
 def batched_step(A: tf.Tensor, x: tf.Tensor) -> tf.Tensor:
     return tf.linalg.matvec(A, x)
+
+
+def broadcast_reduce(A: tf.Tensor, x: tf.Tensor) -> tf.Tensor:
+    return tf.reduce_sum(A * x[:, None, :], axis=-1)

@@ -12,3 +12,7 @@ def torch_bmm(A: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
 
 def torch_einsum(A: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
     return torch.einsum("bij,bj->bi", A, x)
+
+
+def torch_broadcast(A: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+    return (A * x[:, None, :]).sum(dim=-1)

@@ -7,6 +7,8 @@ so float32 means float32.
 
 from __future__ import annotations
 
+import os
+import shutil
 from collections.abc import Callable
 from typing import Any
 
@@ -48,6 +50,12 @@ class TorchRuntime:
         return torch.from_numpy(np.ascontiguousarray(array)).to(self.device).clone()
 
     def build(self, function: Callable[..., Any], option: str) -> Callable[..., Any]:
+        """The kernel eager, or under `torch.compile` ("compile"): Inductor generates C++ (a
+        compiler must be on the path) or, on a GPU, Triton kernels for this exact shape."""
+        if option == "compile":
+            if not self.cuda and shutil.which(os.environ.get("CXX", "c++")) is None:
+                raise RuntimeError("torch.compile on the CPU needs a C++ compiler on the path")
+            return torch.compile(function, dynamic=False)
         if option:
             raise ValueError(f"PyTorch kernels have no {option!r} variant")
         return function

@@ -60,7 +60,8 @@ def test_dataset_batch_not_dividing_b_still_covers_every_matrix():
 @pytest.mark.parametrize("name", strategy_names())
 def test_kernel_source_is_the_real_function(name):
     source = kernel_source(name)
-    assert source.startswith(f"def {name}(")
+    function = strategy_info(name).kernel.partition(":")[2]  # compiled points share a kernel
+    assert source.startswith(f"def {function}(")
     assert kernel_source(f"{name}+xla") == source
 
 

@@ -49,5 +49,8 @@ def test_the_inputs_on_the_device_are_the_engines_bit_for_bit(contract):
 
 def test_a_refused_dtype_says_why_and_a_bad_option_is_a_value_error(contract):
     assert all(isinstance(r, str) and r for r in contract["refused"].values())
+    # A kernel that lacks a dtype the runtime has (np.einsum on bfloat16) is classified so.
+    refusals = contract["kernel_refusals"]
+    assert all(r["status"] == "unsupported" and r["dtype"] != "float32" for r in refusals)
     expected = {"numpy": "NumPy", "jax": "JAX", "torch": "PyTorch"}[contract["framework"]]
     assert contract["bad_option"].startswith(f"{expected} kernels have no 'xla' variant")

@@ -58,6 +58,7 @@ def synthetic_run(
     plan: RacePlan | None = None,
     budget_blocks: int = 10**6,
     correct: dict[str, bool] | None = None,
+    load: float = 0.0,
 ) -> tuple[list[Prepared], list[object]]:
     rng = np.random.default_rng(seed)
     items = []
@@ -75,6 +76,7 @@ def synthetic_run(
         seed=seed,
         emit=events.append,
         on_failure=lambda *_: None,
+        load=lambda: load,  # the machine this test runs on is not the one it models
     )
     return items, events
 
@@ -109,6 +111,19 @@ def test_a_tie_inside_the_margin_is_not_broken_by_the_race():
         for seed in range(SEEDS)
     )
     assert broken / SEEDS <= RacePlan().alpha
+
+
+def test_a_busy_machine_widens_the_race_so_a_close_loser_is_not_eliminated():
+    quiet = sum(
+        stop(synthetic_run({"fast": 0.004, "slow": 0.0052}, seed)[0], "slow") == "eliminated"
+        for seed in range(100)
+    )
+    busy = sum(
+        stop(synthetic_run({"fast": 0.004, "slow": 0.0052}, seed, load=0.7)[0], "slow")
+        == "eliminated"
+        for seed in range(100)
+    )
+    assert quiet > 50 and busy < quiet / 4
 
 
 def test_stop_reasons_precise_eliminated_and_max_samples():
@@ -157,6 +172,7 @@ def test_a_block_after_another_variants_block_is_preceded_by_a_rewarm():
         seed=0,
         emit=lambda _e: None,
         on_failure=lambda *_: None,
+        load=lambda: 0.0,
     )
     blocks = [-1] + [index for round_ in record.rounds for index in round_]  # -1: preparing
     switches = [now for before, now in itertools.pairwise(blocks) if now != before]
@@ -200,6 +216,7 @@ def median_of_fast(with_neighbour: bool) -> float:
         seed=0,
         emit=lambda _e: None,
         on_failure=lambda *_: None,
+        load=lambda: 0.0,
     )
     return float(np.median(items[0].sampler.samples))
 

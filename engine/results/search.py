@@ -1,0 +1,78 @@
+"""What a search found: every point it tried, the best per framework and overall, the ratio
+of each to the best, and the code to copy. Derived from the results, like the winner."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.spec.catalog import code_to_copy, is_known, split_variant, strategy_info
+
+
+def point_axes(variant: str) -> dict[str, Any]:
+    """Where a variant sits in the implementation space (empty for an unknown name)."""
+    strategy, option = split_variant(variant)
+    if not is_known(strategy):
+        return {}
+    info = strategy_info(strategy)
+    return {
+        "framework": info.framework,
+        "expression": info.expression or strategy,
+        "compiler": "xla" if option == "xla" else info.compiler,
+        "chunks": info.chunks,
+        "simplicity": info.simplicity,
+    }
+
+
+def search_summary(result: Any) -> dict[str, Any]:
+    """`search` in the results JSON: points (each with its ratio to the best and why it
+    stopped), the winner and its ties, and the fastest correct point of each framework."""
+    winner = result.winner_dict()
+    ratios = (winner or {}).get("ratios", {})
+    best = (winner or {}).get("variant")
+    points = []
+    per_framework: dict[str, tuple[str, float]] = {}
+    for entry in result.results:
+        axes = point_axes(entry.variant)
+        median = entry.median_s
+        ratio = 1.0 if entry.variant == best else ratios.get(entry.variant, {}).get("ratio")
+        interval = None if entry.variant == best else ratios.get(entry.variant, {}).get("ratio_ci")
+        points.append(
+            {
+                "point": entry.variant,
+                **axes,
+                "status": entry.status,
+                "correct": entry.correct,
+                "stop_reason": entry.stop_reason,
+                "median_s": median,
+                "ratio_to_best": ratio,
+                "ratio_ci": interval,
+                "code": code_to_copy(entry.variant),
+            }
+        )
+        framework = axes.get("framework")
+        usable = bool(framework and entry.status == "ok" and entry.correct and median)
+        if usable and (framework not in per_framework or median < per_framework[framework][1]):
+            per_framework[framework] = (entry.variant, median)
+    return {
+        "best": best,
+        "tied_with": (winner or {}).get("tied_with", []),
+        "best_per_framework": {f: v for f, (v, _) in per_framework.items()},
+        "points": points,
+    }
+
+
+def search_lines(summary: dict[str, Any]) -> list[str]:
+    """The CLI's words for a search: the winner, each framework's best, and what was left."""
+    lines = [f"search: {len(summary['points'])} points tried"]
+    if summary["best"]:
+        ties = ", ".join(summary["tied_with"])
+        lines.append(f"  best: {summary['best']}" + (f" (tied with {ties})" if ties else ""))
+    for framework, variant in summary["best_per_framework"].items():
+        lines.append(f"  best in {framework}: {variant}")
+    gone = [p for p in summary["points"] if p["stop_reason"] == "eliminated"]
+    if gone:
+        shown = ", ".join(
+            f"{p['point']} {p['ratio_to_best']:.2f}x" for p in gone if p["ratio_to_best"]
+        )
+        lines.append(f"  eliminated: {shown}")
+    return lines
