@@ -64,14 +64,20 @@ def build(result: RunResult) -> RunView:
         answer, code = "No strategy produced a correct result in this run.", None
     else:
         answer = fastest_way(
-            best, chosen, config, result.peak_bytes_per_s, why_data.profiles(result)
+            best,
+            chosen,
+            config,
+            result.peak_bytes_per_s,
+            why_data.profiles(result),
+            result.environment.last_level_cache_bytes,
         )
         code = code_to_copy(best["variant"])
     return RunView(heading, answer, code, table, replicas, figures, notes)
 
 
 def show(result: RunResult) -> RunView:
-    """Display the run in the notebook (IPython's display); returns what was shown."""
+    """Display the run in the notebook (IPython's display); returns what was shown (the
+    notebook helper `engine.notebook.show` returns nothing, so a cell does not echo it)."""
     from IPython.display import Markdown, display
 
     view = build(result)

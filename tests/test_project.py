@@ -35,3 +35,25 @@ def test_requirements_are_pinned():
             line = line.strip()
             if line and not line.startswith(("#", "-r")):
                 assert "==" in line, f"{name}: {line} is not pinned"
+
+
+def test_the_cli_version_is_the_packages():
+    import tomllib
+
+    from engine.cli.main import CHECKOUT_VERSION
+
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    assert declared == CHECKOUT_VERSION
+
+
+def test_version_and_help_name_every_command(capsys):
+    import pytest
+
+    from engine.cli.main import build_parser
+
+    with pytest.raises(SystemExit) as stop:
+        build_parser().parse_args(["--version"])
+    assert stop.value.code == 0 and "0." in capsys.readouterr().out
+    text = build_parser().format_help()
+    for command in ("run", "compare", "calibrate", "serve", "dashboard", "sweep", "devices"):
+        assert command in text

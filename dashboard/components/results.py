@@ -61,7 +61,16 @@ def show_results(text: str, key: str = "run") -> None:
     if best is None:
         st.error("No strategy produced a correct result in this run.")
     else:
-        st.markdown(fastest_way(best, chosen, config, result.peak_bytes_per_s, profiles))
+        st.markdown(
+            fastest_way(
+                best,
+                chosen,
+                config,
+                result.peak_bytes_per_s,
+                profiles,
+                result.environment.last_level_cache_bytes,
+            )
+        )
         source = code_to_copy(best["variant"])
         if source:
             st.code(source, language="python")

@@ -16,8 +16,10 @@ from dashboard.figures.style import (
     SECOND_COLOR,
     WRONG_COLOR,
     colors,
+    decade_log_axis,
     empty,
     measured,
+    variant_color,
 )
 
 
@@ -36,12 +38,12 @@ def latency_distribution(samples: pd.DataFrame) -> go.Figure:
                 boxpoints="all",
                 jitter=0.4,
                 pointpos=0,
-                marker_color=OK_COLOR if correct else WRONG_COLOR,
+                marker_color=variant_color(str(variant)) if correct else WRONG_COLOR,
                 hovertemplate="%{y:.4g} ms<extra>" + str(variant) + "</extra>",
             )
         )
     fig.update_layout(title=title, showlegend=False, **LAYOUT)
-    fig.update_yaxes(type="log", title="ms per call (log)")
+    decade_log_axis(fig, title="ms per call (log)")
     return fig
 
 
@@ -71,14 +73,15 @@ def throughput(summary: pd.DataFrame, peak_bytes_per_s: float | None) -> go.Figu
         row=1,
         col=2,
     )
+    intensity = float((frame["flops"] / frame["bytes"]).iloc[0])
     if peak_bytes_per_s:
         peak_gb = peak_bytes_per_s / 1e9
-        intensity = float((frame["flops"] / frame["bytes"]).iloc[0])
         fig.add_hline(
             y=peak_gb,
             line_color=PEAK_COLOR,
             line_dash="dash",
             annotation_text=f"measured peak {peak_gb:.1f} GB/s",
+            annotation_position="top left",
             row=1,
             col=1,
         )
@@ -87,10 +90,15 @@ def throughput(summary: pd.DataFrame, peak_bytes_per_s: float | None) -> go.Figu
             line_color=PEAK_COLOR,
             line_dash="dash",
             annotation_text=f"roofline {peak_gb * intensity:.1f} GFLOP/s at {intensity:.2f} FLOP/B",
+            annotation_position="top left",
             row=1,
             col=2,
         )
+    top = max(float(frame["gbytes_per_s"].max()), peak_bytes_per_s / 1e9 if peak_bytes_per_s else 0)
+    fig.update_yaxes(range=[0, top * 1.25], row=1, col=1)  # room for the line's label
     fig.update_yaxes(title="GB/s (10^9 bytes/s)", row=1, col=1)
+    flops_top = max(float(frame["gflops_per_s"].max()), top * intensity if peak_bytes_per_s else 0)
+    fig.update_yaxes(range=[0, flops_top * 1.25], row=1, col=2)
     fig.update_yaxes(title="GFLOP/s", row=1, col=2)
     fig.update_layout(title=title, showlegend=False, **LAYOUT)
     return fig
@@ -124,6 +132,8 @@ def speedups(summary: pd.DataFrame) -> go.Figure:
     ]
     if frame.empty or not columns:
         return empty(title, "include python_loop or numpy in the run to see speedups")
+    if len(frame) < 2:
+        return empty(title, "only one variant was measured: there is nothing to compare it with")
     fig = go.Figure()
     for column, color in zip(columns, (OK_COLOR, SECOND_COLOR, PEAK_COLOR)):
         base = column.removeprefix("speedup_vs_")
@@ -147,7 +157,7 @@ def speedups(summary: pd.DataFrame) -> go.Figure:
         )
     fig.add_hline(y=1.0, line_color="#6b7280", line_dash="dot")
     fig.update_layout(title=title, **LAYOUT)
-    fig.update_yaxes(type="log", title="times faster (log)")
+    decade_log_axis(fig, title="times faster (log; below 1 is slower)")
     return fig
 
 
@@ -178,7 +188,7 @@ def _paired_points(
         )
     )
     fig.update_layout(title=title, **LAYOUT)
-    fig.update_yaxes(type="log", title="ms (log)")
+    decade_log_axis(fig, title="ms (log)")
     return fig
 
 

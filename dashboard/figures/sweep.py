@@ -6,7 +6,7 @@ import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 
-from dashboard.figures.style import LAYOUT, PEAK_COLOR, empty
+from dashboard.figures.style import LAYOUT, PEAK_COLOR, decade_log_axis, empty, variant_color
 
 AXIS_TITLES = {
     "matrices": "matrices B (log)",
@@ -24,15 +24,16 @@ def scaling(frame: pd.DataFrame, x: str, y: str, peak_gbytes_per_s: float | None
     data = frame.copy()
     data["ms"] = data["median_s"] * 1e3
     other = "cols" if x == "matrices" else "matrices"
-    data["series"] = data["variant"] + " · " + other + "=" + data[other].astype(str)
+    data[other] = data[other].astype(str)
+    variants = list(dict.fromkeys(data["variant"]))
     fig = px.line(
         data.sort_values(x),
         x=x,
         y="ms" if y == "median_s" else y,
-        color="series",
+        color="variant",  # the variant's colour everywhere; the other axis is the dash
+        line_dash=other,
+        color_discrete_map={v: variant_color(v) for v in variants},
         markers=True,
-        log_x=True,
-        log_y=True,
     )
     if y == "gbytes_per_s" and peak_gbytes_per_s:
         # A trace, not add_hline: shapes on log axes take log10 coordinates.
@@ -47,8 +48,8 @@ def scaling(frame: pd.DataFrame, x: str, y: str, peak_gbytes_per_s: float | None
             )
         )
     fig.update_layout(title=title, **LAYOUT)
-    fig.update_xaxes(title=AXIS_TITLES[x])
-    fig.update_yaxes(title=AXIS_TITLES[y])
+    decade_log_axis(fig, "x", title=AXIS_TITLES[x])
+    decade_log_axis(fig, "y", title=AXIS_TITLES[y])
     return fig
 
 
@@ -58,6 +59,11 @@ def crossover_map(cells: pd.DataFrame) -> go.Figure:
     if cells.empty:
         return empty(title, "no correct results in the sweep")
     winners = sorted(cells["winner"].unique())
+    if len(winners) == 1:  # one flat block says nothing a sentence does not
+        return empty(
+            title,
+            f"{winners[0]} is the fastest correct strategy in every cell of this sweep",
+        )
     code = {name: index for index, name in enumerate(winners)}
     matrices = sorted(cells["matrices"].unique())
     cols = sorted(cells["cols"].unique())
@@ -76,10 +82,9 @@ def crossover_map(cells: pd.DataFrame) -> go.Figure:
             row_text.append(f"{first['winner']}{margin}")
         z.append(row_z)
         text.append(row_text)
-    palette = px.colors.qualitative.Safe
     scale = []
-    for index in range(len(winners)):
-        color = palette[index % len(palette)]
+    for index, winner in enumerate(winners):
+        color = variant_color(winner)
         scale += [
             [index / max(1, len(winners)), color],
             [(index + 1) / max(1, len(winners)), color],
@@ -118,6 +123,7 @@ def cost_fit(points: pd.DataFrame, fits: pd.DataFrame) -> go.Figure:
                 mode="markers",
                 name=variant,
                 legendgroup=variant,
+                marker={"color": variant_color(str(variant))},
             )
         )
         fit = fits[fits["variant"] == variant]
@@ -132,11 +138,11 @@ def cost_fit(points: pd.DataFrame, fits: pd.DataFrame) -> go.Figure:
                     mode="lines",
                     name=f"{variant} fit",
                     legendgroup=variant,
-                    line={"dash": "dot"},
-                    showlegend=False,
+                    line={"dash": "dot", "color": variant_color(str(variant))},
+                    showlegend=True,
                 )
             )
     fig.update_layout(title=title, **LAYOUT)
-    fig.update_xaxes(type="log", title="bytes moved per call (log)")
-    fig.update_yaxes(type="log", title="ms per call (log)")
+    decade_log_axis(fig, "x", title="bytes moved per call (log)")
+    decade_log_axis(fig, "y", title="ms per call (log)")
     return fig

@@ -8,7 +8,7 @@ from dashboard.figures.compare import compare_medians, ratio_points
 from dashboard.report.html import escape, figure_html, frame_table, page
 from dashboard.tables.compare import comparison_notes, comparison_table
 from dashboard.text.explain import comparison_method
-from engine.analysis.compare import compare_runs, environments, run_label
+from engine.analysis.compare import compare_runs, environments, mismatch_warnings, run_label
 from engine.measure.uncertainty import NoiseFloor
 from engine.results.model import RunResult
 
@@ -25,7 +25,10 @@ def comparison_report(
         f"<p class='muted'>Baseline: {escape(run_label(runs[baseline]))}. {escape(method)}</p>",
         "<h2>Summary</h2>",
         frame_table(comparison_table(frame)),
-        *(f"<p class='muted'>{escape(note)}</p>" for note in comparison_notes(frame)),
+        *(
+            f"<p class='muted'>{escape(note)}</p>"
+            for note in [*mismatch_warnings(runs), *comparison_notes(frame)]
+        ),
         figure_html(ratio_points(frame, frame.attrs["margin"])),
         figure_html(compare_medians(frame)),
         "<h2>Environments</h2>",

@@ -26,7 +26,10 @@ def run_sections(result: RunResult) -> list[str]:
     summary = data.summary(result)
     config = result.config
     env = result.environment
-    label = config.label or "untitled run"
+    label = config.label or (
+        f"{config.matrices:,}×{config.rows}×{config.columns} {config.dtype} on "
+        f"{result.environment.device_kind}"
+    )
     shape = f"{config.matrices:,} × {config.rows}×{config.columns} {config.dtype}"
     sections = [
         f"<h1>Batched MatVec report: {escape(label)}</h1>",
@@ -40,7 +43,14 @@ def run_sections(result: RunResult) -> list[str]:
     best = data.winner(summary, chosen)
     profiles = why_data.profiles(result)
     if best is not None:
-        answer = fastest_way(best, chosen, config, result.peak_bytes_per_s, profiles)
+        answer = fastest_way(
+            best,
+            chosen,
+            config,
+            result.peak_bytes_per_s,
+            profiles,
+            result.environment.last_level_cache_bytes,
+        )
         sections += [
             "<h2>The fastest way</h2>",
             markdown_to_html(answer),

@@ -7,6 +7,11 @@ import pandas as pd
 from engine.results.formatting import format_interval, format_seconds
 
 
+def ratio_text(ratio: float) -> str:
+    """Two decimals, or two significant digits below 0.1: never "0.00"."""
+    return f"{ratio:.2f}" if ratio >= 0.1 else f"{ratio:.2g}"
+
+
 def comparison_table(frame: pd.DataFrame) -> pd.DataFrame:
     """One row per strategy, one column per run: median [95% interval], and for the runs that
     are not the baseline the ratio [interval] and the verdict."""
@@ -21,7 +26,9 @@ def comparison_table(frame: pd.DataFrame) -> pd.DataFrame:
                 low, high = item["ratio_ci"]
                 noisy = ", noisy" if item["noisy"] else ""
                 noisy += ", busy machine" if item.get("note") else ""
-                cell += f" · {item['ratio']:.2f}x [{low:.2f}, {high:.2f}] {item['verdict']}{noisy}"
+                ratio = ratio_text(item["ratio"])
+                cell += f" · {ratio}x [{ratio_text(low)}, {ratio_text(high)}] {item['verdict']}"
+                cell += noisy
             elif not item["baseline"]:
                 cell += " · no timing on both sides"
             if item["status"] not in ("ok", "absent") or (

@@ -11,10 +11,23 @@ from engine.results.formatting import format_number, format_seconds
 from engine.results.model import RunResult
 
 
+def fit_note(asymptote: float | None, peak_gbytes_per_s: float) -> str:
+    """A fit whose asymptote is above the measured ceiling is an extrapolation, said so."""
+    if asymptote is None or asymptote != asymptote or not peak_gbytes_per_s:
+        return ""
+    if asymptote > peak_gbytes_per_s:
+        return (
+            f"above the measured {peak_gbytes_per_s:.1f} GB/s peak: an extrapolation beyond the "
+            "sizes measured (the small points sit in cache), not a reachable rate"
+        )
+    return ""
+
+
 def sweep_tables(runs: Sequence[RunResult]) -> dict[str, pd.DataFrame]:
     points = scaling.sweep_frame(runs)
     cells = scaling.crossover(points)
     fits = scaling.fit_costs(points)
+    peak = max((r.peak_bytes_per_s or 0.0) for r in runs) / 1e9 if runs else 0.0
     fits_view = pd.DataFrame(
         {
             "strategy": fits.get("variant", pd.Series(dtype=str)),
@@ -24,6 +37,9 @@ def sweep_tables(runs: Sequence[RunResult]) -> dict[str, pd.DataFrame]:
             ],
             "r²": [format_number(v, ".3f") for v in fits.get("r2", [])],
             "points": fits.get("points", pd.Series(dtype=int)),
+            "note": [
+                fit_note(v, peak) for v in fits.get("asymptotic_gbytes_per_s", pd.Series())
+            ],
         }
     )
     cells_view = cells.assign(

@@ -6,10 +6,10 @@ import math
 
 import pandas as pd
 
-from engine.measure.memory import format_bytes
-from engine.measure.roofline import arithmetic_intensity
+from engine.measure.memory import format_bytes, input_set_bytes
+from engine.measure.roofline import arithmetic_intensity, regime
 from engine.measure.uncertainty import NoiseFloor
-from engine.results.formatting import format_seconds
+from engine.results.formatting import format_seconds, speed_words
 from engine.spec.catalog import baseline_strategies, is_known, split_variant, strategy_info
 from engine.spec.config import BenchConfig
 
@@ -97,8 +97,10 @@ def fastest_way(
     config: BenchConfig,
     peak: float | None,
     profiles: pd.DataFrame | None = None,
+    llc_bytes: int | None = None,
 ) -> str:
-    """Markdown subset (**bold**, `code`): what won (or tied), by how much, and why.
+    """Markdown subset (**bold**, `code`): what won (or tied), by how much, and why; the
+    regime (overhead-bound, cache-resident, memory-bound) named from the measured numbers.
 
     Only engine-written text goes in here: strategy names come from the catalogue."""
     strategy, option = split_variant(shown["variant"])
@@ -109,7 +111,7 @@ def fastest_way(
         if base == strategy or value is None or value != value:  # absent or NaN
             continue
         low, high = shown[f"speedup_vs_{base}_low"], shown[f"speedup_vs_{base}_high"]
-        speedups.append(f"{times(value)} faster than `{base}` ({times(low)}–{times(high)})")
+        speedups.append(speed_words(value, low, high, f"`{base}`"))
     if speedups:
         lines.append(f"`{shown['variant']}` is " + " and ".join(speedups) + ".")
     if is_known(strategy):
@@ -124,10 +126,19 @@ def fastest_way(
     if option == "xla":
         lines.append("XLA compiled the graph into fused machine code for this exact shape.")
     intensity = arithmetic_intensity(config.rows, config.columns, config.itemsize)
+    median = shown.get("median_s")
+    name, why = regime(
+        int(shown["bytes"]),
+        None if median is None or median != median else float(median),
+        peak,
+        input_set_bytes(config),
+        llc_bytes,
+        config.cache,
+    )
     lines.append(
         f"A matvec does only {intensity:.2f} FLOP per byte moved, far below any device's "
-        "ridge point, so it is **memory-bound**: the time is set by the bytes read, "
-        f"{format_bytes(shown['bytes'])} per call here."
+        f"ridge point. Here it is **{name}**: {why} "
+        f"({format_bytes(shown['bytes'])} per call)."
     )
     fraction = shown.get("roofline_fraction")
     if peak and fraction is not None and not math.isnan(fraction):

@@ -10,7 +10,14 @@ from dashboard.figures.compare import compare_medians, ratio_points
 from dashboard.report import comparison_report
 from dashboard.tables.compare import comparison_notes, comparison_table
 from dashboard.text.explain import comparison_method
-from engine.analysis.compare import compare_runs, environments, floor_for, run_label, sides_of
+from engine.analysis.compare import (
+    compare_runs,
+    environments,
+    floor_for,
+    mismatch_warnings,
+    run_label,
+    sides_of,
+)
 
 st.title("Compare runs")
 st.caption("Pick two or more runs (say, a laptop CPU and a Colab TPU).")
@@ -40,7 +47,7 @@ floor = floor_for(sides_of(runs), history().floor_of)
 frame = compare_runs(runs, baseline, floor=floor)
 st.caption(comparison_method(floor, frame.attrs["margin"]))
 st.dataframe(comparison_table(frame), hide_index=True, width="stretch")
-for note in comparison_notes(frame):
+for note in [*mismatch_warnings(runs), *comparison_notes(frame)]:
     st.warning(plain(note), icon="⚠️")
 st.plotly_chart(ratio_points(frame, frame.attrs["margin"]), width="stretch", key="compare_ratios")
 st.plotly_chart(compare_medians(frame), width="stretch", key="compare_chart")

@@ -171,6 +171,31 @@ def compare_runs(
     return frame
 
 
+def mismatch_warnings(runs: Sequence[RunResult | Sequence[RunResult]]) -> list[str]:
+    """What differs between the sides besides the code: shape, dtype, device kind. Ratios
+    then compare different problems or machines, and the warning says what they mean."""
+    firsts = [side.runs[0] for side in sides_of(runs)]
+    found = []
+
+    def shape(run: RunResult) -> str:
+        c = run.config
+        return f"{c.matrices}x{c.rows}x{c.columns}"
+
+    for what, key in (
+        ("shapes", shape),
+        ("dtypes", lambda run: run.config.dtype),
+        ("devices", lambda run: run.environment.device_kind),
+    ):
+        values = list(dict.fromkeys(key(run) for run in firsts))
+        if len(values) > 1:
+            found.append(
+                f"the runs differ in {what} ({' vs '.join(values)}): each ratio is how much "
+                "longer the same variant took on the other problem or machine, not which way "
+                "of computing one problem is faster"
+            )
+    return found
+
+
 def confirmed_slowdowns(frame: pd.DataFrame, percent: float) -> pd.DataFrame:
     """Rows confirmed slower than the baseline by more than `percent` (the interval's low end)."""
     if frame.empty:

@@ -57,7 +57,13 @@ def row_for_json(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def command_compare(args: argparse.Namespace) -> int:
-    from engine.analysis.compare import compare_runs, confirmed_slowdowns, floor_for, sides_of
+    from engine.analysis.compare import (
+        compare_runs,
+        confirmed_slowdowns,
+        floor_for,
+        mismatch_warnings,
+        sides_of,
+    )
     from engine.storage.history import History, check_history_path
 
     if len(args.runs) < 2:
@@ -83,6 +89,8 @@ def command_compare(args: argparse.Namespace) -> int:
         )
     for note in dict.fromkeys(n for n in frame["note"] if n):
         print(f"note: {note}")
+    for warning in mismatch_warnings(sides):
+        print(f"warning: {warning}")
     slower = confirmed_slowdowns(frame, limit) if limit is not None else frame.iloc[0:0]
     if args.json_path:
         from engine.results.files import write_text_atomically

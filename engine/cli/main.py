@@ -1,4 +1,4 @@
-"""`python -m engine`: run, devices, strategies, sweep, import, history.
+"""`matvec-profiler` (= `python -m engine`): measure, search, compare and store matvec ways.
 
 Exit codes (contract): 0 on success, even when a strategy failed (its status says so); 2 on
 invalid input, with one line on stderr and no traceback; 1 on an unexpected internal error.
@@ -23,6 +23,7 @@ from engine.results.reader import ResultsRejected
 from engine.spec.fields import ConfigError
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INVALID = 0, 1, 2
+CHECKOUT_VERSION = "0.3.0"  # pyproject.toml's version (tests/test_project.py keeps them equal)
 
 
 class UsageError(Exception):
@@ -59,8 +60,19 @@ def program_name() -> str:
     return "matvec-profiler" if called.startswith("matvec-profiler") else "python -m engine"
 
 
+def package_version() -> str:
+    """The installed package's version, else the one this checkout declares."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("batched-matvec-profiler")
+    except metadata.PackageNotFoundError:
+        return f"{CHECKOUT_VERSION} (from a checkout)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(prog=program_name(), description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
 
     runs = commands.add_parser("run", help="benchmark strategies and write results JSON")

@@ -90,3 +90,37 @@ def rates(
         "matrices_per_s": matrices / seconds,
         "roofline_fraction": (bytes_per_s / peak_bytes_per_s) if peak_bytes_per_s else None,
     }
+
+
+OVERHEAD_FACTOR = 10  # a call this many times longer than its bytes take at the peak
+OVERHEAD_CALL_S = 2e-4  # ... and this short: its fixed cost (dispatch, launch, Python) rules
+
+
+def regime(
+    work_bytes: int,
+    seconds: float | None,
+    peak_bytes_per_s: float | None,
+    working_set_bytes: int,
+    llc_bytes: int | None,
+    cache: str,
+) -> tuple[str, str]:
+    """What sets this call's time, named from the numbers: `overhead-bound` (a short call far
+    slower than its bytes at the measured peak), `cache-resident` (warm inputs that fit in the
+    last-level cache), else `memory-bound`; with the sentence that says why."""
+    if seconds and peak_bytes_per_s:
+        at_peak = work_bytes / peak_bytes_per_s
+        if seconds > OVERHEAD_FACTOR * at_peak and seconds < OVERHEAD_CALL_S:
+            return "overhead-bound", (
+                f"a call takes {seconds * 1e6:,.1f} us, {seconds / at_peak:,.0f}x what its "
+                f"{work_bytes:,} bytes take at the measured peak: its fixed cost per call "
+                "(dispatch, launch, Python) sets the time, not memory"
+            )
+    if cache == "warm" and llc_bytes and working_set_bytes <= llc_bytes:
+        return "cache-resident", (
+            f"its inputs ({working_set_bytes / 2**20:.1f} MiB) fit in the "
+            f"{llc_bytes / 2**20:.0f} MiB last-level cache and are reused warm: it reads the "
+            "cache, so it can beat the DRAM ceiling"
+        )
+    return "memory-bound", (
+        "it reads far more bytes than it computes on, so the bytes read set the time"
+    )

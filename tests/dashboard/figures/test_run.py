@@ -66,7 +66,7 @@ def test_wrong_results_are_red_not_dropped():
     fig = charts.throughput(summary, 2e9)
     bar = fig.data[0]
     assert list(bar.x) == ["a", "b"]
-    assert list(bar.marker.color) == [charts.OK_COLOR, charts.WRONG_COLOR]
+    assert list(bar.marker.color) == [charts.variant_color("a"), charts.WRONG_COLOR]
 
 
 def test_dispatch_and_first_call_pair_with_the_synchronised_median(real_result):
@@ -108,3 +108,32 @@ def test_bars_start_at_zero_and_ratios_are_points(real_result):
     assert {trace.type for trace in speed.data} == {"scatter"}
     for builder in (charts.dispatch_vs_synchronised, charts.first_call_vs_steady):
         assert {trace.type for trace in builder(summary).data} == {"scatter"}
+
+
+def test_a_variant_has_one_colour_in_every_figure_and_log_axes_label_decades(real_result):
+    from dashboard.figures.style import variant_color
+    from dashboard.tables import run as data
+
+    summary = data.summary(real_result)
+    figures = charts.all_figures(
+        summary, data.samples(real_result), data.replicas(real_result), 20e9
+    )
+    latency = {t.name: t.marker.color for t in figures["latency"].data}
+    bars = figures["throughput"].data[0]
+    for variant, color in zip(bars.x, bars.marker.color):
+        assert latency.get(variant, color) == color == variant_color(variant)
+    assert len({variant_color(v) for v in bars.x}) == len(bars.x)  # distinct colours
+    for name in ("latency", "first_call", "dispatch"):
+        axis = figures[name].layout.yaxis
+        assert axis.type == "log" and axis.dtick == 1 and axis.tickformat == "~g"
+
+
+def test_a_figure_with_nothing_to_say_is_one_line_saying_why():
+    from dashboard.tables import run as data
+    from tests.factories import make_run
+
+    single = make_run({"einsum": [0.002] * 4})
+    figure = charts.speedups(data.summary(single))
+    assert not figure.data and figure.layout.annotations[0].text.startswith(
+        "include python_loop or numpy"
+    )

@@ -92,3 +92,10 @@ def test_compare_bars_start_at_zero_and_ratios_carry_intervals():
         compare_runs([make_run({"numpy": [0.1] * 3}), make_run({"einsum": [0.1] * 3})]), 0.05
     )
     assert empty.layout.annotations
+
+
+def test_a_fit_above_the_measured_ceiling_is_flagged():
+    from dashboard.tables.sweep import fit_note
+
+    assert "above the measured 27.4 GB/s peak" in fit_note(64.5, 27.4)
+    assert fit_note(20.0, 27.4) == "" and fit_note(None, 27.4) == ""

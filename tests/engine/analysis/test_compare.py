@@ -142,3 +142,16 @@ def test_a_busy_run_widens_its_own_ties():
     assert loud.winner().tied_with == ("numpy",)
     assert "widened for a busy machine" in loud.effective_floor.source
     assert quiet.effective_floor == NoiseFloor()
+
+
+def test_compare_warns_when_shapes_dtypes_or_devices_differ():
+    from engine.analysis.compare import mismatch_warnings
+
+    seed = make_run(matrices=3000, dim=100)
+    small = make_run(matrices=5, dim=8)
+    tpu = make_run(matrices=3000, dim=100, device_kind="TPU")
+    assert mismatch_warnings([seed, make_run(matrices=3000, dim=100)]) == []
+    (shapes,) = mismatch_warnings([seed, small])
+    assert "differ in shapes (3000x100x100 vs 5x8x8)" in shapes and "not which way" in shapes
+    (devices,) = mismatch_warnings([seed, tpu])
+    assert "differ in devices (CPU vs TPU)" in devices

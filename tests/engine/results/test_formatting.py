@@ -90,3 +90,30 @@ def test_a_failed_profile_is_in_the_printed_notes():
     run = make_run({"einsum": [0.001] * 4})
     run.results[0].profile = ProfileSummary("failed", error="RuntimeError: profiler busy")
     assert "einsum: profile failed: RuntimeError: profiler busy" in summary_table(run)
+
+
+@pytest.mark.parametrize(
+    ("ratio", "low", "high", "expected"),
+    [
+        (1.5, 1.3, 1.7, "1.50x faster than numpy (1.30–1.70x)"),
+        (0.88, 0.8, 0.95, "1.14x slower than numpy (1.05–1.25x)"),
+        (1.02, 0.9, 1.1, "about as fast as numpy (0.90–1.10x its speed)"),
+    ],
+)
+def test_speeds_are_said_the_right_way_round(ratio, low, high, expected):
+    from engine.results.formatting import speed_words
+
+    assert speed_words(ratio, low, high, "numpy") == expected
+
+
+def test_the_regime_is_named_from_the_numbers():
+    from engine.measure.roofline import regime
+
+    mib = 2**20
+    small = regime(4 * 5 * (8 * 8 + 16), 20e-6, 30e9, 1500, 32 * mib, "warm")
+    assert small[0] == "overhead-bound" and "fixed cost per call" in small[1]
+    cached = regime(4 * mib, 1e-3, 30e9, 4 * mib, 32 * mib, "warm")
+    assert cached[0] == "cache-resident"
+    big = regime(117 * mib, 4e-3, 30e9, 117 * mib, 32 * mib, "warm")
+    assert big[0] == "memory-bound"
+    assert regime(4 * mib, 1e-3, 30e9, 4 * mib, 32 * mib, "cold")[0] == "memory-bound"
