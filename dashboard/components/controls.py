@@ -25,14 +25,27 @@ from engine.spec.fields import Setting
 PREFIX = "setting_"
 SECTIONS: dict[str, tuple[str, ...]] = {
     "Problem": ("matrices", "dim", "cols", "dtype"),
-    "Strategies": ("strategies", "xla"),
+    "Strategies": ("strategies", "xla", "search", "search_budget_s"),
     "Devices": ("mode", "replicas", "threads"),
-    "Timing": ("cache", "order", "warmup", "repeats", "seed", "time_budget_s", "dataset_batch"),
+    "Timing": (
+        "cache",
+        "sampling",
+        "precision",
+        "order",
+        "warmup",
+        "repeats",
+        "seed",
+        "time_budget_s",
+        "dataset_batch",
+    ),
     "Why": ("profile",),
 }
 HELP_EXTRA = {
     "strategies": "python_loop and dataset are the slow classics: add them to see why. "
-    "The JAX and PyTorch peers each run in a process of their own, on the same inputs."
+    "The JAX and PyTorch peers each run in a process of their own, on the same inputs.",
+    "search": "Search mode: every installed framework's points (expressions, compilers, batch "
+    "splits) are added to the strategies and raced; the answer names the best point per "
+    "framework and overall, with the code to copy.",
 }
 
 

@@ -15,9 +15,11 @@ from dashboard.figures import why as why_charts
 from dashboard.report import run_report
 from dashboard.tables import run as data
 from dashboard.tables import why as why_data
+from dashboard.tables.search import search_table
 from dashboard.text.explain import fastest_way
 from engine.results.formatting import took_line
 from engine.results.model import RunResult
+from engine.results.search import search_summary
 from engine.spec.catalog import code_to_copy
 from engine.storage.profiles import stored_trace
 
@@ -77,6 +79,9 @@ def show_results(text: str, key: str = "run") -> None:
         else:
             st.caption("This version of the tool does not have that strategy's source.")
 
+    if config.search:
+        show_search(result)
+
     st.markdown("### Summary")
     table = data.display_table(summary)
     st.dataframe(table, hide_index=True, width="stretch")
@@ -115,6 +120,22 @@ def show_results(text: str, key: str = "run") -> None:
         "HTML report", lambda: report_html(text), f"{stem}.html", "text/html", key=f"{key}_report"
     )
     st.caption("The page link reproduces these settings: copy it from the address bar.")
+
+
+def show_search(result: RunResult) -> None:
+    """A search's answer: the best point of each framework, and every point with its ratio
+    to the best and why it stopped."""
+    summary = search_summary(result)
+    st.markdown("### The search")
+    best = summary["best_per_framework"]
+    if best:
+        st.markdown(
+            plain(
+                "Best point per framework: "
+                + ", ".join(f"{framework}: {variant}" for framework, variant in best.items())
+            )
+        )
+    st.dataframe(search_table(summary), hide_index=True, width="stretch")
 
 
 def show_why(result: RunResult, profiles: pd.DataFrame, key: str) -> None:

@@ -14,9 +14,11 @@ from dashboard.report.html import (
 )
 from dashboard.tables import run as data
 from dashboard.tables import why as why_data
+from dashboard.tables.search import search_table
 from dashboard.text.explain import fastest_way
 from engine.results.formatting import took_line
 from engine.results.model import RunResult
+from engine.results.search import search_summary
 from engine.spec.catalog import code_to_copy
 
 NO_SOURCE = "(this version of the tool does not have that strategy's source)"
@@ -58,6 +60,8 @@ def run_sections(result: RunResult) -> list[str]:
         ]
     else:
         sections.append("<h2>The fastest way</h2><p class='wrong'>No correct result.</p>")
+    if config.search:
+        sections += ["<h2>The search</h2>", frame_table(search_table(search_summary(result)))]
     sections += ["<h2>Summary</h2>", frame_table(data.display_table(summary))]
     if result.warnings:
         items = "".join(f"<li>{escape(w)}</li>" for w in result.warnings)

@@ -37,9 +37,7 @@ def sweep_tables(runs: Sequence[RunResult]) -> dict[str, pd.DataFrame]:
             ],
             "r²": [format_number(v, ".3f") for v in fits.get("r2", [])],
             "points": fits.get("points", pd.Series(dtype=int)),
-            "note": [
-                fit_note(v, peak) for v in fits.get("asymptotic_gbytes_per_s", pd.Series())
-            ],
+            "note": [fit_note(v, peak) for v in fits.get("asymptotic_gbytes_per_s", pd.Series())],
         }
     )
     cells_view = cells.assign(

@@ -86,3 +86,12 @@ def test_the_summary_finds_the_known_best_its_ties_and_each_frameworks_best():
     assert points["numpy"]["code"].startswith("def numpy(")
     assert any(line.startswith("  best: numpy_split2") for line in search_lines(summary))
     assert run.to_dict()["search"]["best"] == "numpy_split2"
+
+
+def test_the_search_table_lists_every_point_best_first():
+    from dashboard.tables.search import search_table
+
+    run = search_run({"numpy": 0.0042, "numpy_split2": 0.0026, "broadcast_reduce": 0.012})
+    table = search_table(search_summary(run))
+    assert list(table["point"]) == ["numpy_split2", "numpy", "broadcast_reduce"]
+    assert next(iter(table["× best"])) == "1.00" and set(table["chunks"]) == {1, 2}
