@@ -16,6 +16,7 @@ if str(ROOT) not in sys.path:  # `streamlit run` puts only dashboard/ on the pat
 
 import streamlit as st  # noqa: E402
 
+from dashboard.components.plain import plain  # noqa: E402
 from engine.storage.history import HistoryUnavailable  # noqa: E402
 
 VIEWS = Path(__file__).parent / "views"
@@ -50,8 +51,10 @@ def run() -> None:
         st.navigation([*pages, alias]).run()
     except HistoryUnavailable as error:  # every page reads it: say what is wrong, in one line
         st.error(
-            f"{error}. Fix or move that file, or point MATVEC_HISTORY at another one, "
-            "then reload the page.",
+            plain(
+                f"{error}. Fix or move that file, or point MATVEC_HISTORY at another one, "
+                "then reload the page."
+            ),
             icon="🗂️",
         )
 

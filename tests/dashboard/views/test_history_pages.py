@@ -77,3 +77,17 @@ def test_sweeps_page_without_sweeps_and_bad_input(stored):
     at.text_input[0].set_value("10,-5")
     at.button[0].click().run()
     assert any("matrices: must be an integer" in e.value.replace("\\", "") for e in at.error)
+
+
+@pytest.mark.parametrize("page_name", ["history", "compare", "sweeps"])
+def test_an_unusable_history_is_one_line_on_every_page_that_reads_it(
+    page_name, tmp_path, monkeypatch
+):
+    broken = tmp_path / "history.sqlite3"
+    broken.write_text("not a database at all\n" * 100)
+    monkeypatch.setenv("MATVEC_HISTORY", str(broken))
+    at = page(page_name)
+    assert not at.exception
+    (error,) = [e.value.replace("\\", "") for e in at.error]  # shown as plain text
+    assert error.startswith("history: ") and "cannot be used" in error
+    assert "MATVEC_HISTORY" in error
