@@ -153,12 +153,21 @@ def test_installing_beside_an_existing_tensorflow_leaves_it_unchanged(tmp_path):
     assert json.loads(devices.stdout)["tensorflow"] == before
 
 
-def test_too_old_a_tensorflow_is_refused_in_one_line_naming_the_minimum(monkeypatch, capsys):
+def test_too_old_a_tensorflow_is_refused_for_its_own_strategies(monkeypatch, capsys, tmp_path):
     monkeypatch.setattr(frameworks, "tensorflow_version", lambda: "2.12.1")
-    assert main(["devices"]) == 2
+    assert main(["devices", "--json"]) == 0
+    seen = json.loads(capsys.readouterr().out)
+    assert seen["tensorflow"] is None
+    assert seen["tensorflow_problem"] == "TensorFlow 2.12.1 is older than the minimum 2.16"
+    out = tmp_path / "run.json"
+    argv = ["run", "--matrices", "8", "--dim", "4", "--strategy", "numpy,einsum", "--json"]
+    assert main([*argv, str(out), "--no-history", "--progress", "none"]) == 0
+    found = {r["variant"]: r for r in json.loads(out.read_text())["results"]}
+    assert found["einsum"]["error"].startswith("TensorFlow 2.12.1 is older than the minimum")
+    assert found["numpy"]["status"] == "ok"
+    assert main(["sweep", "--matrices", "8", "--dim", "4"]) == 2  # needs TensorFlow itself
     error = capsys.readouterr().err
-    assert error.count("\n") == 1
-    assert "tensorflow: 2.12.1 is older than the minimum 2.16" in error
+    assert error.count("\n") == 1 and "older than the minimum 2.16" in error
 
 
 def hide_tensorflow(monkeypatch) -> None:

@@ -282,6 +282,11 @@ def strategy_rows() -> list[dict[str, Any]]:
             "runs_on_host": s.runs_on_host,
             "baseline": s.baseline,
             "summary": s.summary,
+            "expression": s.expression,
+            "compiler": s.compiler,
+            "chunks": s.chunks,
+            "searchable": s.searchable,
+            "search_only": s.search_only,
         }
         for s in strategies()
     ]

@@ -224,7 +224,9 @@ class StrategyResult:
             replicas=read.each("replicas", ReplicaTiming.from_dict),
             warnings=read.texts("warnings", []),
             budget_exhausted=read.boolean("budget_exhausted", False),
-            stop_reason=read.choice("stop_reason", (*STOP_REASONS, None), None),  # type: ignore[arg-type]
+            stop_reason=None
+            if read.data.get("stop_reason") is None
+            else read.choice("stop_reason", STOP_REASONS),
             ceiling_bytes_per_s=read.number("ceiling_bytes_per_s", None, high=1e15),
             bytes_padded=read.integer("bytes_padded", None, low=1),
             work_multiplier=read.integer("work_multiplier", 1, low=1, high=1_000_000),

@@ -43,9 +43,11 @@ def test_load_change_settings_run_and_see_charts(page, server):
 
 
 def test_cancel_a_long_run(page, server):
-    wait_for_app(page, f"{server}/?strategy=python_loop&repeats=1000&time_budget=600")
+    wait_for_app(
+        page, f"{server}/?strategy=python_loop&repeats=1000&time_budget=600&sampling=fixed"
+    )
     page.get_by_role("button", name="Run benchmark").click()
-    page.get_by_text(re.compile(r"Running python_loop")).wait_for(timeout=TIMEOUT_MS)
+    page.get_by_text(re.compile(r"(Preparing|Sampling).*python_loop")).wait_for(timeout=TIMEOUT_MS)
     page.get_by_role("button", name="Cancel run").click()
     page.get_by_text("Run cancelled").wait_for(timeout=60_000)
     assert page.get_by_role("button", name="Run benchmark").is_enabled()
@@ -85,7 +87,9 @@ def test_the_run_pages_own_path_opens_it_with_the_links_settings(page, server):
 def test_results_show_as_each_variant_finishes_and_the_rest_are_pending(page, server):
     # jax_einsum finishes in its own process first (30 quick calls); python_loop's 30 calls
     # over 3000 matrices, one op each, then take far longer: it is cancelled while they run.
-    wait_for_app(page, f"{server}/?strategy=python_loop,jax_einsum&repeats=20&warmup=10")
+    wait_for_app(
+        page, f"{server}/?strategy=python_loop,jax_einsum&repeats=20&warmup=10&sampling=fixed"
+    )
     page.get_by_role("button", name="Run benchmark").click()
     page.get_by_text("Results so far").wait_for(timeout=TIMEOUT_MS)
     page.get_by_text(re.compile(r"1 of 2 variant\(s\) finished")).wait_for(timeout=30_000)
