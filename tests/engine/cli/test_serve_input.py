@@ -4,7 +4,6 @@ arrive, a bad request is one line and never a crash, and the idle timeout is che
 import contextlib
 import json
 import os
-import time
 
 import pytest
 
@@ -25,9 +24,8 @@ def test_two_requests_in_one_write_are_both_served_while_the_input_stays_open(pi
     reader, write = pipe
     os.write(write, b'{"run": ["--help"]}\n{"run": ["--version"]}\n')
     assert reader.next_line(5) == '{"run": ["--help"]}'
-    started = time.monotonic()
-    assert reader.next_line(5) == '{"run": ["--version"]}'  # from the buffer, not a new read
-    assert time.monotonic() - started < 4  # it did not wait for the timeout
+    # From the buffer: waiting on the descriptor instead would time out and return None.
+    assert reader.next_line(1.0) == '{"run": ["--version"]}'
     assert reader.next_line(0.05) is None  # nothing more: the timeout, not the end
 
 

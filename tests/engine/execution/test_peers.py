@@ -225,3 +225,45 @@ def test_a_result_with_its_own_devices_ceiling_is_placed_against_it():
     )
     again = type(run).from_dict(data)
     assert again.results[0].ceiling_bytes_per_s == 4.0e12
+
+
+@pytest.mark.parametrize("fixture", ["raising_jax", "exiting_jax"])
+def test_a_broken_jax_fails_only_the_jax_variants_of_a_whole_run(fixture, tmp_path):
+    """TensorFlow imports jax itself: a jax that raises, or ends the process, on import must
+    cost only the JAX variants, never TensorFlow's and NumPy's results."""
+    out = tmp_path / "run.json"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "engine",
+            "run",
+            "--matrices",
+            "20",
+            "--dim",
+            "4",
+            "--strategy",
+            "einsum,numpy,jax_vmap",
+            "--repeats",
+            "3",
+            "--no-history",
+            "--progress",
+            "none",
+            "--json",
+            str(out),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join([str(FIXTURES / fixture), str(ROOT)]),
+            "TF_CPP_MIN_LOG_LEVEL": "3",
+        },
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    found = {r["variant"]: r for r in json.loads(out.read_text())["results"]}
+    assert found["einsum"]["correct"] and found["numpy"]["correct"]
+    assert found["jax_vmap"]["status"] in ("failed", "unsupported"), found["jax_vmap"]
+    assert found["jax_vmap"]["error"]
