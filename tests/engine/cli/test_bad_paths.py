@@ -65,3 +65,35 @@ def test_fail_if_slower_is_called_a_percentage(capsys, tmp_path):
     assert main(["compare", str(path), str(path), "--fail-if-slower", "lots"]) == 2
     error = capsys.readouterr().err
     assert "fail-if-slower: must be a percentage" in error and "seconds" not in error
+
+
+@pytest.mark.parametrize(
+    "message", ["attempt to write a readonly database", "database or disk is full"]
+)
+def test_a_read_only_or_full_history_is_one_line_too(message, tmp_path, monkeypatch, capsys):
+    """A read-only mount and a full disk answer SQLite's writes with these errors (root ignores
+    file modes here, so the errors are injected where SQLite would raise them)."""
+    import sqlite3
+
+    import engine.storage.history as storage
+
+    path = tmp_path / "history.sqlite3"
+    History(path).add_run(make_run())
+    real = sqlite3.connect
+
+    class Failing:
+        def __init__(self, conn):
+            self.conn = conn
+
+        def execute(self, sql, *args):
+            if sql.lstrip().upper().startswith(("INSERT", "CREATE", "PRAGMA JOURNAL")):
+                raise sqlite3.OperationalError(message)
+            return self.conn.execute(sql, *args)
+
+        def __getattr__(self, name):
+            return getattr(self.conn, name)
+
+    monkeypatch.setattr(storage.sqlite3, "connect", lambda *a, **k: Failing(real(*a, **k)))
+    assert main(["history", "--history", str(path)]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("error: history: ") and message in error and error.count("\n") == 1
