@@ -18,7 +18,8 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from engine.measure.memory import format_bytes
+from engine.measure.memory import format_bytes, input_set_bytes
+from engine.measure.peak import peak_from
 from engine.results.parts import Peak, Probe
 
 Reprobe = Callable[[], list[Probe]]
@@ -108,3 +109,27 @@ def settle_ceiling(
         "(another process, frequency); roofline fractions are against it"
     )
     return raised, [reason]
+
+
+def run_ceiling(
+    probes: list[Probe],
+    device: str,
+    results: Sequence[Any],
+    config: Any,
+    llc_bytes: int,
+    reprobe: Reprobe | None,
+    device_probes: Sequence[Probe] = (),
+) -> tuple[Peak, list[str]]:
+    """A run's `peak` from its probes, settled against what its results achieved, with each
+    accelerator peer's own probes kept beside it; and the warnings that say why."""
+    peak, notes = settle_ceiling(
+        peak_from(probes, device, llc_bytes),
+        results,
+        working_set_bytes=input_set_bytes(config),
+        llc_bytes=llc_bytes,
+        cache=config.cache,
+        reprobe=reprobe,
+    )
+    if device_probes:
+        peak = dataclasses.replace(peak, probes=(*peak.probes, *device_probes))
+    return peak, notes

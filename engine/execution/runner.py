@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
 from typing import Any
 
-from engine.analysis.ceiling import settle_ceiling
+from engine.analysis.ceiling import run_ceiling
 from engine.backends.tensorflow.bandwidth import ceiling_warning, probe_round
 from engine.backends.tensorflow.build import Builder, builder_with
 from engine.backends.tensorflow.devices import DeviceSetup
@@ -40,7 +40,6 @@ from engine.machine.cluster import worker_count
 from engine.machine.host import last_level_cache_bytes
 from engine.machine.load import LoadMonitor
 from engine.measure import memory
-from engine.measure.peak import peak_from
 from engine.measure.timing import PhaseClock
 from engine.measure.uncertainty import NoiseFloor
 from engine.results.events import (
@@ -261,17 +260,15 @@ def run_benchmark(
         emit(Phase("peak bandwidth (again)"))
         buffers, effort = state.probe_buffers(device, setup.kind, llc_bytes)
         probes += probe_round(buffers, "after", effort)
-        peak = peak_from(probes, device, llc_bytes)
-        peak, ceiling_notes = settle_ceiling(
-            peak,
+        peak, ceiling_notes = run_ceiling(
+            probes,
+            device,
             results,
-            working_set_bytes=memory.input_set_bytes(config),
-            llc_bytes=llc_bytes,
-            cache=config.cache,
+            config,
+            llc_bytes,
             reprobe=lambda: probe_round(buffers, "check", effort),
+            device_probes=peers.device_probes(),
         )
-    if peers.probes:  # each accelerator peer's own ceiling, kept beside the run's
-        peak = dataclasses.replace(peak, probes=(*peak.probes, *peers.device_probes()))
     clock.lap("peak_s")
     emit(Done())
     state.runs += 1

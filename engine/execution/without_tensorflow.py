@@ -14,7 +14,6 @@ accelerator says so in its result, and its roofline fraction is then against the
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import platform
 import sys
@@ -23,7 +22,7 @@ from datetime import datetime, timezone
 
 import numpy as np
 
-from engine.analysis.ceiling import settle_ceiling
+from engine.analysis.ceiling import run_ceiling
 from engine.execution.peers import run_peers
 from engine.execution.plan import plan_variants
 from engine.execution.recording import blank_result
@@ -34,7 +33,6 @@ from engine.machine.host import cpu_model, last_level_cache_bytes
 from engine.machine.load import LoadMonitor
 from engine.measure import memory
 from engine.measure.host_bandwidth import WARM, host_buffer, host_probe
-from engine.measure.peak import peak_from
 from engine.measure.timing import PhaseClock
 from engine.measure.uncertainty import NoiseFloor
 from engine.results.events import (
@@ -130,17 +128,15 @@ def run_without_tensorflow(
     emit(Phase("peak bandwidth (again)"))
     probes += host_probe(buffer, "after", WARM)
     results = [skipped.get(v) or outcome.results[v] for v in variants]
-    peak = peak_from(probes, HOST_DEVICE, llc_bytes)
-    peak, ceiling_notes = settle_ceiling(
-        peak,
+    peak, ceiling_notes = run_ceiling(
+        probes,
+        HOST_DEVICE,
         results,
-        working_set_bytes=memory.input_set_bytes(config),
-        llc_bytes=llc_bytes,
-        cache=config.cache,
+        config,
+        llc_bytes,
         reprobe=lambda: host_probe(buffer, "check", WARM),
+        device_probes=outcome.device_probes(),
     )
-    if outcome.probes:  # each accelerator peer's own ceiling, kept beside the run's
-        peak = dataclasses.replace(peak, probes=(*peak.probes, *outcome.device_probes()))
     clock.lap("peak_s")
     emit(Done())
     load = monitor.stop()
@@ -156,7 +152,7 @@ def run_without_tensorflow(
         created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         environment=environment(kind, llc_bytes, llc_source, outcome.environments),
         config=config,
-        peak=dataclasses.replace(peak),
+        peak=peak,
         results=results,
         warnings=warnings,
         cold_copies=copies,
