@@ -12,37 +12,27 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
+from benchmarks.engine_cli import engine
+
 FAST = ("batched_matvec", "einsum", "numpy")
 NEIGHBOURS = ("python_loop", "while_loop", "map_fn")
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def medians(strategies: tuple[str, ...], args: argparse.Namespace, out: Path) -> dict:
     """One fresh `run` process; the fast variants' medians in seconds."""
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "engine",
-            "run",
-            f"--matrices={args.matrices}",
-            f"--dim={args.dim}",
-            f"--strategy={','.join(strategies)}",
-            "--sampling=fixed",
-            "--no-history",
-            "--progress=none",
-            f"--json={out}",
-        ],
-        cwd=ROOT,
-        check=True,
-        stdout=subprocess.DEVNULL,
-        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"},
+    engine(
+        "run",
+        f"--matrices={args.matrices}",
+        f"--dim={args.dim}",
+        f"--strategy={','.join(strategies)}",
+        "--sampling=fixed",
+        "--no-history",
+        "--progress=none",
+        f"--json={out}",
+        quiet=True,
     )
     data = json.loads(out.read_text())
     return {r["variant"]: r["median_s"] for r in data["results"] if r["variant"] in FAST}

@@ -17,13 +17,13 @@ import argparse
 import itertools
 import json
 import multiprocessing
-import os
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.engine_cli import ENV, ROOT, engine
 from engine.analysis.compare import compare_runs
 from engine.results.model import RunResult
 
@@ -37,8 +37,6 @@ DEFAULT_SET = (
     "numpy",
 )
 BATCHED = ("batched_matvec", "einsum", "vectorized_map", "numpy")
-ROOT = Path(__file__).resolve().parent.parent
-ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
 
 
 def busy_half_the_time(stop: multiprocessing.synchronize.Event) -> None:
@@ -101,23 +99,15 @@ def fresh_runs(count: int, matrices: int, args: argparse.Namespace, scratch: Pat
     runs = []
     for index in range(count):
         out = scratch / f"{tag}{index}.json"
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "engine",
-                "run",
-                f"--matrices={matrices}",
-                f"--dim={args.dim}",
-                f"--strategy={','.join(BATCHED)}",
-                "--no-history",
-                "--progress=none",
-                f"--json={out}",
-            ],
-            cwd=ROOT,
-            env=ENV,
-            check=True,
-            stdout=subprocess.DEVNULL,
+        engine(
+            "run",
+            f"--matrices={matrices}",
+            f"--dim={args.dim}",
+            f"--strategy={','.join(BATCHED)}",
+            "--no-history",
+            "--progress=none",
+            f"--json={out}",
+            quiet=True,
         )
         runs.append(RunResult.from_json(out.read_text()))
     return runs

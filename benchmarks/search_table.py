@@ -12,13 +12,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.engine_cli import engine
 from engine.spec.catalog import strategy_info
 
 ROWS = (
@@ -29,31 +27,22 @@ ROWS = (
     ((3000, 100, 100), "torch"),
     ((64, 1000, 1000), "tensorflow"),
 )
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def search(shape: tuple[int, int, int], budget: float, out: Path) -> tuple[dict, float]:
     matrices, rows, cols = shape
     started = time.perf_counter()
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "engine",
-            "run",
-            f"--matrices={matrices}",
-            f"--dim={rows}",
-            f"--cols={cols}",
-            "--search",
-            f"--search-budget={budget}",
-            "--no-history",
-            "--progress=none",
-            f"--json={out}",
-        ],
-        cwd=ROOT,
-        check=True,
-        stdout=subprocess.DEVNULL,
-        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"},
+    engine(
+        "run",
+        f"--matrices={matrices}",
+        f"--dim={rows}",
+        f"--cols={cols}",
+        "--search",
+        f"--search-budget={budget}",
+        "--no-history",
+        "--progress=none",
+        f"--json={out}",
+        quiet=True,
     )
     return json.loads(out.read_text()), time.perf_counter() - started
 

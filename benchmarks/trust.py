@@ -16,24 +16,16 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import os
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
+from benchmarks.engine_cli import engine
 from engine.analysis.compare import compare_runs
 from engine.results.parse import read_run_group
 from engine.storage.history import History
 
 STRATEGIES = ("batched_matvec", "einsum", "vectorized_map", "numpy")
 BATCHED = ("batched_matvec", "einsum", "vectorized_map")
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def engine(*args: str) -> None:
-    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
-    subprocess.run([sys.executable, "-m", "engine", *args], cwd=ROOT, check=True, env=env)
 
 
 def main() -> None:

@@ -17,7 +17,7 @@ from dashboard.figures import run as charts
 from dashboard.figures import why as why_charts
 from dashboard.tables import run as data
 from dashboard.tables import why as why_data
-from dashboard.text.explain import fastest_way
+from dashboard.text.explain import answer_for
 from engine.results.model import RunResult
 from engine.spec.catalog import code_to_copy
 
@@ -63,14 +63,7 @@ def build(result: RunResult) -> RunView:
     if best is None:
         answer, code = "No strategy produced a correct result in this run.", None
     else:
-        answer = fastest_way(
-            best,
-            chosen,
-            config,
-            result.peak_bytes_per_s,
-            why_data.profiles(result),
-            result.environment.last_level_cache_bytes,
-        )
+        answer = answer_for(result, best, chosen, why_data.profiles(result))
         code = code_to_copy(best["variant"])
     return RunView(heading, answer, code, table, replicas, figures, notes)
 

@@ -16,7 +16,7 @@ from dashboard.report import run_report
 from dashboard.tables import run as data
 from dashboard.tables import why as why_data
 from dashboard.tables.search import search_table
-from dashboard.text.explain import fastest_way
+from dashboard.text.explain import answer_for
 from engine.results.formatting import took_line
 from engine.results.model import RunResult
 from engine.results.search import search_summary
@@ -63,16 +63,7 @@ def show_results(text: str, key: str = "run") -> None:
     if best is None:
         st.error("No strategy produced a correct result in this run.")
     else:
-        st.markdown(
-            fastest_way(
-                best,
-                chosen,
-                config,
-                result.peak_bytes_per_s,
-                profiles,
-                result.environment.last_level_cache_bytes,
-            )
-        )
+        st.markdown(answer_for(result, best, chosen, profiles))
         source = code_to_copy(best["variant"])
         if source:
             st.code(source, language="python")

@@ -15,7 +15,7 @@ from dashboard.report.html import (
 from dashboard.tables import run as data
 from dashboard.tables import why as why_data
 from dashboard.tables.search import search_table
-from dashboard.text.explain import fastest_way
+from dashboard.text.explain import answer_for
 from engine.results.formatting import took_line
 from engine.results.model import RunResult
 from engine.results.search import search_summary
@@ -45,14 +45,7 @@ def run_sections(result: RunResult) -> list[str]:
     best = data.winner(summary, chosen)
     profiles = why_data.profiles(result)
     if best is not None:
-        answer = fastest_way(
-            best,
-            chosen,
-            config,
-            result.peak_bytes_per_s,
-            profiles,
-            result.environment.last_level_cache_bytes,
-        )
+        answer = answer_for(result, best, chosen, profiles)
         sections += [
             "<h2>The fastest way</h2>",
             markdown_to_html(answer),

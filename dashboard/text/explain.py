@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pandas as pd
 
@@ -156,6 +157,19 @@ def fastest_way(
                 "were disturbed; run it again on a quieter machine."
             )
     return "\n\n".join(lines)
+
+
+def answer_for(result: Any, best: pd.Series, chosen: dict, profiles: pd.DataFrame | None) -> str:
+    """`fastest_way` for a whole run: its config, measured peak and the cache it ran with (the
+    page, the report and the notebook all ask it so)."""
+    return fastest_way(
+        best,
+        chosen,
+        result.config,
+        result.peak_bytes_per_s,
+        profiles,
+        result.environment.last_level_cache_bytes,
+    )
 
 
 def comparison_method(floor: NoiseFloor, margin: float) -> str:

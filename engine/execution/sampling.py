@@ -62,6 +62,16 @@ class SamplingRecord:
     precision: float | None = None
     rounds: list[list[int]] = field(default_factory=list)
 
+    @classmethod
+    def for_plan(cls, order: str, seed: int, variants: list[str], plan: RacePlan) -> SamplingRecord:
+        return cls(
+            order,
+            seed,
+            variants,
+            sampling="adaptive" if plan.adaptive else "fixed",
+            precision=plan.precision if plan.adaptive else None,
+        )
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "order": self.order,
@@ -125,13 +135,7 @@ def take_samples(
 ) -> SamplingRecord:
     """Sample every variant until it stops; returns what was run, in order. `load`: other
     processes' CPU share so far (default: measured, from the start of sampling)."""
-    record = SamplingRecord(
-        order,
-        seed,
-        [p.result.variant for p in prepared],
-        sampling="adaptive" if plan.adaptive else "fixed",
-        precision=plan.precision if plan.adaptive else None,
-    )
+    record = SamplingRecord.for_plan(order, seed, [p.result.variant for p in prepared], plan)
     shuffle = random.Random(seed)
     reported: set[int] = set()
     if load is None:  # a busy machine widens the race's floor, as it widens the ties

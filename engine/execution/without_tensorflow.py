@@ -14,22 +14,17 @@ accelerator says so in its result, and its roofline fraction is then against the
 
 from __future__ import annotations
 
-import os
-import platform
-import sys
 import uuid
 from datetime import datetime, timezone
-
-import numpy as np
 
 from engine.analysis.ceiling import run_ceiling
 from engine.execution.peers import run_peers
 from engine.execution.plan import plan_variants
 from engine.execution.recording import blank_result
-from engine.execution.sampling import race_plan
+from engine.execution.sampling import SamplingRecord, race_plan
 from engine.machine.accelerators import probe_kind
 from engine.machine.frameworks import tensorflow_install_hint
-from engine.machine.host import cpu_model, last_level_cache_bytes
+from engine.machine.host import host_facts, last_level_cache_bytes
 from engine.machine.load import LoadMonitor
 from engine.measure import memory
 from engine.measure.host_bandwidth import WARM, host_buffer, host_probe
@@ -66,17 +61,7 @@ def environment(kind: str, llc_bytes: int, llc_source: str, frameworks: dict) ->
         available_devices=(HOST_DEVICE,),
         replicas=1,
         tensorflow=None,
-        numpy=np.__version__,
-        python=sys.version.split()[0],
-        platform=platform.platform(),
-        hostname=platform.node(),
-        cpu_model=cpu_model(),
-        cpu_count=os.cpu_count(),
-        cpu_affinity_count=len(os.sched_getaffinity(0))
-        if hasattr(os, "sched_getaffinity")
-        else None,
-        last_level_cache_bytes=llc_bytes,
-        last_level_cache_source=llc_source,
+        **host_facts(llc_bytes, llc_source),
         device_notes=("no usable TensorFlow: NumPy and the peer frameworks ran",),
         frameworks=frameworks,
     )
@@ -158,12 +143,8 @@ def run_without_tensorflow(
         cold_copies=copies,
         memory=estimate,
         sampling={
-            "order": config.order,
-            "seed": config.seed,
-            "sampling": "adaptive" if plan.adaptive else "fixed",
-            "precision": plan.precision if plan.adaptive else None,
-            "variants": [],
-            "rounds": [],
+            # No process of its own sampled here: each framework's rounds are in `peers`.
+            **SamplingRecord.for_plan(config.order, config.seed, [], plan).to_dict(),
             **({"peers": outcome.sampling} if outcome.sampling else {}),
         },
         machine_load=load,

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import platform
 import shutil
 import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import psutil
 
@@ -56,3 +59,23 @@ def available_bytes(device_kind: str) -> tuple[int | None, str]:
         except (OSError, subprocess.SubprocessError, ValueError):
             pass
     return None, f"{device_kind} memory could not be read before TensorFlow starts"
+
+
+def host_facts(llc_bytes: int, llc_source: str) -> dict[str, Any]:
+    """The host part of a results `environment`, whichever framework ran: versions of NumPy
+    and Python, the platform, the CPU and its cache."""
+    import numpy as np
+
+    return {
+        "numpy": np.__version__,
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "hostname": platform.node(),
+        "cpu_model": cpu_model(),
+        "cpu_count": os.cpu_count(),
+        "cpu_affinity_count": len(os.sched_getaffinity(0))
+        if hasattr(os, "sched_getaffinity")
+        else None,
+        "last_level_cache_bytes": llc_bytes,
+        "last_level_cache_source": llc_source,
+    }

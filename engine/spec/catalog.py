@@ -9,7 +9,6 @@ Adding a strategy is one kernel function plus one `register(StrategyInfo(...))` 
 from __future__ import annotations
 
 import ast
-import dataclasses
 import functools
 import importlib.util
 from dataclasses import dataclass
@@ -257,6 +256,9 @@ BUILTIN: tuple[StrategyInfo, ...] = (
         interactive=False,
         simplicity=9,
         simplicity_reason="a Python loop",
+        expression="python loop",
+        compiler="eager",
+        searchable=False,
     ),
     StrategyInfo(
         "while_loop",
@@ -266,6 +268,9 @@ BUILTIN: tuple[StrategyInfo, ...] = (
         distribution="graph",
         simplicity=7,
         simplicity_reason="an explicit loop with a TensorArray",
+        expression="while loop",
+        compiler="graph",
+        searchable=False,
     ),
     StrategyInfo(
         "map_fn",
@@ -275,6 +280,9 @@ BUILTIN: tuple[StrategyInfo, ...] = (
         distribution="graph",
         simplicity=6,
         simplicity_reason="a per-matrix function run in a graph loop",
+        expression="map_fn",
+        compiler="graph",
+        searchable=False,
     ),
     StrategyInfo(
         "vectorized_map",
@@ -285,6 +293,8 @@ BUILTIN: tuple[StrategyInfo, ...] = (
         distribution="graph",
         simplicity=5,
         simplicity_reason="a per-matrix function that TensorFlow vectorises",
+        expression="vectorized_map",
+        compiler="graph",
     ),
     StrategyInfo(
         "batched_matvec",
@@ -295,6 +305,8 @@ BUILTIN: tuple[StrategyInfo, ...] = (
         distribution="graph",
         simplicity=1,
         simplicity_reason="one library call that says what it does",
+        expression="matvec",
+        compiler="graph",
     ),
     StrategyInfo(
         "batched_matmul",
@@ -305,6 +317,8 @@ BUILTIN: tuple[StrategyInfo, ...] = (
         distribution="graph",
         simplicity=4,
         simplicity_reason="one call, with a reshape on either side",
+        expression="matmul",
+        compiler="graph",
     ),
     StrategyInfo(
         "einsum",
@@ -315,6 +329,8 @@ BUILTIN: tuple[StrategyInfo, ...] = (
         distribution="graph",
         simplicity=3,
         simplicity_reason="one call, with the index notation to read",
+        expression="einsum",
+        compiler="graph",
     ),
     StrategyInfo(
         "dataset",
@@ -326,6 +342,9 @@ BUILTIN: tuple[StrategyInfo, ...] = (
         options=("batch_size",),
         simplicity=8,
         simplicity_reason="a tf.data pipeline",
+        expression="tf.data",
+        compiler="eager",
+        searchable=False,
     ),
     StrategyInfo(
         "numpy",
@@ -337,6 +356,8 @@ BUILTIN: tuple[StrategyInfo, ...] = (
         baseline=True,
         simplicity=2,
         simplicity_reason="one NumPy call on the host, no TensorFlow",
+        expression="matmul",
+        compiler="none",
     ),
     StrategyInfo(
         "jax_vmap",
@@ -349,6 +370,8 @@ BUILTIN: tuple[StrategyInfo, ...] = (
         interactive=False,
         simplicity_reason="one vmapped call, compiled by jax.jit",
         why="JAX traces it once and XLA compiles the whole batch into one fused program.",
+        expression="vmap of a dot",
+        compiler="jit",
     ),
     StrategyInfo(
         "jax_einsum",
@@ -361,6 +384,8 @@ BUILTIN: tuple[StrategyInfo, ...] = (
         interactive=False,
         simplicity_reason="one call, with the index notation to read, compiled by jax.jit",
         why="JAX traces it once and XLA compiles the whole batch into one fused program.",
+        expression="einsum",
+        compiler="jit",
     ),
     StrategyInfo(
         "torch_bmm",
@@ -373,6 +398,8 @@ BUILTIN: tuple[StrategyInfo, ...] = (
         interactive=False,
         simplicity_reason="one batched call, with a reshape on either side",
         why="PyTorch dispatches one batched matrix multiply for the whole batch.",
+        expression="matmul",
+        compiler="eager",
     ),
     StrategyInfo(
         "torch_einsum",
@@ -385,26 +412,10 @@ BUILTIN: tuple[StrategyInfo, ...] = (
         simplicity=3,
         simplicity_reason="one call, with the index notation to read",
         why="PyTorch lowers the einsum to one batched matrix multiply for the whole batch.",
+        expression="einsum",
+        compiler="eager",
     ),
 )
-
-# Where each catalogue strategy sits in the implementation space (docs/search.md); the loops
-# are points too, but a search does not try them: they lose by construction.
-CATALOGUE_AXES: dict[str, tuple[str, str, bool]] = {
-    "python_loop": ("python loop", "eager", False),
-    "while_loop": ("while loop", "graph", False),
-    "map_fn": ("map_fn", "graph", False),
-    "vectorized_map": ("vectorized_map", "graph", True),
-    "batched_matvec": ("matvec", "graph", True),
-    "batched_matmul": ("matmul", "graph", True),
-    "einsum": ("einsum", "graph", True),
-    "dataset": ("tf.data", "eager", False),
-    "numpy": ("matmul", "none", True),
-    "jax_vmap": ("vmap of a dot", "jit", True),
-    "jax_einsum": ("einsum", "jit", True),
-    "torch_bmm": ("matmul", "eager", True),
-    "torch_einsum": ("einsum", "eager", True),
-}
 
 SEARCH_ONLY = dict(interactive=False, search_only=True, launches="one")
 SEARCH_POINTS: tuple[StrategyInfo, ...] = (
@@ -515,12 +526,7 @@ SEARCH_POINTS: tuple[StrategyInfo, ...] = (
     ),
 )
 
-for _info in BUILTIN:
-    _expression, _compiler, _searchable = CATALOGUE_AXES.get(_info.name, ("", "", False))
-    register(
-        dataclasses.replace(
-            _info, expression=_expression, compiler=_compiler, searchable=_searchable
-        )
-    )
-for _info in SEARCH_POINTS:
+# The loops are points of the space too, but a search does not try them: they lose by
+# construction (`searchable=False`).
+for _info in (*BUILTIN, *SEARCH_POINTS):
     register(_info)

@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import os
-import platform
-import sys
-
-import numpy as np
 
 from engine.backends.tensorflow.devices import DeviceSetup
 from engine.backends.tensorflow.loader import tf
 from engine.backends.tensorflow.threads import thread_settings
-from engine.machine.host import cpu_model
+from engine.machine.host import host_facts
 from engine.results.parts import Environment
 
 FLAG_VARIABLES = (
@@ -37,21 +33,11 @@ def capture(
         tf32 = None
     return Environment(
         tensorflow=tf.__version__,
-        numpy=np.__version__,
-        python=sys.version.split()[0],
-        platform=platform.platform(),
-        hostname=platform.node(),
+        **host_facts(llc_bytes, llc_source),
         device_kind=setup.kind,
         devices=tuple(setup.devices),
         available_devices=tuple(setup.available),
         replicas=len(setup.devices),
-        cpu_model=cpu_model(),
-        cpu_count=os.cpu_count(),
-        cpu_affinity_count=len(os.sched_getaffinity(0))
-        if hasattr(os, "sched_getaffinity")
-        else None,
-        last_level_cache_bytes=llc_bytes,
-        last_level_cache_source=llc_source,
         threads=thread_settings(threads),
         flags={
             "tensor_float_32": tf32,
