@@ -132,10 +132,7 @@ def show_search(result: RunResult) -> None:
 def show_why(result: RunResult, profiles: pd.DataFrame, key: str) -> None:
     """The profiler's evidence: time in ops vs outside, ops per call, top ops, the traces."""
     st.markdown("### Why (profiled)")
-    st.caption(
-        "A few more calls of each variant after its samples, under TensorFlow's profiler: the "
-        "timings above are not perturbed by it."
-    )
+    st.caption(why_data.WHICH_TIME_IS_WHICH)
     st.dataframe(why_data.display_profiles(profiles), hide_index=True, width="stretch")
     for name, figure in why_charts.why_figures(profiles).items():
         st.plotly_chart(figure, width="stretch", key=f"{key}_why_{name}")

@@ -69,8 +69,7 @@ def run_sections(result: RunResult) -> list[str]:
     if not profiles.empty:
         sections += [
             "<h2>Why (profiled)</h2>",
-            "<p class='muted'>A few more calls of each variant after its samples, under "
-            "TensorFlow's profiler; the timings are not perturbed by it.</p>",
+            f"<p class='muted'>{escape(why_data.WHICH_TIME_IS_WHICH)}</p>",
             frame_table(why_data.display_profiles(profiles)),
             *(figure_html(f) for f in why_charts.why_figures(profiles).values()),
         ]

@@ -79,6 +79,7 @@ class JobStatus:
     elapsed_s: float = 0.0
     points_done: int = 0
     points_total: int = 0
+    point: str = ""  # the sweep point being run (its key), once the first has started
     eta_s: float | None = None
     sweep_id: str = ""
     message: str = ""
@@ -225,8 +226,9 @@ def apply_event(status: JobStatus, event: Event) -> None:
         status.sweep_id = event.sweep_id
         status.points_total = event.todo
     elif isinstance(event, SweepPoint):
-        status.points_done, status.eta_s = event.index, event.eta_s
-        status.variant_index, status.variant_count = 0, 0
+        if event.index != status.points_done or not status.point:
+            status.variant, status.variant_index, status.variant_count = "", 0, 0
+        status.points_done, status.eta_s, status.point = event.index, event.eta_s, event.point
     elif isinstance(event, SweepDone | ResultWritten) and status.sweep_id:
         status.points_done = status.points_total
 

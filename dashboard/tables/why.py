@@ -8,6 +8,14 @@ from engine.measure.memory import format_bytes
 from engine.results.formatting import format_number, format_seconds
 from engine.results.model import RunResult
 
+WHICH_TIME_IS_WHICH = (
+    "A few more calls of each variant after its samples, under TensorFlow's profiler: the "
+    "sampled timings are not perturbed by it. Timed median is the sampled call; profiled call "
+    "(wall) is the mean of the profiled calls, slower under the profiler and on a busy machine; "
+    "in ops (time some op was running, on any thread) and outside ops (Python, dispatch, idle) "
+    "split the profiled call, not the timed one."
+)
+
 PROFILE_COLUMNS = (
     "variant",
     "status",
@@ -15,6 +23,7 @@ PROFILE_COLUMNS = (
     "op_time_s",
     "host_time_s",
     "wall_s",
+    "median_s",
     "op_share",
     "tracing_count",
     "retraced",
@@ -41,6 +50,7 @@ def profiles(result: RunResult) -> pd.DataFrame:
                 "op_time_s": profile.op_time_s,
                 "host_time_s": profile.host_time_s,
                 "wall_s": profile.wall_s,
+                "median_s": entry.median_s,
                 "op_share": share,
                 "tracing_count": profile.tracing_count,
                 "retraced": profile.retraced,
@@ -48,11 +58,23 @@ def profiles(result: RunResult) -> pd.DataFrame:
                 "first_call": first_call_text(profile.first_call),
                 "note": profile.error
                 or ("traced again while profiled" if profile.retraced else "")
+                or profiled_slower_note(profile.wall_s, entry.median_s)
                 or profile.memory_note
                 or "",
             }
         )
     return pd.DataFrame(rows, columns=list(PROFILE_COLUMNS))
+
+
+def profiled_slower_note(wall_s: float | None, median_s: float | None) -> str:
+    """The profiled calls are separate calls, slower under the profiler and on a busy
+    machine: say so when it shows, so their split is not read against the timed median."""
+    if not wall_s or not median_s or wall_s <= 1.2 * median_s:
+        return ""
+    return (
+        f"the profiled call took {wall_s / median_s:.1f}× the timed median (profiler "
+        "overhead, or a busy moment); its split is of the profiled call"
+    )
 
 
 def first_call_text(split: dict[str, float] | None) -> str:
@@ -90,6 +112,8 @@ def display_profiles(frame: pd.DataFrame) -> pd.DataFrame:
             "strategy": frame["variant"],
             "profile": frame["status"],
             "ops per call": [format_number(v, ",.0f") for v in frame["ops_per_call"]],
+            "timed median": [format_seconds(v) for v in frame["median_s"]],
+            "profiled call (wall)": [format_seconds(v) for v in frame["wall_s"]],
             "in ops": [format_seconds(v) for v in frame["op_time_s"]],
             "outside ops": [format_seconds(v) for v in frame["host_time_s"]],
             "share in ops": [format_number(v, ".0%") for v in frame["op_share"]],

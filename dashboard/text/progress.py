@@ -58,3 +58,33 @@ def describe_run(status: Any) -> str:
             f"first call, warm-up, check · {elapsed}"
         )
     return f"{status.phase or 'Starting worker'}… · {elapsed}"
+
+
+def sweep_progress_text(status: Any) -> str:
+    """ "Point 3 of 84 (matrices=100 · dim=16) · einsum, 2 of 5 · about 2 min left · 40 s elapsed".
+
+    Before the grid is known the label says what is happening (never "Point 1 of 0"); the
+    estimate appears once the first variant of the first point has finished."""
+    elapsed = f"{status.elapsed_s:.0f} s elapsed"
+    if not status.points_total:
+        return f"Preparing the sweep: {status.phase or 'starting worker'}… · {elapsed}"
+    if not status.point:
+        return (
+            f"{status.points_total} points to run · {status.phase or 'starting'}… · {elapsed}"
+        )
+    point = min(status.points_done + 1, status.points_total)
+    text = f"Point {point} of {status.points_total} ({status.point})"
+    if status.variant:
+        of = f", {status.variant_index} of {status.variant_count}" if status.variant_count else ""
+        text += f" · {status.variant}{of}"
+    eta = "estimating the time left" if status.eta_s is None else f"{duration(status.eta_s)} left"
+    return f"{text} · {eta} · {elapsed}"
+
+
+def duration(seconds: float) -> str:
+    """ "about 40 s", "about 3 min", "about 2.5 h": a countdown's precision, not a timing's."""
+    if seconds < 90:
+        return f"about {seconds:.0f} s"
+    if seconds < 90 * 60:
+        return f"about {seconds / 60:.0f} min"
+    return f"about {seconds / 3600:.1f} h"

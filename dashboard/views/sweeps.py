@@ -13,6 +13,7 @@ from dashboard.report import sweep_report
 from dashboard.services import worker
 from dashboard.services.worker import JobStatus
 from dashboard.tables.sweep import sweep_tables
+from dashboard.text.progress import sweep_progress_text
 from engine.spec.catalog import interactive_strategies, strategy_names
 from engine.spec.config import default_of, field_setting
 from engine.spec.fields import ConfigError
@@ -32,12 +33,7 @@ AXES = (  # (field, widget label, example values): every other setting is the ba
 def describe(status: JobStatus) -> str:
     if status.state == "queued":
         return f"Waiting in the queue: position {status.queue_position}."
-    eta = f", about {status.eta_s:.0f} s left" if status.eta_s is not None else ""
-    return (
-        f"Point {min(status.points_done + 1, max(1, status.points_total))} of "
-        f"{status.points_total}{eta} · {status.variant or status.phase or 'starting'} · "
-        f"{status.elapsed_s:.0f} s elapsed"
-    )
+    return sweep_progress_text(status)
 
 
 def fraction(status: JobStatus) -> float:

@@ -16,12 +16,16 @@ from engine.execution.runner import run_benchmark
 from engine.machine.host import last_level_cache_bytes
 from engine.measure import memory
 from engine.results.events import (
+    Event,
     Phase,
     Progress,
+    Started,
     SweepDone,
     SweepPoint,
     SweepRefused,
     SweepStarted,
+    VariantDone,
+    VariantStarted,
     silent,
 )
 from engine.spec.sweep import SweepSpec
@@ -51,8 +55,9 @@ def run_sweep(spec: SweepSpec, history: Any, progress: Progress | None = None) -
     for index, config in enumerate(todo):
         key = spec.point_key(config)
         emit(SweepPoint(key, index, len(todo), eta_s(started, index, len(todo))))
+        within = PointProgress(emit, key, index, len(todo), started)
         try:
-            result = run_benchmark(config, setup=setup, peak=peak)
+            result = run_benchmark(config, progress=within, setup=setup, peak=peak)
         except memory.PreflightError as error:
             refused.append(f"{key}: {error}")
             emit(SweepRefused(key, str(error)))
@@ -69,8 +74,32 @@ def run_sweep(spec: SweepSpec, history: Any, progress: Progress | None = None) -
     return outcome
 
 
-def eta_s(started: float, done: int, total: int) -> float | None:
-    """Mean time per finished point times the points left (None before the first)."""
-    if done == 0:
+def eta_s(started: float, done: float, total: int) -> float | None:
+    """Mean time per finished point times the points left (None before any work is done);
+    `done` may be fractional: a point counts by the share of its variants finished."""
+    if done <= 0:
         return None
     return (time.perf_counter() - started) / done * (total - done)
+
+
+class PointProgress:
+    """One point's run, seen from the sweep: which variant it is on, and an ETA refined as
+    each variant finishes, so an 84-point grid has an estimate seconds in, not a point in.
+    The point's samples and results stay out of the sweep's stream (the history keeps them)."""
+
+    def __init__(self, emit: Progress, key: str, index: int, total: int, started: float):
+        self.emit, self.key, self.index, self.total = emit, key, index, total
+        self.started = started
+        self.variants, self.finished = 0, 0
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, Started):
+            self.variants = len(event.variants)
+            self.emit(event)
+        elif isinstance(event, VariantStarted):
+            self.emit(event)
+        elif isinstance(event, VariantDone) and self.variants:
+            self.finished = min(self.variants, self.finished + 1)
+            done = self.index + self.finished / self.variants
+            eta = eta_s(self.started, done, self.total)
+            self.emit(SweepPoint(self.key, self.index, self.total, eta))

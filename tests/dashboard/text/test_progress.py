@@ -69,3 +69,39 @@ def test_the_cli_bar_follows_the_work_left_and_says_each_elimination():
     output = stream.getvalue()
     assert "preparing einsum" in output
     assert "eliminated python_loop: 110.90x the time of numpy" in output
+
+
+def test_a_sweep_label_never_says_point_1_of_0_and_follows_each_point():
+    from dashboard.text.progress import sweep_progress_text
+    from engine.results.events import SweepPoint, SweepStarted
+
+    status = JobStatus(elapsed_s=5.0)
+    assert sweep_progress_text(status).startswith("Preparing the sweep: starting worker")
+    apply_event(status, SweepStarted("s1", 84, 84))
+    apply_event(status, Phase("peak bandwidth"))
+    assert sweep_progress_text(status).startswith("84 points to run · peak bandwidth")
+    apply_event(status, SweepPoint("matrices=10 · dim=16", 0, 84, None))
+    apply_event(status, Started(("einsum", "numpy")))
+    apply_event(status, VariantStarted("einsum"))
+    text = sweep_progress_text(status)
+    assert text.startswith("Point 1 of 84 (matrices=10 · dim=16) · einsum, 1 of 2")
+    assert "estimating the time left" in text and "peak bandwidth" not in text
+    apply_event(status, SweepPoint("matrices=10 · dim=16", 0, 84, 250.0))  # refined ETA
+    assert "einsum, 1 of 2 · about 4 min left" in sweep_progress_text(status)
+    apply_event(status, SweepPoint("matrices=100 · dim=16", 1, 84, 200.0))
+    text = sweep_progress_text(status)
+    assert text.startswith("Point 2 of 84 (matrices=100 · dim=16) · about 3 min left")
+
+
+def test_a_sweep_estimates_its_time_left_as_each_variant_of_a_point_finishes():
+    from engine.execution.sweep import PointProgress
+    from engine.results.events import SweepPoint
+
+    seen = []
+    within = PointProgress(seen.append, "matrices=10", 0, 4, started=0.0)
+    within(Started(("a", "b")))
+    within(Sample("a", 1, 20, 0.1))  # a point's samples stay out of the sweep's stream
+    within(VariantDone("a", "ok"))
+    points = [e for e in seen if isinstance(e, SweepPoint)]
+    assert [type(e).__name__ for e in seen] == ["Started", "SweepPoint"]
+    assert points[0].index == 0 and points[0].eta_s is not None and points[0].eta_s > 0

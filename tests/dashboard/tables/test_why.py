@@ -1,0 +1,26 @@
+"""The Why table says which time is which: the timed median beside the profiled call's own
+wall time, and a note when the profiled call was much slower than the timed one."""
+
+from __future__ import annotations
+
+from dashboard.tables import why as why_data
+from engine.results.parts import ProfileSummary
+from tests.factories import make_run
+
+
+def test_the_profiled_wall_time_sits_beside_the_timed_median_and_a_slow_profile_is_named():
+    result = make_run({"einsum": [8.85e-3] * 5, "numpy": [1e-3] * 5})
+    einsum = next(r for r in result.results if r.variant == "einsum")
+    einsum.profile = ProfileSummary(
+        status="ok", calls=3, ops_per_call=1, op_time_s=12e-3, host_time_s=1e-3, wall_s=13e-3
+    )
+    numpy_entry = next(r for r in result.results if r.variant == "numpy")
+    numpy_entry.profile = ProfileSummary(
+        status="ok", calls=3, ops_per_call=1, op_time_s=0.9e-3, host_time_s=0.1e-3, wall_s=1e-3
+    )
+    frame = why_data.profiles(result)
+    shown = why_data.display_profiles(frame).set_index("strategy")
+    assert shown.loc["einsum", "timed median"] == "8.85 ms"
+    assert shown.loc["einsum", "profiled call (wall)"] == "13 ms"
+    assert shown.loc["einsum", "note"].startswith("the profiled call took 1.5× the timed median")
+    assert shown.loc["numpy", "note"] == ""  # as fast as timed: nothing to explain
