@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from engine.analysis.compare import run_name
 from engine.storage.history import History, default_path
 
 
@@ -18,12 +19,14 @@ def history() -> History:
 
 
 def run_choices(limit: int = 2000) -> dict[str, str]:
-    """run_id -> a readable one-line description, newest first."""
+    """run_id -> a readable one-line description, newest first; it starts with the run's name
+    as Compare's tables and reports name it (`run_name`)."""
     frame = history().list_runs().head(limit)
     return {
         row.run_id: (
-            f"{row.created_at[:16].replace('T', ' ')} · {row.label or 'no label'} · "
-            f"{row.device_kind} · {row.matrices}×{row.dim}×{row.cols} {row.dtype} {row.mode}"
+            f"{run_name(row.label, row.hostname, row.device_kind, row.run_id)} · "
+            f"{row.created_at[:16].replace('T', ' ')} · "
+            f"{row.matrices}×{row.dim}×{row.cols} {row.dtype} {row.mode}"
         )
         for row in frame.itertuples()
     }

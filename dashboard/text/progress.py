@@ -69,9 +69,7 @@ def sweep_progress_text(status: Any) -> str:
     if not status.points_total:
         return f"Preparing the sweep: {status.phase or 'starting worker'}… · {elapsed}"
     if not status.point:
-        return (
-            f"{status.points_total} points to run · {status.phase or 'starting'}… · {elapsed}"
-        )
+        return f"{status.points_total} points to run · {status.phase or 'starting'}… · {elapsed}"
     point = min(status.points_done + 1, status.points_total)
     text = f"Point {point} of {status.points_total} ({status.point})"
     if status.variant:

@@ -30,7 +30,11 @@ elif "compare_select" not in st.session_state:
     linked = st.query_params.get("runs", "")
     st.session_state["compare_select"] = [r for r in linked.split(",") if r in choices]
 selected = st.multiselect(
-    "Runs", list(choices), format_func=lambda r: choices[r], key="compare_select"
+    "Runs",
+    list(choices),
+    format_func=lambda r: choices[r],
+    key="compare_select",
+    select_all=False,  # Enter on a filter must not add every run that matches it
 )
 if selected:
     st.query_params["runs"] = ",".join(selected)

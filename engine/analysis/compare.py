@@ -75,8 +75,12 @@ class Side:
 
 def run_label(run: RunResult) -> str:
     env = run.environment
-    label = run.config.label or env.hostname or run.run_id[:8]
-    return f"{label} ({env.device_kind}, {run.run_id[:6]})"
+    return run_name(run.config.label, env.hostname, env.device_kind, run.run_id)
+
+
+def run_name(label: str | None, hostname: str | None, device_kind: str, run_id: str) -> str:
+    """ "laptop (CPU, 3f2a9c)": one name for a run, in the picker, the tables and the reports."""
+    return f"{label or hostname or run_id[:8]} ({device_kind}, {run_id[:6]})"
 
 
 def sides_of(runs: Sequence[RunResult | Sequence[RunResult]]) -> list[Side]:

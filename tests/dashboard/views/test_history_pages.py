@@ -64,6 +64,19 @@ def test_compare_page_reads_runs_from_the_link(stored):
     assert any("0.25x [" in str(v) and "faster" in str(v) for v in table.iloc[0].tolist())
 
 
+def test_compare_names_each_run_the_same_in_the_picker_and_on_the_page(stored):
+    from engine.analysis.compare import run_label
+
+    _, laptop, tpu = stored
+    at = page("compare")
+    picker = at.multiselect(key="compare_select")
+    for run in (laptop, tpu):
+        assert any(option.startswith(run_label(run) + " · ") for option in picker.options)
+    picker.set_value([laptop.run_id, tpu.run_id]).run()
+    assert not at.exception
+    assert set(at.selectbox(key="baseline").options) == {run_label(laptop), run_label(tpu)}
+
+
 def test_compare_page_needs_two_runs(stored):
     at = page("compare")
     assert not at.exception
