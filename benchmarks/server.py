@@ -4,6 +4,7 @@ browser tests."""
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -25,6 +26,14 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--disable-dev-shm-usage",
 ]
+
+
+def chromium_path() -> str | None:
+    """$CHROMIUM_PATH, else Debian's chromium on the PATH."""
+    configured = os.environ.get("CHROMIUM_PATH")
+    if configured:
+        return configured
+    return next((p for p in map(shutil.which, ("chromium", "chromium-browser")) if p), None)
 
 
 def free_port() -> int:

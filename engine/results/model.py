@@ -50,7 +50,7 @@ from engine.results.reader import (
 )
 from engine.spec.catalog import is_known, split_variant, strategy_info
 from engine.spec.config import MODES, BenchConfig
-from engine.spec.fields import ConfigError
+from engine.spec.fields import ConfigError, reading_stored_results
 
 SCHEMA_VERSION = 1
 Status = Literal["ok", "failed", "unsupported", "skipped"]
@@ -524,7 +524,8 @@ def _config_from(read: Reader | None) -> tuple[BenchConfig, int]:
     values.pop("cold_copies", None)
     values.setdefault("order", "sequential")  # written before interleaving existed
     try:
-        return BenchConfig.from_raw(values), cold
+        with reading_stored_results():
+            return BenchConfig.from_raw(values), cold
     except ConfigError as error:
         raise ResultsRejected(f"config.{error}") from None
 

@@ -15,6 +15,7 @@ from typing import Any
 from engine.measure.racing import DEFAULT_PRECISION, SAMPLINGS
 from engine.spec.catalog import (
     installed_strategy_names,
+    is_known,
     search_strategy_names,
     strategy_info,
     strategy_names,
@@ -210,7 +211,10 @@ class BenchConfig:
         +xla, each within its share of the search budget. Applying it again changes nothing,
         so a stored search config reads back as itself."""
         names = set(search_strategy_names()) | set(self.strategies)
-        ordered = tuple(name for name in strategy_names() if name in names)
+        catalogue = strategy_names()
+        ordered = tuple(name for name in catalogue if name in names) + tuple(
+            name for name in self.strategies if name not in catalogue  # read from a result
+        )
         share = max(SEARCH_MIN_SHARE_S, self.search_budget_s / max(1, 2 * len(ordered)))
         object.__setattr__(self, "strategies", ordered)
         object.__setattr__(self, "xla", True)
@@ -222,7 +226,7 @@ class BenchConfig:
         if self.mode == "single" and self.replicas != 1:
             raise ConfigError("replicas", "must be 1 in mode single; use replicated or sharded")
         if self.mode != "single" and not any(
-            strategy_info(s).distribution for s in self.strategies
+            strategy_info(s).distribution for s in self.strategies if is_known(s)
         ):
             raise ConfigError(
                 "strategy",

@@ -8,8 +8,11 @@ are all generated from it, so they cannot drift apart.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
-from collections.abc import Callable, Iterable
+import re
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -150,13 +153,36 @@ def split_names(value: Any, field: str) -> list[str]:
     raise ConfigError(field, f"must be a list of names, got {type(value).__name__}")
 
 
+# A stored result may name a strategy this process does not register (a newer version's, or a
+# user's kernel): it is read back as a name, never looked up. Only while reading stored results.
+_READING_STORED = contextvars.ContextVar("reading_stored_results", default=False)
+STORED_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.:-]{0,99}$")
+
+
+@contextlib.contextmanager
+def reading_stored_results() -> Iterator[None]:
+    """Parse configs as stored results: strategy names outside the catalogue are kept."""
+    token = _READING_STORED.set(True)
+    try:
+        yield
+    finally:
+        _READING_STORED.reset(token)
+
+
 def _parse_strategies(setting: Setting, field: str, value: Any) -> tuple[str, ...]:
-    """'all', a comma-separated string or a sequence; kept in catalogue order."""
+    """'all', a comma-separated string or a sequence; kept in catalogue order (names from
+    elsewhere, read from stored results, after the catalogue's, in their stored order)."""
     names = setting.options()
     items = split_names(value, field)
     if not items:
         raise ConfigError(field, f"choose at least one of all, {', '.join(names)}")
     unknown = [name for name in items if name not in names and name != "all"]
+    if unknown and _READING_STORED.get():
+        bad = [name for name in unknown if not STORED_NAME.match(name)]
+        if bad:
+            raise ConfigError(field, f"{shown(bad[0])} is not a strategy name")
+        known = tuple(name for name in names if name in items)
+        return known + tuple(dict.fromkeys(unknown))
     if unknown:
         listed = ", ".join(shown(name) for name in unknown[:5])
         raise ConfigError(field, f"unknown {listed}; allowed: all, {', '.join(names)}")

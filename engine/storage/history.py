@@ -146,15 +146,14 @@ def check_history_path(path: str | Path | None) -> Path:
 
 
 def best_of(result: RunResult) -> tuple[str | None, float | None]:
-    """Fastest correct variant and its median, for listing without parsing the payload."""
-    best: tuple[str | None, float | None] = (None, None)
-    for entry in result.results:
-        m = entry.measurement
-        if entry.status != "ok" or not entry.correct or m is None:
-            continue
-        if best[1] is None or m.median_s < best[1]:
-            best = (entry.variant, m.median_s)
-    return best
+    """The run's own winner and its median, for listing without parsing the payload: the
+    same answer the Run page, the report and the JSON's `winner` give (not a second idea of
+    "best" such as the lowest median, which a tie within the noise can reorder)."""
+    chosen = result.winner()
+    if chosen is None:
+        return None, None
+    entry = next(r for r in result.results if r.variant == chosen.variant)
+    return chosen.variant, entry.median_s
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from engine.results.parts import (
 )
 from engine.results.reader import ResultsRejected
 from engine.spec.catalog import PEER_INSTALL_HINT
+from engine.spec.fields import reading_stored_results
 from engine.storage.history import History
 from tests.conftest import ROOT
 from tests.factories import make_run
@@ -118,7 +119,20 @@ def profiled() -> RunResult:
     return run
 
 
+def from_elsewhere() -> RunResult:
+    """A run naming a strategy this process does not register (a newer version's, a user's
+    kernel): it reads back, renders and compares without the catalogue knowing it."""
+    data = make_run({"einsum": [0.001] * 5, "numpy": [0.002] * 5}).to_dict()
+    data["config"]["strategies"] = ["numpy", "my_kernel"]
+    for entry in data["results"]:
+        if entry["strategy"] == "einsum":
+            entry["strategy"], entry["variant"] = "my_kernel", "my_kernel"
+    data.pop("winner", None)
+    return RunResult.from_dict(data)
+
+
 STATES = {
+    "from elsewhere": from_elsewhere,
     "empty": empty_run,
     "profiled": profiled,
     "peers": with_peers,
@@ -176,7 +190,8 @@ def stored_states(tmp_path, monkeypatch):
     for index, (name, make) in enumerate(STATES.items()):
         run = make()
         label = f"{name} ![x](http://127.0.0.1:9/x.png)"
-        run.config = type(run.config)(**{**run.config.__dict__, "label": label})
+        with reading_stored_results():  # a config as read from a file, names from elsewhere too
+            run.config = type(run.config)(**{**run.config.__dict__, "label": label})
         run.created_at = f"2026-11-30T12:00:0{index}+00:00"
         history.add_run(run)
         runs[name] = run

@@ -3,23 +3,15 @@
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from benchmarks.server import CHROMIUM_ARGS, streamlit_server
+from benchmarks.server import CHROMIUM_ARGS, chromium_path, streamlit_server
 from tests.conftest import ROOT
 
 ARTIFACTS = ROOT / "test-artifacts"
-
-
-def chromium_path() -> str | None:
-    configured = os.environ.get("CHROMIUM_PATH")
-    if configured:
-        return configured
-    return next((p for p in map(shutil.which, ("chromium", "chromium-browser")) if p), None)
 
 
 @pytest.fixture(scope="session")

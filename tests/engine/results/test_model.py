@@ -115,3 +115,25 @@ def test_memory_estimate_is_its_own_field():
     assert data["memory_estimate"]["total_bytes"] == 4000
     assert data["warnings"] == []
     assert RunResult.from_dict(data).memory == run.memory
+
+
+def test_a_result_naming_an_unregistered_strategy_reads_back_as_a_name():
+    from engine.results.reader import ResultsRejected
+    from engine.spec.fields import ConfigError
+    from tests.factories import make_run as make_stored_run
+
+    data = make_stored_run({"einsum": [0.001] * 5, "numpy": [0.002] * 5}).to_dict()
+    data["config"]["strategies"] = ["numpy", "my_kernel"]
+    for entry in data["results"]:
+        if entry["strategy"] == "einsum":
+            entry["strategy"], entry["variant"] = "my_kernel", "my_kernel"
+    run = RunResult.from_dict(data)
+    assert run.config.strategies == ("numpy", "my_kernel")
+    assert run.winner().variant == "my_kernel"
+    assert RunResult.from_json(run.to_json()).to_dict() == run.to_dict()
+    # Only stored results are read that way: a config typed by a user still names the field.
+    with pytest.raises(ConfigError, match="unknown 'my_kernel'"):
+        BenchConfig.from_raw({"strategies": "my_kernel"})
+    data["config"]["strategies"] = ["numpy", "<script>"]
+    with pytest.raises(ResultsRejected, match="config.strategy"):
+        RunResult.from_dict(data)

@@ -85,3 +85,14 @@ def test_a_writer_killed_mid_write_leaves_the_database_consistent(tmp_path):
     assert len(stored) >= 30
     for run_id in stored["run_id"]:  # every stored run is whole
         assert history.get_run(run_id).results[0].variant == "einsum"
+
+
+def test_the_listed_best_is_the_runs_own_winner(tmp_path):
+    history = History(tmp_path / "h.sqlite3")
+    run = make_run({"einsum": [0.00201, 0.00199] * 10, "numpy": [0.002, 0.0021] * 10})
+    run.results[0].correct = True
+    history.add_run(run)
+    chosen = run.winner()
+    row = history.list_runs().iloc[0]
+    assert row["best_variant"] == chosen.variant
+    assert row["best_median_s"] == next(r for r in run.results if r.variant == chosen.variant).median_s
