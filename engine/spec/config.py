@@ -213,7 +213,9 @@ class BenchConfig:
         names = set(search_strategy_names()) | set(self.strategies)
         catalogue = strategy_names()
         ordered = tuple(name for name in catalogue if name in names) + tuple(
-            name for name in self.strategies if name not in catalogue  # read from a result
+            name
+            for name in self.strategies
+            if name not in catalogue  # read from a result
         )
         share = max(SEARCH_MIN_SHARE_S, self.search_budget_s / max(1, 2 * len(ordered)))
         object.__setattr__(self, "strategies", ordered)

@@ -135,5 +135,5 @@ def test_a_result_naming_an_unregistered_strategy_reads_back_as_a_name():
     with pytest.raises(ConfigError, match="unknown 'my_kernel'"):
         BenchConfig.from_raw({"strategies": "my_kernel"})
     data["config"]["strategies"] = ["numpy", "<script>"]
-    with pytest.raises(ResultsRejected, match="config.strategy"):
+    with pytest.raises(ResultsRejected, match=r"config\.strategy"):
         RunResult.from_dict(data)
