@@ -152,8 +152,18 @@ class Camera:
         self.page.wait_for_timeout(1500)  # plotly's transitions and fonts
 
     def shoot(self, name: str, what: str) -> None:
+        """Streamlit scrolls inside its main pane, so a full-page shot is one screen: the
+        window is made as tall as the pane's content first."""
         self.settle()
+        height = self.page.evaluate(
+            "() => Math.max(...[...document.querySelectorAll("
+            "'[data-testid=stMain], [data-testid=stAppScrollToBottomContainer]')]"
+            ".map(e => e.scrollHeight), 1000)"
+        )
+        self.page.set_viewport_size({"width": 1400, "height": min(int(height) + 80, 16000)})
+        self.page.wait_for_timeout(1000)
         self.page.screenshot(path=str(self.out / f"{name}.png"), full_page=True)
+        self.page.set_viewport_size({"width": 1400, "height": 1000})
         self.index.append(f"{name}.png: {what}")
         print(f"  {name}.png", flush=True)
 
@@ -185,7 +195,7 @@ def pages(camera: Camera, server: str, files: dict[str, Path]) -> None:
     page.goto(f"{server}/?matrices=3000&dim=100&strategy=python_loop,einsum,numpy&repeats=30")
     page.get_by_role("button", name="Run benchmark").click()
     page.get_by_text(re.compile(r"Sampling: ")).wait_for(timeout=180_000)
-    page.screenshot(path=str(camera.out / "run-running.png"), full_page=True)
+    page.screenshot(path=str(camera.out / "run-running.png"))
     camera.index.append("run-running.png: Run page while the race samples")
     page.get_by_text("The fastest way").wait_for(timeout=300_000)
     camera.shoot("run-finished", "Run page after that run (3000×100×100, three ways)")
@@ -215,6 +225,13 @@ def pages(camera: Camera, server: str, files: dict[str, Path]) -> None:
     page.goto(f"{server}/sweeps")
     page.get_by_text("Crossover map").wait_for(timeout=60_000)
     camera.shoot("sweeps", "Sweeps: the stored 2×2 sweep")
+    page.get_by_label("Matrices B (comma-separated)").fill("10,100,1000")
+    page.get_by_label("Rows m (comma-separated)").fill("8,32")
+    page.get_by_role("button", name="Run sweep").click()
+    page.get_by_text(re.compile(r"Point \d+ of 6 .* left")).wait_for(timeout=180_000)
+    page.screenshot(path=str(camera.out / "sweeps-running.png"))
+    camera.index.append("sweeps-running.png: Sweeps while a 6-point sweep runs (its estimate)")
+    page.get_by_role("button", name="Cancel sweep").click()
 
 
 def main() -> None:

@@ -20,16 +20,20 @@ from dashboard.components.plain import plain  # noqa: E402
 from engine.storage.history import HistoryUnavailable  # noqa: E402
 
 VIEWS = Path(__file__).parent / "views"
+# Material icons ship with Streamlit's own fonts: emoji drew as empty boxes on machines
+# without an emoji font (seen in headless Chromium on Debian).
 PAGES = (
-    ("run.py", "Run", "⏱️", "run"),
-    ("sweeps.py", "Sweeps", "📈", "sweeps"),
-    ("history.py", "History", "🗂️", "history"),
-    ("compare.py", "Compare", "⚖️", "compare"),
+    ("run.py", "Run", ":material/timer:", "run"),
+    ("sweeps.py", "Sweeps", ":material/grid_on:", "sweeps"),
+    ("history.py", "History", ":material/history:", "history"),
+    ("compare.py", "Compare", ":material/compare_arrows:", "compare"),
 )
 
 
 def run() -> None:
-    st.set_page_config(page_title="Batched MatVec Profiler", page_icon="🧮", layout="wide")
+    st.set_page_config(
+        page_title="Batched MatVec Profiler", page_icon=":material/functions:", layout="wide"
+    )
     pages = [
         st.Page(
             VIEWS / file,
@@ -55,7 +59,7 @@ def run() -> None:
                 f"{error}. Fix or move that file, or point MATVEC_HISTORY at another one, "
                 "then reload the page."
             ),
-            icon="🗂️",
+            icon=":material/error:",
         )
 
 

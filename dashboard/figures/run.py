@@ -21,6 +21,7 @@ from dashboard.figures.style import (
     measured,
     variant_color,
 )
+from engine.results.formatting import times
 
 
 def latency_distribution(samples: pd.DataFrame) -> go.Figure:
@@ -145,7 +146,7 @@ def speedups(summary: pd.DataFrame) -> go.Figure:
                 mode="markers+text",
                 name=f"vs {base}",
                 marker={"color": color, "size": 10},
-                text=[f"{v:.2g}x" if v == v else "" for v in values],
+                text=[ratio_label(v) for v in values],
                 textposition="middle right",
                 error_y={
                     "type": "data",
@@ -157,6 +158,8 @@ def speedups(summary: pd.DataFrame) -> go.Figure:
         )
     fig.add_hline(y=1.0, line_color="#6b7280", line_dash="dot")
     fig.update_layout(title=title, **LAYOUT)
+    # The legend above the plot: at the right it covered the last point's label.
+    fig.update_layout(legend={"orientation": "h", "x": 0, "y": 1.0, "yanchor": "bottom"})
     decade_log_axis(fig, title="times faster (log; below 1 is slower)")
     return fig
 
@@ -282,3 +285,10 @@ def all_figures(
         "dispatch": dispatch_vs_synchronised(summary),
         "replicas": replica_breakdown(replicas, steps),
     }
+
+
+def ratio_label(value: float) -> str:
+    """A speedup point's label: "2,245x", "1.9x", "19x slower" (never "2.2e+03x")."""
+    if value != value or value <= 0:  # NaN: no timing to compare
+        return ""
+    return f"{times(value)}x" if value >= 1 else f"{times(1 / value)}x slower"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import zlib
 
 import pandas as pd
-import plotly.express as px
 import plotly.graph_objects as go
 
 from engine.spec.catalog import strategy_names
@@ -24,22 +23,55 @@ def measured(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.dropna(subset=["median_s"])
 
 
-# One colour per variant, the same in every chart, report and sweep: a strategy takes a dark
-# colour and its +option variant the light one beside it (Plotly's Dark24 and Light24).
-PALETTE = tuple(
-    color
-    for pair in zip(px.colors.qualitative.Dark24, px.colors.qualitative.Light24)
-    for color in pair
+# One colour per variant, the same in every chart, report and sweep: each strategy its own,
+# by its place in the catalogue, picked by hand from Kelly's colours of maximum contrast so the
+# strategies usually run together (the loops, the batched kernels, NumPy, JAX, PyTorch) never
+# share a hue, and none is the red that marks a wrong result. A +option variant (+xla) is its
+# strategy's colour lightened: the same family, told apart.
+PALETTE = (
+    "#0067A5",  # python_loop: blue
+    "#F38400",  # while_loop: orange
+    "#008856",  # map_fn: green
+    "#875692",  # vectorized_map: purple
+    "#E68FAC",  # batched_matvec: pink
+    "#C2B280",  # batched_matmul: buff
+    "#B3446C",  # einsum: raspberry
+    "#848482",  # dataset: grey
+    "#2B3D26",  # numpy: dark olive
+    "#A1CAF1",  # jax_vmap: light blue
+    "#604E97",  # jax_einsum: violet
+    "#8DB600",  # torch_bmm: lime
+    "#654522",  # torch_einsum: brown
+    "#F99379",  # broadcast_reduce: salmon
+    "#DCD300",  # numpy_einsum: yellow-green
+    "#882D17",  # numpy_broadcast: russet
+    "#E25822",  # numpy_split2: flame
+    "#F6A600",  # jax_broadcast: amber
+    "#17BECF",  # torch_broadcast: cyan
+    "#1F3A93",  # torch_bmm_compiled: navy
+    "#9467BD",  # torch_broadcast_compiled: lavender
+    "#4C9A2A",  # further strategies and names from elsewhere: leaf
+    "#D98CB3",  # orchid
+    "#5C5C8A",  # slate
 )
 
 
+def lighter(color: str, share: float = 0.5) -> str:
+    """`color` mixed with white: `share` of the way to white."""
+    red, green, blue = (int(color[i : i + 2], 16) for i in (1, 3, 5))
+    mixed = (round(c + (255 - c) * share) for c in (red, green, blue))
+    return "#" + "".join(f"{c:02X}" for c in mixed)
+
+
 def variant_color(variant: str) -> str:
-    """The variant's colour: its place in the catalogue (a stable order), its option apart.
-    The same variant is the same colour in every figure of every run and sweep."""
+    """The variant's colour: its strategy's place in the catalogue (a stable order), a name
+    from elsewhere by a stable hash; an +option variant lighter. The same variant is the same
+    colour in every figure of every run and sweep."""
     base, _, option = variant.partition("+")
     names = strategy_names()
-    index = names.index(base) if base in names else zlib.crc32(base.encode()) % 997
-    return PALETTE[(2 * index + (1 if option else 0)) % len(PALETTE)]
+    index = names.index(base) if base in names else zlib.crc32(base.encode())
+    color = PALETTE[index % len(PALETTE)]
+    return lighter(color) if option else color
 
 
 def colors(frame: pd.DataFrame) -> list[str]:

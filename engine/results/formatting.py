@@ -89,14 +89,23 @@ def format_entry(entry: Mapping[str, Any]) -> dict[str, str]:
 NUMBER = re.compile(r"\d[\d.,]*%?")
 
 
+def times(ratio: float) -> str:
+    """A ratio with the digits it deserves: 1.14, 23.3, 2245 (never 2245.24)."""
+    if ratio >= 100:
+        return f"{ratio:,.0f}"
+    if ratio >= 10:
+        return f"{ratio:.1f}"
+    return f"{ratio:.2f}"
+
+
 def speed_words(ratio: float, low: float, high: float, than: str) -> str:
     """ "1.14x slower than numpy (1.05–1.24x)", never "0.88x faster": `ratio` is the other's
     time over this one's (above 1: this one is faster); an interval across 1 is "about"."""
     if low <= 1 <= high:
         return f"about as fast as {than} ({low:.2f}–{high:.2f}x its speed)"
     if ratio >= 1:
-        return f"{ratio:.2f}x faster than {than} ({low:.2f}–{high:.2f}x)"
-    return f"{1 / ratio:.2f}x slower than {than} ({1 / high:.2f}–{1 / low:.2f}x)"
+        return f"{times(ratio)}x faster than {than} ({times(low)}–{times(high)}x)"
+    return f"{times(1 / ratio)}x slower than {than} ({times(1 / high)}–{times(1 / low)}x)"
 
 
 def entry_notes(entry: Mapping[str, Any]) -> list[str]:

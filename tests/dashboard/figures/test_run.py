@@ -1,5 +1,6 @@
 import pandas as pd
 import plotly.graph_objects as go
+import pytest
 
 from dashboard.figures import run as charts
 from dashboard.tables import run as data
@@ -137,3 +138,25 @@ def test_a_figure_with_nothing_to_say_is_one_line_saying_why():
     assert not figure.data and figure.layout.annotations[0].text.startswith(
         "include python_loop or numpy"
     )
+
+
+def test_every_catalogue_strategy_has_its_own_colour_and_none_is_the_wrong_red():
+    from dashboard.figures.style import WRONG_COLOR, variant_color
+    from engine.spec.catalog import strategy_names
+
+    names = strategy_names()
+    colours = {variant_color(name) for name in names}
+    assert len(colours) == len(names) and WRONG_COLOR not in colours
+    assert variant_color("einsum+xla") not in colours  # an option is told apart...
+    assert variant_color("my_kernel") == variant_color("my_kernel")  # ...a name from elsewhere
+    assert variant_color("my_kernel").startswith("#")  # stable, drawn from the palette
+
+
+@pytest.mark.parametrize(
+    ("value", "label"),
+    [(2245.2, "2,245x"), (1.9, "1.90x"), (0.052, "19.2x slower"), (float("nan"), "")],
+)
+def test_speedup_labels_read_as_numbers(value, label):
+    from dashboard.figures.run import ratio_label
+
+    assert ratio_label(value) == label

@@ -98,6 +98,8 @@ def test_a_failed_profile_is_in_the_printed_notes():
         (1.5, 1.3, 1.7, "1.50x faster than numpy (1.30–1.70x)"),
         (0.88, 0.8, 0.95, "1.14x slower than numpy (1.05–1.25x)"),
         (1.02, 0.9, 1.1, "about as fast as numpy (0.90–1.10x its speed)"),
+        (2245.24, 1254.52, 4018.38, "2,245x faster than numpy (1,255–4,018x)"),
+        (23.32, 18.2, 99.6, "23.3x faster than numpy (18.2–99.6x)"),
     ],
 )
 def test_speeds_are_said_the_right_way_round(ratio, low, high, expected):
