@@ -9,6 +9,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from dashboard.components.charts import chart
 from dashboard.components.plain import plain
 from dashboard.figures import run as charts
 from dashboard.figures import why as why_charts
@@ -89,7 +90,7 @@ def show_results(text: str, key: str = "run") -> None:
     for name, figure in figures.items():
         if name == "replicas" and replicas.empty:
             continue
-        st.plotly_chart(figure, width="stretch", key=f"{key}_chart_{name}")
+        chart(figure, f"{key}_chart_{name}")
 
     if not profiles.empty:
         show_why(result, profiles, key)
@@ -135,7 +136,7 @@ def show_why(result: RunResult, profiles: pd.DataFrame, key: str) -> None:
     st.caption(why_data.WHICH_TIME_IS_WHICH)
     st.dataframe(why_data.display_profiles(profiles), hide_index=True, width="stretch")
     for name, figure in why_charts.why_figures(profiles).items():
-        st.plotly_chart(figure, width="stretch", key=f"{key}_why_{name}")
+        chart(figure, f"{key}_why_{name}")
     ops = why_data.top_ops(result)
     if not ops.empty:
         st.markdown("Top ops per variant (by self time)")

@@ -92,7 +92,19 @@ def decade_log_axis(fig: go.Figure, axis: str = "y", **options: object) -> None:
 
 
 def empty(title: str, why: str) -> go.Figure:
+    """A chart with nothing to say: pages and reports draw it as one line (`empty_reason`),
+    the figure itself still says why if it is shown."""
     fig = go.Figure()
     fig.add_annotation(text=why, showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")
     fig.update_layout(title=title, xaxis_visible=False, yaxis_visible=False, **LAYOUT)
+    fig.update_layout(meta={"empty": why, "title": title})
     return fig
+
+
+def empty_reason(fig: go.Figure) -> str | None:
+    """ "Per-replica breakdown: run in replicated or sharded mode to see replicas" for a chart
+    made by `empty`, else None."""
+    meta = fig.layout.meta
+    if isinstance(meta, dict) and meta.get("empty"):
+        return f"{meta.get('title', '')}: {meta['empty']}"
+    return None

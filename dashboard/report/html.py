@@ -16,6 +16,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
+from dashboard.figures.style import empty_reason
+
 STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto;
        max-width: 1200px; color: #111827; padding: 0 1rem; }
@@ -57,6 +59,10 @@ def frame_table(frame: pd.DataFrame) -> str:
 
 
 def figure_html(figure: go.Figure) -> str:
+    """The figure, or one line saying why there is none (never an empty frame)."""
+    reason = empty_reason(figure)
+    if reason is not None:
+        return f"<p class='muted'>{escape(reason)}</p>"
     return figure.to_html(
         full_html=False, include_plotlyjs=False, config={"displaylogo": False, "responsive": True}
     )

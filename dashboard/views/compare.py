@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from dashboard.components.charts import chart
 from dashboard.components.plain import plain
 from dashboard.components.store import history, run_choices
 from dashboard.figures.compare import compare_medians, ratio_points
@@ -53,8 +54,8 @@ st.caption(comparison_method(floor, frame.attrs["margin"]))
 st.dataframe(comparison_table(frame), hide_index=True, width="stretch")
 for note in [*mismatch_warnings(runs), *comparison_notes(frame)]:
     st.warning(plain(note), icon="⚠️")
-st.plotly_chart(ratio_points(frame, frame.attrs["margin"]), width="stretch", key="compare_ratios")
-st.plotly_chart(compare_medians(frame), width="stretch", key="compare_chart")
+chart(ratio_points(frame, frame.attrs["margin"]), "compare_ratios")
+chart(compare_medians(frame), "compare_chart")
 st.markdown("### Environments")
 st.dataframe(environments(runs), hide_index=True, width="stretch")
 st.download_button(

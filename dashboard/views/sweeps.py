@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from dashboard.components.charts import chart
 from dashboard.components.devices import device_kind
 from dashboard.components.plain import plain
 from dashboard.components.progress import job_progress
@@ -112,16 +113,16 @@ tables = sweep_tables(runs)
 points = tables["points"]
 peak = max((r.peak_bytes_per_s or 0) for r in runs) / 1e9 or None
 st.markdown("### Crossover map")
-st.plotly_chart(sweep_figures.crossover_map(tables["cells"]), width="stretch", key="crossover")
+chart(sweep_figures.crossover_map(tables["cells"]), "crossover")
 st.dataframe(tables["cells_view"], hide_index=True, width="stretch")
 st.markdown("### Scaling")
 left, right = st.columns(2)
-left.plotly_chart(sweep_figures.scaling(points, "matrices", "median_s", peak), key="s1")
-right.plotly_chart(sweep_figures.scaling(points, "matrices", "gbytes_per_s", peak), key="s2")
-left.plotly_chart(sweep_figures.scaling(points, "cols", "median_s", peak), key="s3")
-right.plotly_chart(sweep_figures.scaling(points, "cols", "gbytes_per_s", peak), key="s4")
+chart(sweep_figures.scaling(points, "matrices", "median_s", peak), "s1", left)
+chart(sweep_figures.scaling(points, "matrices", "gbytes_per_s", peak), "s2", right)
+chart(sweep_figures.scaling(points, "cols", "median_s", peak), "s3", left)
+chart(sweep_figures.scaling(points, "cols", "gbytes_per_s", peak), "s4", right)
 st.markdown("### Fixed overhead and per-byte cost")
-st.plotly_chart(sweep_figures.cost_fit(points, tables["fits"]), width="stretch", key="fit")
+chart(sweep_figures.cost_fit(points, tables["fits"]), "fit")
 st.dataframe(tables["fits_view"], hide_index=True, width="stretch")
 st.download_button(
     "HTML report",

@@ -13,7 +13,9 @@ def test_report_is_self_contained_with_plotly_once(real_result):
     assert len(re.findall(r"<script[^>]+src=", html)) == 0
     assert len(re.findall(r"<link[^>]+href=", html)) == 0
     assert html.count("<script type='text/javascript'>") == 1  # the library, once
-    assert html.count('class="plotly-graph-div"') == 6
+    # five charts; the single-mode run's per-replica chart is one line saying why, no frame
+    assert html.count('class="plotly-graph-div"') == 5
+    assert "Per-replica breakdown: run in replicated or sharded mode" in html
 
 
 def test_label_and_text_are_escaped(real_result):
