@@ -223,7 +223,7 @@ def pages(camera: Camera, server: str, files: dict[str, Path]) -> None:
     page.locator(".js-plotly-plot").nth(1).wait_for(timeout=60_000)
     camera.shoot("compare-mismatch", "Compare: 300×16×16 against 5×8×8 (the warning)")
     page.goto(f"{server}/sweeps")
-    page.get_by_text("Crossover map").wait_for(timeout=60_000)
+    page.get_by_role("heading", name="Crossover map").wait_for(timeout=60_000)
     camera.shoot("sweeps", "Sweeps: the stored 2×2 sweep")
     page.get_by_label("Matrices B (comma-separated)").fill("10,100,1000")
     page.get_by_label("Rows m (comma-separated)").fill("8,32")

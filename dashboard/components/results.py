@@ -18,7 +18,7 @@ from dashboard.tables import run as data
 from dashboard.tables import why as why_data
 from dashboard.tables.search import search_table
 from dashboard.text.explain import answer_for
-from engine.results.formatting import took_line
+from engine.results.formatting import grouped_notes, took_line
 from engine.results.model import RunResult
 from engine.results.search import search_summary
 from engine.spec.catalog import code_to_copy
@@ -76,10 +76,19 @@ def show_results(text: str, key: str = "run") -> None:
 
     st.markdown("### Summary")
     table = data.display_table(summary)
-    st.dataframe(table, hide_index=True, width="stretch")
+    st.dataframe(
+        table,
+        hide_index=True,
+        width="stretch",
+        column_config={"note": st.column_config.TextColumn("note", width="large")},
+    )
     if not table.empty:
         for _, row in table[table["status"] != "ok"].iterrows():
             st.error(plain(f"{row['strategy']}: {row['status']} — {row['note']}"))
+        # The note cells are cut to the column's width: each note in full, like ones grouped.
+        ok = table[(table["status"] == "ok") & (table["note"].fillna("") != "")]
+        for line in grouped_notes(zip(ok["strategy"], ok["note"])):
+            st.caption(plain(line))
 
     steps = data.distribution(result)
     if not steps.empty:

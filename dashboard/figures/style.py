@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import zlib
 
 import pandas as pd
@@ -84,11 +85,36 @@ def colors(frame: pd.DataFrame) -> list[str]:
 
 def decade_log_axis(fig: go.Figure, axis: str = "y", **options: object) -> None:
     """A log axis labelled at whole decades only (0.001, 0.01, 0.1, ...), with unlabelled minor
-    ticks: a label never reads "2" where it means 200."""
+    ticks: a label never reads "2" where it means 200. The range runs from the decade below
+    the smallest value to the decade above the largest (error bars included), so every point
+    has a labelled decade on each side of it."""
     update = fig.update_yaxes if axis == "y" else fig.update_xaxes
     update(type="log", dtick=1, tickformat="~g", minor={"ticks": "outside", "showgrid": True})
+    span = decade_span(fig, axis)
+    if span is not None:
+        update(range=list(span))
     if options:
         update(**options)
+
+
+def decade_span(fig: go.Figure, axis: str) -> tuple[int, int] | None:
+    """(floor, ceil) of log10 over every positive value the traces draw on axes of this letter."""
+    values: list[float] = []
+    for trace in fig.data:  # every subplot: the update sets all axes of this letter
+        data = getattr(trace, axis, None)
+        if data is None:
+            continue
+        points = [float(v) for v in data if isinstance(v, int | float) and v == v and v > 0]
+        error = getattr(trace, f"error_{axis}", None)
+        if points and error is not None and error.array is not None:
+            minus = error.arrayminus if error.arrayminus is not None else error.array
+            points += [p + float(e) for p, e in zip(points, error.array) if e == e]
+            points += [p - float(e) for p, e in zip(points, minus) if e == e and p - e > 0]
+        values += points
+    if not values:
+        return None
+    low, high = math.floor(math.log10(min(values))), math.ceil(math.log10(max(values)))
+    return (low, high if high > low else low + 1)
 
 
 def empty(title: str, why: str) -> go.Figure:

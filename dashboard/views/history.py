@@ -64,7 +64,16 @@ selection = st.dataframe(
     on_select="rerun",
     selection_mode="multi-row",
     key="history_table",
-    column_config={"best_median_s": st.column_config.NumberColumn("best (ms)", format="%.4g")},
+    column_config={
+        "created_at": st.column_config.TextColumn("created (UTC)"),
+        "device_kind": st.column_config.TextColumn("device"),
+        "matrices": st.column_config.NumberColumn("B"),
+        "dim": st.column_config.NumberColumn("m"),
+        "cols": st.column_config.NumberColumn("n"),
+        "best_variant": st.column_config.TextColumn("winner"),
+        "best_median_s": st.column_config.NumberColumn("winner median (ms)", format="%.4g"),
+        "run_id": st.column_config.TextColumn("run"),
+    },
 )
 chosen = [frame.iloc[i]["run_id"] for i in selection.selection.rows] if selection else []
 

@@ -160,3 +160,18 @@ def test_speedup_labels_read_as_numbers(value, label):
     from dashboard.figures.run import ratio_label
 
     assert ratio_label(value) == label
+
+
+def test_a_log_axis_spans_whole_decades_around_every_point_and_its_error_bar():
+    import plotly.graph_objects as go
+
+    from dashboard.figures.style import decade_log_axis
+
+    fig = go.Figure(
+        go.Scatter(x=["a", "b"], y=[0.045, 45.0], error_y={"type": "data", "array": [0, 80]})
+    )
+    decade_log_axis(fig)
+    assert tuple(fig.layout.yaxis.range) == (-2, 3)  # 0.01 below 0.045; 1000 above 45 + 80
+    single = go.Figure(go.Scatter(x=["a"], y=[10.0]))
+    decade_log_axis(single)
+    assert tuple(single.layout.yaxis.range) == (1, 2)  # never a zero-width range
