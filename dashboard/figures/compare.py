@@ -10,7 +10,8 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from dashboard.figures.style import LAYOUT, PEAK_COLOR, empty
+from dashboard.figures.style import LAYOUT, PEAK_COLOR, decade_log_axis, empty
+from dashboard.tables.compare import ratio_text
 
 VERDICT_COLORS = {
     "faster": "#16a34a",
@@ -75,7 +76,10 @@ def ratio_points(frame: pd.DataFrame, margin: float) -> go.Figure:
                     "array": [h - r for h, r in zip(highs, group["ratio"])],
                     "arrayminus": [r - lo for r, lo in zip(group["ratio"], lows)],
                 },
-                text=[f"{r:.2f}x {v}" for r, v in zip(group["ratio"], group["verdict"])],
+                text=[
+                    f"{ratio_text(r)}x the time: {v}"
+                    for r, v in zip(group["ratio"], group["verdict"])
+                ],
                 hovertemplate="%{y:.3f}× (%{text})",
             )
         )
@@ -84,5 +88,8 @@ def ratio_points(frame: pd.DataFrame, margin: float) -> go.Figure:
     )
     fig.add_hline(y=1.0, line_color="#6b7280", line_dash="dot")
     fig.update_layout(title=title, **LAYOUT)
-    fig.update_yaxes(type="log", title="time / baseline time (log; above 1 is slower)")
+    decade_log_axis(fig, title="time / baseline time (log; above 1 is slower)")
+    # Room at the right for the last point's label (categories sit at 0, 1, ...).
+    categories = list(dict.fromkeys(rows["variant"]))
+    fig.update_xaxes(type="category", range=[-0.5, len(categories) - 0.5 + 0.6])
     return fig

@@ -27,10 +27,14 @@ def comparison_table(frame: pd.DataFrame) -> pd.DataFrame:
                 noisy = ", noisy" if item["noisy"] else ""
                 noisy += ", busy machine" if item.get("note") else ""
                 ratio = ratio_text(item["ratio"])
-                cell += f" · {ratio}x [{ratio_text(low)}, {ratio_text(high)}] {item['verdict']}"
-                cell += noisy
+                cell += (
+                    f" · {ratio}x the time [{ratio_text(low)}, {ratio_text(high)}]: "
+                    f"{item['verdict']}{noisy}"
+                )
+            elif not item["baseline"] and item["status"] == "absent":
+                cell += " · not in this run"
             elif not item["baseline"]:
-                cell += " · no timing on both sides"
+                cell += " · no ratio: it needs a timing on both sides"
             if item["status"] not in ("ok", "absent") or (
                 item["status"] == "ok" and not item["correct"]
             ):

@@ -63,7 +63,7 @@ def test_compare_page_from_a_link(page, server, two_runs):
     ratios = page.locator(".js-plotly-plot").first
     ratios.wait_for(timeout=60_000)
     assert "Ratio to the baseline" in ratios.inner_text()
-    assert "0.25x faster" in ratios.inner_text()
+    assert "0.25x the time: faster" in ratios.inner_text()
     medians = page.locator(".js-plotly-plot").nth(1)
     medians.wait_for(timeout=60_000)
     legend = medians.inner_text()

@@ -64,7 +64,7 @@ def test_comparison_table_and_chart():
     frame = compare_runs([a, b])
     table = comparison_table(frame)
     assert list(table["strategy"]) == ["einsum"]
-    assert "2.00x [" in table.iloc[0, 2] and table.iloc[0, 2].endswith("slower")
+    assert "2.00x the time [" in table.iloc[0, 2] and table.iloc[0, 2].endswith("slower")
     fig = compare_figures.compare_medians(frame)
     assert len(fig.data) == 2 and fig.layout.yaxis.rangemode == "tozero"
 

@@ -61,7 +61,7 @@ def test_compare_page_reads_runs_from_the_link(stored):
     assert not at.exception
     table = at.dataframe[0].value
     assert list(table["strategy"]) == ["einsum"]
-    assert any("0.25x [" in str(v) and "faster" in str(v) for v in table.iloc[0].tolist())
+    assert any("0.25x the time [" in str(v) and "faster" in str(v) for v in table.iloc[0].tolist())
 
 
 def test_compare_names_each_run_the_same_in_the_picker_and_on_the_page(stored):
