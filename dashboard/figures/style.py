@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 import zlib
 
 import pandas as pd
@@ -104,7 +105,7 @@ def decade_span(fig: go.Figure, axis: str) -> tuple[int, int] | None:
         data = getattr(trace, axis, None)
         if data is None:
             continue
-        points = [float(v) for v in data if isinstance(v, int | float) and v == v and v > 0]
+        points = [float(v) for v in data if isinstance(v, numbers.Real) and v == v and v > 0]
         error = getattr(trace, f"error_{axis}", None)
         if points and error is not None and error.array is not None:
             minus = error.arrayminus if error.arrayminus is not None else error.array

@@ -1,3 +1,4 @@
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import pytest
@@ -172,6 +173,9 @@ def test_a_log_axis_spans_whole_decades_around_every_point_and_its_error_bar():
     )
     decade_log_axis(fig)
     assert tuple(fig.layout.yaxis.range) == (-2, 3)  # 0.01 below 0.045; 1000 above 45 + 80
+    counts = go.Figure(go.Scatter(x=np.array([4, 16]), y=[1.0, 2.0]))  # NumPy integers too
+    decade_log_axis(counts, "x")
+    assert tuple(counts.layout.xaxis.range) == (0, 2)
     single = go.Figure(go.Scatter(x=["a"], y=[10.0]))
     decade_log_axis(single)
     assert tuple(single.layout.yaxis.range) == (1, 2)  # never a zero-width range
