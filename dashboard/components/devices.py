@@ -56,7 +56,7 @@ def render(peak_bytes_per_s: float | None, peak_source: str) -> None:
     probe = device_probe()
     cols = st.columns(4)
     if not probe.done():
-        cols[0].metric("Device", "detecting…")
+        cols[0].metric("Device", "…", help="detecting the devices in the background")
     else:
         try:
             info = probe.result()
@@ -67,7 +67,7 @@ def render(peak_bytes_per_s: float | None, peak_source: str) -> None:
             st.caption(plain(f"Device detection failed: {info['error']}"))
         else:
             cols[0].metric("Device", info["device_kind"], help=", ".join(info["devices"]))
-            cols[1].metric("TensorFlow", info.get("tensorflow", "?"))
+            cols[1].metric("TensorFlow", info.get("tensorflow") or "not installed")
             most = info["max_replicas"]
             cols[2].metric(
                 "Replicas available",
@@ -78,4 +78,6 @@ def render(peak_bytes_per_s: float | None, peak_source: str) -> None:
         cols[3].metric("Measured peak bandwidth", f"{peak_bytes_per_s / 1e9:.1f} GB/s")
         st.caption(plain(peak_source))
     else:
-        cols[3].metric("Measured peak bandwidth", "run to measure")
+        cols[3].metric(
+            "Measured peak bandwidth", "–", help="measured by each run, on the device it uses"
+        )

@@ -37,7 +37,7 @@ PALETTE = (
     "#875692",  # vectorized_map: purple
     "#E68FAC",  # batched_matvec: pink
     "#C2B280",  # batched_matmul: buff
-    "#B3446C",  # einsum: raspberry
+    "#17BECF",  # einsum: cyan (not batched_matvec's pink: they run side by side)
     "#848482",  # dataset: grey
     "#2B3D26",  # numpy: dark olive
     "#A1CAF1",  # jax_vmap: light blue
@@ -49,7 +49,7 @@ PALETTE = (
     "#882D17",  # numpy_broadcast: russet
     "#E25822",  # numpy_split2: flame
     "#F6A600",  # jax_broadcast: amber
-    "#17BECF",  # torch_broadcast: cyan
+    "#B3446C",  # torch_broadcast: raspberry
     "#1F3A93",  # torch_bmm_compiled: navy
     "#9467BD",  # torch_broadcast_compiled: lavender
     "#4C9A2A",  # further strategies and names from elsewhere: leaf

@@ -32,8 +32,9 @@ def times(ratio: float) -> str:
     return f"{ratio:,.0f}×" if ratio >= 100 else f"{ratio:.2g}×"
 
 
-def verdict_lines(winner: dict) -> list[str]:
-    """Who won and whether it is a tie, in words, with the numbers behind it."""
+def verdict_lines(winner: dict, busy_share: float | None = None) -> list[str]:
+    """Who won and whether it is a tie, in words, with the numbers behind it; `busy_share`:
+    the share of the CPU other processes used, when it widened the intervals."""
     margin = f"{winner['margin']:.0%}"
     ratios = winner["ratios"]
     if not winner["tied_with"]:
@@ -46,8 +47,8 @@ def verdict_lines(winner: dict) -> list[str]:
                 f"(95% interval {low:.2f}–{high:.2f}): more than the {margin} margin, so this "
                 "is a real difference, not noise."
             )
-        return lines
-    tied = ", ".join(f"`{name}`" for name in winner["tied_with"])
+        return lines + busy_lines(busy_share)
+    tied = ", ".join(tied_ratio(name, ratios.get(name)) for name in winner["tied_with"])
     lines = [
         f"**Tie.** `{winner['variant']}` had the lowest median, but {tied} cannot be told apart "
         f"from it: their 95% intervals reach within {margin} of it."
@@ -56,7 +57,25 @@ def verdict_lines(winner: dict) -> list[str]:
     lines.append(
         f"The code shown is **{winner['simplest']}**, the simplest of the tied strategies{why}."
     )
-    return lines
+    return lines + busy_lines(busy_share)
+
+
+def tied_ratio(name: str, ratio: dict | None) -> str:
+    """ "`numpy` (2.39× as long, 0.96–5.90)": a tie with a wide interval reads as one."""
+    if not ratio:
+        return f"`{name}`"
+    low, high = ratio["ratio_ci"]
+    return f"`{name}` ({ratio['ratio']:.2f}× as long, {low:.2f}–{high:.2f})"
+
+
+def busy_lines(busy_share: float | None) -> list[str]:
+    if not busy_share:
+        return []
+    return [
+        f"The intervals are wider than on a quiet machine: other processes used "
+        f"{busy_share:.0%} of the CPU during the run. Close other work and run again, or use "
+        "repetitions, to tell close strategies apart."
+    ]
 
 
 def _profile_of(profiles: pd.DataFrame | None, variant: str) -> pd.Series | None:
@@ -99,13 +118,14 @@ def fastest_way(
     peak: float | None,
     profiles: pd.DataFrame | None = None,
     llc_bytes: int | None = None,
+    busy_share: float | None = None,
 ) -> str:
     """Markdown subset (**bold**, `code`): what won (or tied), by how much, and why; the
     regime (overhead-bound, cache-resident, memory-bound) named from the measured numbers.
 
     Only engine-written text goes in here: strategy names come from the catalogue."""
     strategy, option = split_variant(shown["variant"])
-    lines = verdict_lines(winner)
+    lines = verdict_lines(winner, busy_share)
     speedups = []
     for base in baseline_strategies():
         value = shown.get(f"speedup_vs_{base}")
@@ -169,7 +189,15 @@ def answer_for(result: Any, best: pd.Series, chosen: dict, profiles: pd.DataFram
         result.peak_bytes_per_s,
         profiles,
         result.environment.last_level_cache_bytes,
+        busy_share_that_widened(result),
     )
+
+
+def busy_share_that_widened(result: Any) -> float | None:
+    """Other processes' share of the CPU, when it widened this run's floor (else None)."""
+    if result.machine_load is None or result.effective_floor == result.noise_floor:
+        return None
+    return result.machine_load.other_cpu_fraction
 
 
 def comparison_method(floor: NoiseFloor, margin: float) -> str:

@@ -89,8 +89,9 @@ def current_result() -> RunResult | None:
 
 st.title("Batched MatVec Profiler")
 st.caption(
-    "How fast can TensorFlow compute y[i] = A[i]·x[i] for many small matrices? "
-    "Every strategy timed honestly (synchronised, repeated) and checked against float64."
+    "How fast can y[i] = A[i]·x[i] be computed for many small matrices, with TensorFlow, "
+    "JAX, PyTorch or NumPy? Every way timed honestly (synchronised, repeated, raced) and "
+    "checked against float64."
 )
 for notice in controls.seed_from_url():
     st.warning(plain(notice))

@@ -1,0 +1,38 @@
+"""The fastest-way words on constructed runs: a tie shows each tied ratio and its interval,
+and a busy machine that widened the verdict is named with what to do about it."""
+
+from __future__ import annotations
+
+import random
+
+from dashboard.tables import run as data
+from dashboard.text.explain import answer_for
+from engine.machine.load import MachineLoad
+from tests.factories import make_run
+
+
+def noisy(median: float, spread: float, seed: int) -> list[float]:
+    rng = random.Random(seed)
+    return [median * (1 + rng.uniform(-spread, spread)) for _ in range(12)]
+
+
+def answer(run) -> str:
+    chosen = run.winner_dict()
+    best = data.winner(data.summary(run), chosen)
+    return answer_for(run, best, chosen, None)
+
+
+def test_a_tie_shows_each_tied_ratio_with_its_interval():
+    run = make_run({"einsum": noisy(0.002, 0.5, 1), "numpy": noisy(0.0022, 0.5, 2)})
+    text = answer(run)
+    assert text.startswith("**Tie.**")
+    assert "as long, " in text  # "`numpy` (1.10× as long, 0.80–1.50)"
+    assert "other processes used" not in text  # a quiet run says nothing about load
+
+
+def test_a_busy_machine_that_widened_the_verdict_is_named_with_what_to_do():
+    run = make_run({"einsum": [0.002] * 12, "numpy": [0.0021] * 12})
+    run.machine_load = MachineLoad(load_at_start=None, other_cpu_s=16.0, wall_s=10.0, cores=2)
+    text = answer(run)
+    assert "other processes used 80% of the CPU" in text
+    assert "Close other work and run again, or use repetitions" in text
