@@ -34,7 +34,8 @@ def report_of(paths: Sequence[str]) -> str:
     path, runs = sides[0]
     data = load_json(read_text(path))
     if isinstance(data, dict) and "sweep_id" in data:
-        return sweep_report(runs, str(data.get("sweep_id", ""))[:80])
+        label = next((run.config.label for run in runs if run.config.label), "")
+        return sweep_report(runs, label or str(data.get("sweep_id", ""))[:80])
     if len(runs) > 1:  # a group: its repetitions side by side
         return comparison_report(runs)
     return run_report(runs[0])

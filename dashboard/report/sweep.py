@@ -19,6 +19,7 @@ def sweep_report(runs: Sequence[RunResult], label: str) -> str:
         sweep_figures.scaling(points, "matrices", "median_s", peak),
         sweep_figures.scaling(points, "matrices", "gbytes_per_s", peak),
         sweep_figures.scaling(points, "cols", "median_s", peak),
+        sweep_figures.scaling(points, "cols", "gbytes_per_s", peak),
         sweep_figures.crossover_map(tables["cells"]),
         sweep_figures.cost_fit(points, tables["fits"]),
     ]

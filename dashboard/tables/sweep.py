@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from engine.analysis import scaling
-from engine.results.formatting import format_number, format_seconds
+from engine.results.formatting import format_number, format_seconds, times
 from engine.results.model import RunResult
 
 
@@ -40,10 +40,25 @@ def sweep_tables(runs: Sequence[RunResult]) -> dict[str, pd.DataFrame]:
             "note": [fit_note(v, peak) for v in fits.get("asymptotic_gbytes_per_s", pd.Series())],
         }
     )
-    cells_view = cells.assign(
-        winner_median=[format_seconds(v) for v in cells.get("winner_median_s", [])],
-        margin=[format_number(v, ".2f") for v in cells.get("margin", [])],
-    ).drop(columns=["winner_median_s"], errors="ignore")
+    cells_view = (
+        cells.assign(
+            winner_median=[format_seconds(v) for v in cells.get("winner_median_s", [])],
+            margin=[
+                "-" if v is None or v != v else f"{times(v)}x"
+                for v in cells.get("margin", pd.Series(dtype=float))
+            ],
+        )
+        .drop(columns=["winner_median_s"], errors="ignore")
+        .rename(
+            columns={
+                "runner_up": "runner-up",
+                "margin": "runner-up takes",
+                "winner_median": "winner's median",
+                "matrices": "B",
+                "cols": "n",
+            }
+        )
+    )
     return {
         "points": points,
         "cells": cells,

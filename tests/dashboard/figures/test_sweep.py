@@ -99,3 +99,15 @@ def test_a_fit_above_the_measured_ceiling_is_flagged():
 
     assert "above the measured 27.4 GB/s peak" in fit_note(64.5, 27.4)
     assert fit_note(20.0, 27.4) == "" and fit_note(None, 27.4) == ""
+
+
+def test_the_sweep_report_draws_every_scaling_view_and_reads_its_margins(sweep_runs):
+    html = sweep_report(sweep_runs, "grid")
+    for title in (
+        "Latency against matrices",
+        "Bandwidth against matrices",
+        "Latency against cols",
+        "Bandwidth against cols",
+    ):
+        assert title in html
+    assert "runner-up takes" in html and "runner_up" not in html
