@@ -13,12 +13,21 @@ import plotly.graph_objects as go
 from dashboard.figures.style import LAYOUT, PEAK_COLOR, decade_log_axis, empty
 from dashboard.tables.compare import ratio_text
 
-VERDICT_COLORS = {
-    "faster": "#16a34a",
-    "slower": "#dc2626",
-    "same": "#2563eb",
-    "inconclusive": "#6b7280",
+# A run keeps one colour in both charts (its place among the runs compared); the verdict is
+# the marker's shape and its words, so the legend names runs, not verdicts.
+RUN_COLORS = ("#0067A5", "#F38400", "#875692", "#008856", "#B3446C", "#848482", "#17BECF")
+VERDICT_SYMBOLS = {
+    "faster": "triangle-down",
+    "slower": "triangle-up",
+    "same": "circle",
+    "inconclusive": "circle-open",
 }
+
+
+def run_colors(frame: pd.DataFrame) -> dict[str, str]:
+    """Each run of the comparison (baseline included, in order) -> its colour."""
+    runs = list(dict.fromkeys(str(run) for run in frame["run"])) if not frame.empty else []
+    return {run: RUN_COLORS[index % len(RUN_COLORS)] for index, run in enumerate(runs)}
 
 
 def compare_medians(frame: pd.DataFrame) -> go.Figure:
@@ -28,6 +37,7 @@ def compare_medians(frame: pd.DataFrame) -> go.Figure:
     if timed.empty:
         return empty(title, "no timings to compare")
     fig = go.Figure()
+    colors = run_colors(frame)
     for run, group in timed.groupby("run", sort=False):
         plus, minus = [], []
         for median, interval in zip(group["median_s"], group["median_ci_s"]):
@@ -39,6 +49,7 @@ def compare_medians(frame: pd.DataFrame) -> go.Figure:
                 x=group["variant"],
                 y=group["median_s"] * 1e3,
                 name=str(run),
+                marker_color=colors[str(run)],
                 error_y={"type": "data", "symmetric": False, "array": plus, "arrayminus": minus},
                 customdata=group[["verdict"]].astype(str),
                 hovertemplate="%{y:.4g} ms<br>%{customdata[0]}",
@@ -56,6 +67,7 @@ def ratio_points(frame: pd.DataFrame, margin: float) -> go.Figure:
     if rows.empty:
         return empty(title, "no strategy has timings in both the baseline and another run")
     fig = go.Figure()
+    colors = run_colors(frame)
     for run, group in rows.groupby("run", sort=False):
         lows = [ci[0] for ci in group["ratio_ci"]]
         highs = [ci[1] for ci in group["ratio_ci"]]
@@ -67,8 +79,9 @@ def ratio_points(frame: pd.DataFrame, margin: float) -> go.Figure:
                 name=str(run),
                 textposition="middle right",
                 marker={
-                    "size": 11,
-                    "color": [VERDICT_COLORS.get(v, "#6b7280") for v in group["verdict"]],
+                    "size": 12,
+                    "color": colors[str(run)],
+                    "symbol": [VERDICT_SYMBOLS.get(v, "circle-open") for v in group["verdict"]],
                 },
                 error_y={
                     "type": "data",

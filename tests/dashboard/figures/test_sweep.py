@@ -111,3 +111,20 @@ def test_the_sweep_report_draws_every_scaling_view_and_reads_its_margins(sweep_r
     ):
         assert title in html
     assert "runner-up takes" in html and "runner_up" not in html
+
+
+def test_compare_keeps_one_colour_per_run_in_both_charts_and_the_verdict_in_the_shape():
+    from dashboard.figures.compare import compare_medians, ratio_points, run_colors
+
+    base = make_run({"einsum": [0.0020] * 8}, label="laptop")
+    slower = make_run({"einsum": [0.0040] * 8}, label="old laptop")
+    faster = make_run({"einsum": [0.0010] * 8}, label="tpu")
+    frame = compare_runs([base, slower, faster])
+    colors = run_colors(frame)
+    assert len(set(colors.values())) == 3
+    bars = {trace.name: trace.marker.color for trace in compare_medians(frame).data}
+    points = ratio_points(frame, frame.attrs["margin"]).data
+    for trace in points:
+        assert trace.marker.color == bars[trace.name] == colors[trace.name]
+    symbols = {trace.name: tuple(trace.marker.symbol) for trace in points}
+    assert {symbols[name][0] for name in symbols} == {"triangle-up", "triangle-down"}
