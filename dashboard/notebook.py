@@ -19,7 +19,6 @@ from dashboard.tables import run as data
 from dashboard.tables import why as why_data
 from dashboard.text.explain import answer_for
 from engine.results.model import RunResult
-from engine.spec.catalog import code_to_copy
 
 
 @dataclass
@@ -64,7 +63,7 @@ def build(result: RunResult) -> RunView:
         answer, code = "No strategy produced a correct result in this run.", None
     else:
         answer = answer_for(result, best, chosen, why_data.profiles(result))
-        code = code_to_copy(best["variant"])
+        code = result.code_for(best["variant"])
     return RunView(heading, answer, code, table, replicas, figures, notes)
 
 

@@ -54,7 +54,32 @@ def config_of(config: BenchConfig | None, settings: dict[str, Any]) -> BenchConf
         )
     if config is not None and settings:
         raise TypeError("pass either a BenchConfig or settings, not both")
+    if "kernels" in settings:
+        settings = {**settings, "kernels": kernel_specs(settings["kernels"])}
     return config or BenchConfig.from_raw(settings)
+
+
+def kernel_specs(kernels: Any) -> list[str]:
+    """`kernels=` as the config takes them: "path.py:function" texts as they are, and
+    functions (or {name: function}) by the file they were defined in. A function from a
+    notebook cell has one too (the kernel writes each cell to a file): its imports must be
+    in the same cell, because that file is what the measuring process imports."""
+    items = list(kernels.items()) if isinstance(kernels, dict) else [(None, k) for k in kernels]
+    specs = []
+    for name, item in items:
+        if isinstance(item, str):
+            specs.append(item)
+            continue
+        code = getattr(item, "__code__", None)
+        if code is None or not code.co_filename.endswith(".py"):
+            raise TypeError(
+                f"kernels: {name or item!r} is neither 'path.py:function' nor a function "
+                "defined in a .py file"
+            )
+        if name is not None and name != item.__name__:
+            raise TypeError(f"kernels: name {name!r} must be the function's name {item.__name__!r}")
+        specs.append(f"{code.co_filename}:{item.__name__}")
+    return specs
 
 
 def run(config: BenchConfig | None = None, *, progress: bool = True, **settings: Any) -> RunResult:

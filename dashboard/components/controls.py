@@ -19,7 +19,7 @@ from engine.spec.catalog import (
     framework_label,
     missing_frameworks,
 )
-from engine.spec.config import config_fields
+from engine.spec.config import browser_fields
 from engine.spec.fields import Setting
 
 PREFIX = "setting_"
@@ -127,7 +127,7 @@ def _columns_widget(setting: Setting) -> None:
 
 def render() -> dict[str, Any]:
     """Draw the controls; return the current settings and mirror them into the URL."""
-    table = {item.name: setting for item, setting in config_fields()}
+    table = {item.name: setting for item, setting in browser_fields()}
     placed = {name for names in SECTIONS.values() for name in names}
     sections = {**SECTIONS, "Label": tuple(name for name in table if name not in placed)}
     with st.sidebar:

@@ -21,7 +21,6 @@ from dashboard.text.explain import answer_for
 from engine.results.formatting import grouped_notes, took_line
 from engine.results.model import RunResult
 from engine.results.search import search_summary
-from engine.spec.catalog import code_to_copy
 from engine.storage.profiles import stored_trace
 
 
@@ -65,7 +64,7 @@ def show_results(text: str, key: str = "run") -> None:
         st.error("No strategy produced a correct result in this run.")
     else:
         st.markdown(answer_for(result, best, chosen, profiles))
-        source = code_to_copy(best["variant"])
+        source = result.code_for(best["variant"])
         if source:
             st.code(source, language="python")
         else:

@@ -19,7 +19,6 @@ from dashboard.text.explain import answer_for
 from engine.results.formatting import took_line
 from engine.results.model import RunResult
 from engine.results.search import search_summary
-from engine.spec.catalog import code_to_copy
 
 NO_SOURCE = "(this version of the tool does not have that strategy's source)"
 
@@ -49,7 +48,7 @@ def run_sections(result: RunResult) -> list[str]:
         sections += [
             "<h2>The fastest way</h2>",
             markdown_to_html(answer),
-            f"<pre><code>{escape(code_to_copy(best['variant']) or NO_SOURCE)}</code></pre>",
+            f"<pre><code>{escape(result.code_for(best['variant']) or NO_SOURCE)}</code></pre>",
         ]
     else:
         sections.append("<h2>The fastest way</h2><p class='wrong'>No correct result.</p>")

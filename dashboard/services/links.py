@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.spec.catalog import interactive_strategies
-from engine.spec.config import BenchConfig, config_fields, field_setting, url_name_of
+from engine.spec.config import BenchConfig, browser_fields, field_setting, url_name_of
 from engine.spec.fields import ConfigError, shown
 
 Settings = dict[str, Any]
@@ -22,12 +22,12 @@ Settings = dict[str, Any]
 def defaults() -> Settings:
     """The dashboard's starting settings: the field table's defaults, with the interactive
     strategy set pre-selected (the CLI's single default strategy is too little to look at)."""
-    values: Settings = {item.name: item.default for item, _ in config_fields()}
+    values: Settings = {item.name: item.default for item, _ in browser_fields()}
     values["strategies"] = list(interactive_strategies())
     return values
 
 
-FIELD_FOR_URL: dict[str, str] = {url_name_of(item): item.name for item, _ in config_fields()}
+FIELD_FOR_URL: dict[str, str] = {url_name_of(item): item.name for item, _ in browser_fields()}
 URL_FOR_FIELD: dict[str, str] = {name: url for url, name in FIELD_FOR_URL.items()}
 
 
@@ -84,7 +84,7 @@ def params_from_settings(settings: Mapping[str, Any]) -> dict[str, str]:
     """Only what differs from the defaults, so links stay short and readable."""
     params: dict[str, str] = {}
     start = defaults()
-    for item, setting in config_fields():
+    for item, setting in browser_fields():
         value = settings.get(item.name, start[item.name])
         if value == start[item.name] or value is None:
             continue

@@ -30,7 +30,7 @@ def add_config_flags(parser: argparse.ArgumentParser, *, lists: bool = False) ->
     for item, setting in config_fields():
         flag = flag_of(item)
         help_text = _help(setting, item.default, lists)
-        if setting.kind == "strategies":
+        if setting.kind in ("strategies", "kernels"):
             parser.add_argument(flag, dest=item.name, action="append", help=help_text)
         elif setting.kind == "bool":
             parser.add_argument(

@@ -14,12 +14,14 @@ corrupt the protocol.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import os
+import signal
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import IO, Any
 
 from engine.backends.peer_runtime import PeerRuntime
@@ -46,6 +48,7 @@ from engine.results.formatting import classify_error, one_line
 from engine.results.parts import Probe
 from engine.spec.catalog import strategy_info, variant_name
 from engine.spec.config import BenchConfig
+from engine.spec.user_kernels import call_limit_s, load_kernel, user_kernel
 
 RESULT_KEY = "peer_result"
 
@@ -66,8 +69,39 @@ def load_runtime(framework: str, dtype: str, threads: int) -> PeerRuntime:
 
 
 def kernel_function(strategy: str) -> Callable[..., Any]:
-    module, _, name = strategy_info(strategy).kernel.partition(":")
+    info = strategy_info(strategy)
+    if info.user:
+        found = user_kernel(strategy)
+        assert found is not None  # registered when the request's config was parsed
+        return load_kernel(found)
+    module, _, name = info.kernel.partition(":")
     return getattr(importlib.import_module(module), name)
+
+
+class KernelHung(Exception):
+    """A user kernel's first call did not return within the limit."""
+
+
+@contextlib.contextmanager
+def call_limit(strategy: str) -> Iterator[None]:
+    """A user kernel's first calls (the sampler's first call and warm-up, and the check) must
+    return within `call_limit_s()`: SIGALRM interrupts a kernel stuck in Python; the run's
+    timeout of this whole process stops the rest."""
+    if not strategy_info(strategy).user or not hasattr(signal, "SIGALRM"):
+        yield
+        return
+    limit = call_limit_s()
+
+    def expired(_signum: int, _frame: Any) -> None:
+        raise KernelHung(f"its first calls did not return within {limit:g} s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, limit)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 class PeerInputs:
@@ -101,17 +135,23 @@ def prepare_variant(
     if reason:
         result.status, result.error = "unsupported", reason
         return Prepared(result)
+    found = user_kernel(strategy) if strategy_info(strategy).user else None
+    if found is not None:
+        result.user_kernel = found.to_dict()  # its source travels with its numbers
     try:
         fn = runtime.build(kernel_function(strategy), strategy_info(strategy).build or option)
         sets = inputs.timed
-        sampler = Sampler(
-            Kernel(call=lambda i: fn(*sets[i % len(sets)]), sync=runtime.sync),
-            warmup=config.warmup,
-            budget_s=config.time_budget_s,
-        )
-        output = fn(*inputs.check)
-        runtime.sync(output)
+        with call_limit(strategy):  # the sampler's first call and warm-up, then the check
+            sampler = Sampler(
+                Kernel(call=lambda i: fn(*sets[i % len(sets)]), sync=runtime.sync),
+                warmup=config.warmup,
+                budget_s=config.time_budget_s,
+            )
+            output = fn(*inputs.check)
+            runtime.sync(output)
         check_outputs(result, [output], inputs.reference, config, convert=runtime.to_host)
+        if found is not None:
+            check_user_dtype(result, runtime.to_host(output), config.dtype)
     except Exception as error:  # noqa: BLE001 - one variant's failure keeps the others
         result.status, result.error = classify_error(error), one_line(error)  # type: ignore[assignment]
         return Prepared(result)
@@ -123,6 +163,15 @@ def prepare_variant(
     if runtime.device_kind == "TPU":
         mark_tpu_padding(result, config)
     return Prepared(result, sampler, lambda t: record_timing(result, t, inputs.transfer_s))
+
+
+def check_user_dtype(result: Any, output: Any, dtype: str) -> None:
+    """A user kernel must return the requested dtype: float64 from float32 inputs would be
+    right in value and wrong in cost (twice the bytes written)."""
+    returned = getattr(output, "dtype", None)
+    if dtype in ("float16", "float32", "float64") and returned is not None and returned != dtype:
+        result.correct = False
+        result.warnings.append(f"incorrect: it returned {returned}, not {dtype}")
 
 
 def failed_block(item: Prepared, error: BaseException) -> None:

@@ -68,11 +68,15 @@ def peer_threads(config: BenchConfig) -> int:
 def group_by_framework(
     variants: Iterable[Variant], tensorflow_here: bool = True
 ) -> dict[str, list[Variant]]:
-    """The variants that run in processes of their own, by framework (`processes.py`)."""
+    """The variants that run in processes of their own (`processes.py`), by process: a
+    framework's together, each user kernel alone ("numpy:mine"), so one that hangs fails
+    only itself."""
     groups: dict[str, list[Variant]] = {}
     for strategy, option in variants:
         info = strategy_info(strategy)
-        if runs_in_own_process(info.framework, tensorflow_here):
+        if info.user:
+            groups.setdefault(f"{info.framework}:{strategy}", []).append((strategy, option))
+        elif runs_in_own_process(info.framework, tensorflow_here):
             groups.setdefault(info.framework, []).append((strategy, option))
     return groups
 
@@ -206,7 +210,8 @@ def run_peers(
     noise floor, for each peer process's own race."""
     outcome = PeerOutcome()
     threads = peer_threads(config)
-    for framework, wanted in group_by_framework(variants, tensorflow_here).items():
+    for process, wanted in group_by_framework(variants, tensorflow_here).items():
+        framework = process.partition(":")[0]  # "numpy:mine": a user kernel's own process
         if not strategy_info(wanted[0][0]).installed:
             error = f"{framework} is not installed here; {PEER_INSTALL_HINT}"
             outcome.results.update(_ended(config, wanted, "unsupported", error))
@@ -226,7 +231,7 @@ def run_peers(
         found = _results_from(config, framework, wanted, payload, problem)
         probes = _probes_from(payload, framework)
         if probes:
-            outcome.probes[framework] = probes
+            outcome.probes[process] = probes
             ceiling = max(p.bandwidth_bytes_per_s for p in probes)
             for result in found.values():
                 result.ceiling_bytes_per_s = ceiling
@@ -236,8 +241,8 @@ def run_peers(
                 )
         outcome.results.update(found)
         if isinstance(payload, dict) and isinstance(payload.get("environment"), dict):
-            process = {k: payload.get(k) for k in ("startup_s", "wall_s")}
-            outcome.environments[framework] = {**payload["environment"], "process": process}
+            timing = {k: payload.get(k) for k in ("startup_s", "wall_s")}
+            outcome.environments[process] = {**payload["environment"], "process": timing}
         if isinstance(payload, dict) and isinstance(payload.get("sampling"), dict):
-            outcome.sampling[framework] = payload["sampling"]
+            outcome.sampling[process] = payload["sampling"]
     return outcome

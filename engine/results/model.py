@@ -48,7 +48,7 @@ from engine.results.reader import (
     check_number,
     load_json,
 )
-from engine.spec.catalog import is_known, split_variant, strategy_info
+from engine.spec.catalog import code_to_copy, is_known, split_variant, strategy_info
 from engine.spec.config import MODES, BenchConfig
 from engine.spec.fields import ConfigError, reading_stored_results
 
@@ -139,6 +139,9 @@ class StrategyResult:
     notes: list[str] = field(default_factory=list)
     distribution: DistributionSummary | None = None  # modes replicated and sharded
     profile: ProfileSummary | None = None  # --profile: captured after the samples
+    # A user's kernel (`--kernel`): name, path, function, framework, source and sha256, so
+    # the result renders where the file is not.
+    user_kernel: dict[str, str] | None = None
 
     @property
     def measurement(self) -> Measurement | None:
@@ -235,6 +238,7 @@ class StrategyResult:
             if distribution
             else None,
             profile=ProfileSummary.from_dict(profile.data, profile.path) if profile else None,
+            user_kernel=_user_kernel_from(read),
         )
 
 
@@ -270,6 +274,15 @@ class RunResult:
         recorded)."""
         found = (self.sampling or {}).get("worker")
         return found if isinstance(found, dict) else {}
+
+    def code_for(self, variant: str) -> str | None:
+        """The code to copy for a variant: the catalogue's, else a user kernel's stored source
+        (so a run with a user kernel shows it where the file is not)."""
+        code = code_to_copy(variant) if is_known(variant) else None
+        if code:
+            return code
+        entry = next((r for r in self.results if r.variant == variant and r.user_kernel), None)
+        return entry.user_kernel["source"] if entry and entry.user_kernel else None
 
     def winner(self) -> Winner | None:
         """The fastest correct variant and those not distinguishable from it (ties)."""
@@ -495,7 +508,8 @@ def _timings_from(read: Reader) -> dict[str, float]:
 def process_of(strategy: str) -> str:
     """Where a strategy's samples were taken: the run's own process, or its peer framework's."""
     if is_known(strategy) and strategy_info(strategy).in_own_process:
-        return strategy_info(strategy).framework
+        info = strategy_info(strategy)
+        return f"{info.framework}:{strategy}" if info.user else info.framework
     return ""
 
 
@@ -515,6 +529,20 @@ def _required(read: Reader, name: str) -> tuple[Any, str]:
     child = read.child(name)
     assert child is not None
     return child.data, child.path
+
+
+USER_KERNEL_KEYS = ("name", "path", "function", "framework", "sha256", "source")
+
+
+def _user_kernel_from(read: Reader) -> dict[str, str] | None:
+    """A user kernel's record: six short texts, the source at most 256 KiB."""
+    entry = read.child("user_kernel", None)
+    if entry is None:
+        return None
+    return {
+        key: entry.text(key, max_chars=262_144 if key == "source" else 4096)
+        for key in USER_KERNEL_KEYS
+    }
 
 
 def _config_from(read: Reader | None) -> tuple[BenchConfig, int]:

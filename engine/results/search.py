@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.spec.catalog import code_to_copy, is_known, split_variant, strategy_info
+from engine.spec.catalog import is_known, split_variant, strategy_info
 
 
 def point_axes(variant: str) -> dict[str, Any]:
@@ -46,7 +46,7 @@ def search_summary(result: Any) -> dict[str, Any]:
                 "median_s": median,
                 "ratio_to_best": ratio,
                 "ratio_ci": interval,
-                "code": code_to_copy(entry.variant),
+                "code": result.code_for(entry.variant),
             }
         )
         framework = axes.get("framework")

@@ -71,6 +71,8 @@ class StrategyInfo:
     searchable: bool = True
     search_only: bool = False
     build: str = ""
+    # The user's own kernel (`--kernel`, spec/user_kernels.py): `kernel` is "path.py:function".
+    user: bool = False
 
     @property
     def supports_xla(self) -> bool:
@@ -79,8 +81,9 @@ class StrategyInfo:
 
     @property
     def in_own_process(self) -> bool:
-        """A peer framework: its variants run in a process of their own (execution/peers.py)."""
-        return self.framework in PEER_FRAMEWORKS
+        """A peer framework or a user's kernel: its variants run in a process of their own
+        (execution/peers.py); a user's kernel in one of its own, so a hang fails it alone."""
+        return self.user or self.framework in PEER_FRAMEWORKS
 
     @property
     def installed(self) -> bool:
@@ -210,6 +213,8 @@ def _kernel_sources() -> dict[str, str]:
     found: dict[str, str] = {}
     parsed: dict[str, tuple[str, ast.Module]] = {}
     for info in _REGISTRY.values():
+        if info.user:
+            continue  # read from the user's kernel record (kernel_source)
         module, _, function = info.kernel.partition(":")
         if module not in parsed:
             path = _module_file(module)
@@ -227,6 +232,11 @@ def _kernel_sources() -> dict[str, str]:
 def kernel_source(name: str) -> str | None:
     """The kernel's real source, read from its file without importing it (None: unknown)."""
     base, _ = split_variant(name)
+    if base in _REGISTRY and _REGISTRY[base].user:
+        from engine.spec.user_kernels import user_kernel
+
+        found = user_kernel(base)
+        return found.source if found else None
     return _kernel_sources().get(base)
 
 

@@ -60,6 +60,17 @@ class BenchConfig:
     dtype: str = setting(
         "float32", kind="choice", choices=DTYPES, help="element type", label="dtype"
     )
+    # Before `strategies`: parsing a kernel registers it, so the strategies may name it.
+    kernels: tuple[str, ...] = setting(
+        (),
+        kind="kernels",
+        help="your own kernel, PATH.py:FUNCTION[@numpy|jax|torch], repeatable; measured "
+        "beside the strategies (docs/user-kernels.md)",
+        label="Your kernels",
+        flag="--kernel",
+        sweepable=False,
+        browser=False,
+    )
     strategies: tuple[str, ...] = setting(
         ("batched_matvec",),
         kind="strategies",
@@ -202,6 +213,10 @@ class BenchConfig:
         for item in fields(self):
             parsed = setting_of(item).parse(item.name, getattr(self, item.name))
             object.__setattr__(self, item.name, parsed)
+        kernel_names = tuple(spec.rpartition(":")[2].partition("@")[0] for spec in self.kernels)
+        missing = tuple(name for name in kernel_names if name not in self.strategies)
+        if missing:  # a kernel given is a kernel measured
+            object.__setattr__(self, "strategies", self.strategies + missing)
         if self.search:
             self._widen_to_the_search_space()
         self._check_combination()
@@ -279,6 +294,12 @@ def config_fields() -> Iterator[tuple[Field, Setting]]:
     """Every configuration field with its row of the field table, in declaration order."""
     for item in fields(BenchConfig):
         yield item, setting_of(item)
+
+
+def browser_fields() -> Iterator[tuple[Field, Setting]]:
+    """The fields a browser may set (widgets, link parameters): never the ones naming files
+    on the server's machine (`kernels`)."""
+    return ((item, setting) for item, setting in config_fields() if setting.browser)
 
 
 def field_setting(name: str) -> Setting:

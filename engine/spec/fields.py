@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-Kind = Literal["int", "optional_int", "choice", "bool", "seconds", "strategies", "text"]
+Kind = Literal["int", "optional_int", "choice", "bool", "seconds", "strategies", "kernels", "text"]
 # A pasted value longer than this is a mistake, not a setting; echoing it back would flood the
 # terminal or the page, so messages show only its start.
 ECHO_MAX_CHARS = 60
@@ -54,6 +54,9 @@ class Setting:
     unit: str = "number of seconds"  # what a value of kind "seconds" is, in messages
     message_name: str = ""  # the name messages use, when it is not the field's (strategy)
     everything: Callable[[], tuple[str, ...]] | None = None  # what 'all' means (else options)
+    # Offered in the browser (a widget and a URL parameter). False for what names files on
+    # the server's machine: the browser never chooses code to run.
+    browser: bool = True
 
     def options(self) -> tuple[str, ...]:
         return self.choices() if callable(self.choices) else self.choices
@@ -191,6 +194,32 @@ def _parse_strategies(setting: Setting, field: str, value: Any) -> tuple[str, ..
     return tuple(name for name in names if name in items)
 
 
+def _parse_kernels(setting: Setting, field: str, value: Any) -> tuple[str, ...]:
+    """`path.py:function[@framework]` specs, each read, checked and registered in the
+    catalogue (spec/user_kernels.py); a stored result's are kept as text, never read."""
+    from engine.spec.user_kernels import SPEC, parse_kernel_spec, register_user_kernel
+
+    if value is None or value == "":
+        return ()
+    if not isinstance(value, str | list | tuple):
+        raise ConfigError(field, f"must be a list of PATH.py:FUNCTION, got {type(value).__name__}")
+    items = split_names(value, field)  # repeats and comma lists (a path may hold no comma)
+    specs: list[str] = []
+    for item in items:
+        if _READING_STORED.get():
+            if not isinstance(item, str) or not SPEC.match(item) or len(item) > 4096:
+                raise ConfigError(field, f"{shown(item)} is not PATH.py:FUNCTION@FRAMEWORK")
+            specs.append(item)
+            continue
+        kernel = parse_kernel_spec(item)
+        register_user_kernel(kernel)
+        specs.append(kernel.spec)
+    names = [spec.rpartition(":")[2].partition("@")[0] for spec in specs]
+    if len(set(names)) != len(names):
+        raise ConfigError(field, "two kernels share a function name; rename one")
+    return tuple(dict.fromkeys(specs))
+
+
 def _parse_text(setting: Setting, field: str, value: Any) -> str:
     if value is None:
         return ""
@@ -213,5 +242,6 @@ PARSERS: dict[Kind, Callable[[Setting, str, Any], Any]] = {
     "bool": _parse_bool,
     "seconds": _parse_seconds,
     "strategies": _parse_strategies,
+    "kernels": _parse_kernels,
     "text": _parse_text,
 }

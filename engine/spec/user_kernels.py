@@ -1,0 +1,179 @@
+"""The user's own kernels: `--kernel path/to/file.py:function[@framework]`, anywhere a strategy
+goes (docs/user-kernels.md).
+
+A kernel is read and checked when its config is parsed (the file exists, the function is
+defined at its top level, its framework is known), then registered in the catalogue under the
+function's name, so it is planned, sampled, raced, checked and shown like any strategy. It
+always runs in a process of its own (execution/peers.py), so one that crashes or hangs fails
+alone. Its source and SHA-256 travel in each of its results: a stored run opens, renders and
+compares on a machine that does not have the file.
+
+Parsing a kernel never imports or runs it: the file is read as text and parsed with `ast`.
+Only the process that measures it imports it, and only from the file named on the command
+line or in the notebook, never from the browser.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import importlib.util
+import os
+import re
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from engine.spec.catalog import (
+    FRAMEWORK_LABELS,
+    StrategyInfo,
+    is_known,
+    register,
+    strategy_info,
+)
+from engine.spec.fields import ConfigError
+
+FIELD = "kernel"
+SPEC = re.compile(r"^(?P<path>[^,]+\.py):(?P<function>[A-Za-z_][A-Za-z0-9_]*)(?:@(?P<fw>\w+))?$")
+USER_FRAMEWORKS = ("numpy", "jax", "torch")  # the ones with a runtime for a process of its own
+MAX_SOURCE_BYTES = 256 * 1024
+# The first call of a user kernel must return within this many seconds (a hang fails alone).
+CALL_LIMIT_VARIABLE = "MATVEC_KERNEL_CALL_LIMIT_S"
+DEFAULT_CALL_LIMIT_S = 120.0
+KIND_BY_FRAMEWORK = {"numpy": "host", "jax": "jit", "torch": "eager"}
+
+
+@dataclass(frozen=True)
+class UserKernel:
+    name: str
+    path: str  # absolute
+    function: str
+    framework: str
+    source: str  # the function's own source
+    sha256: str  # of the whole file, as read when the config was parsed
+
+    @property
+    def spec(self) -> str:
+        return f"{self.path}:{self.function}@{self.framework}"
+
+    def to_dict(self) -> dict[str, str]:
+        return asdict(self)
+
+
+_KERNELS: dict[str, UserKernel] = {}
+
+
+def parse_kernel_spec(text: Any) -> UserKernel:
+    """Read and check one `path.py:function[@framework]`; refuse it in one line naming why."""
+    if not isinstance(text, str) or not SPEC.match(text.strip()):
+        raise ConfigError(
+            FIELD, f"{text!r} is not PATH.py:FUNCTION or PATH.py:FUNCTION@FRAMEWORK (no commas)"
+        )
+    found = SPEC.match(text.strip())
+    assert found is not None
+    path = Path(found["path"]).expanduser().resolve()
+    function, declared = found["function"], found["fw"]
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        raise ConfigError(FIELD, f"cannot read {str(path)!r}: {error.strerror}") from None
+    if len(raw) > MAX_SOURCE_BYTES:
+        raise ConfigError(FIELD, f"{path.name} is larger than {MAX_SOURCE_BYTES // 1024} KiB")
+    try:
+        text_source = raw.decode("utf-8")
+        tree = ast.parse(text_source, filename=str(path))
+    except (UnicodeDecodeError, SyntaxError) as error:
+        raise ConfigError(FIELD, f"{path.name} is not valid Python: {error}") from None
+    node = next(
+        (n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == function), None
+    )
+    if node is None:
+        raise ConfigError(FIELD, f"{path.name} defines no top-level function {function!r}")
+    framework = declared or detect_framework(tree, path.name)
+    if framework not in USER_FRAMEWORKS:
+        raise ConfigError(
+            FIELD,
+            f"{framework!r} kernels cannot run yet; write it with "
+            f"{', '.join(USER_FRAMEWORKS)} (PATH.py:FUNCTION@numpy)",
+        )
+    if is_known(function) and not strategy_info(function).user:
+        raise ConfigError(
+            FIELD, f"{function!r} is the name of a catalogue strategy; rename your function"
+        )
+    return UserKernel(
+        name=function,
+        path=str(path),
+        function=function,
+        framework=framework,
+        source=ast.get_source_segment(text_source, node) or "",
+        sha256=hashlib.sha256(raw).hexdigest(),
+    )
+
+
+def detect_framework(tree: ast.Module, filename: str) -> str:
+    """The one framework the file imports (a framework besides NumPy wins over NumPy)."""
+    imported = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imported |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            imported.add(node.module.split(".")[0])
+    frameworks = sorted(imported & {"jax", "torch", "tensorflow"})
+    if len(frameworks) == 1:
+        return frameworks[0]
+    if not frameworks and "numpy" in imported:
+        return "numpy"
+    raise ConfigError(
+        FIELD,
+        f"cannot tell the framework of {filename} from its imports; declare it: "
+        "PATH.py:FUNCTION@numpy, @jax or @torch",
+    )
+
+
+def register_user_kernel(kernel: UserKernel) -> None:
+    """Put the kernel in the catalogue under its name (replacing an earlier one of that name)."""
+    _KERNELS[kernel.name] = kernel
+    register(
+        StrategyInfo(
+            name=kernel.name,
+            kind=KIND_BY_FRAMEWORK[kernel.framework],  # type: ignore[arg-type]
+            summary=f"your kernel {kernel.function} from {Path(kernel.path).name} "
+            f"({FRAMEWORK_LABELS[kernel.framework]})",
+            kernel=f"{kernel.path}:{kernel.function}",
+            framework=kernel.framework,  # type: ignore[arg-type]
+            interactive=False,
+            searchable=False,
+            expression="your kernel",
+            user=True,
+            why="your own kernel, measured like every strategy",
+        )
+    )
+
+
+def user_kernel(name: str) -> UserKernel | None:
+    return _KERNELS.get(name)
+
+
+def load_kernel(kernel: UserKernel) -> Callable[..., Any]:
+    """Import the kernel's file and return its function, refusing a file changed since the
+    run read it (the measured code must be the stored code)."""
+    raw = Path(kernel.path).read_bytes()
+    if hashlib.sha256(raw).hexdigest() != kernel.sha256:
+        raise RuntimeError(f"{Path(kernel.path).name} changed since the run read it")
+    spec = importlib.util.spec_from_file_location(f"matvec_user_{kernel.name}", kernel.path)
+    if spec is None or spec.loader is None:
+        raise RuntimeError(f"cannot import {kernel.path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return getattr(module, kernel.function)
+
+
+def call_limit_s() -> float:
+    """Seconds a user kernel's first call may take ($MATVEC_KERNEL_CALL_LIMIT_S, else 120)."""
+    raw = os.environ.get(CALL_LIMIT_VARIABLE, "")
+    try:
+        value = float(raw)
+    except ValueError:
+        return DEFAULT_CALL_LIMIT_S
+    return value if 0 < value < 86_400 else DEFAULT_CALL_LIMIT_S

@@ -1,0 +1,153 @@
+"""The user's own kernels: refused in one line before any work, measured like any strategy in
+a process of their own, failing alone with their reason, and readable where the file is not."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from engine.spec.config import BenchConfig
+from engine.spec.fields import ConfigError
+from tests.conftest import ROOT
+
+FIXTURES = ROOT / "tests" / "fixtures" / "user_kernels"
+
+
+def installed(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
+
+
+@pytest.mark.parametrize(
+    ("source", "spec", "message"),
+    [
+        (None, "missing.py:f", "cannot read"),
+        ("import numpy\n", "k.py:f", "defines no top-level function 'f'"),
+        ("import numpy\ndef f(A, x): return A\n", "k.py", "is not PATH.py:FUNCTION"),
+        ("def f(A, x): return A\n", "k.py:f", "cannot tell the framework of k.py"),
+        ("import numpy\ndef numpy(A, x): return A\n", "k.py:numpy", "name of a catalogue"),
+        ("import tensorflow\ndef f(A, x): return A\n", "k.py:f", "'tensorflow' kernels cannot"),
+        ("def f(:\n", "k.py:f", "is not valid Python"),
+    ],
+)
+def test_a_bad_kernel_is_refused_in_one_line_naming_the_field(tmp_path, source, spec, message):
+    if source is not None:
+        (tmp_path / "k.py").write_text(source)
+    with pytest.raises(ConfigError, match=message) as refused:
+        BenchConfig.from_raw({"kernels": str(tmp_path / spec), "strategies": "numpy"})
+    assert str(refused.value).startswith("kernel: ")
+
+
+def test_a_kernel_given_is_a_kernel_measured_and_its_spec_survives_a_command_line():
+    from engine.cli.flags import cli_args, config_from_args
+    from engine.cli.main import build_parser
+
+    spec = f"{FIXTURES / 'numpy_kernels.py'}:mine"
+    config = BenchConfig.from_raw({"kernels": [spec], "strategies": "numpy"})
+    assert config.strategies == ("numpy", "mine")
+    assert config.kernels == (f"{spec}@numpy",)
+    again = config_from_args(build_parser().parse_args(["run", *cli_args(config)]))
+    assert again == config
+
+
+def test_the_browser_never_names_a_kernel():
+    from dashboard.services.links import params_from_settings, settings_from_params
+
+    parsed = settings_from_params({"kernel": "/tmp/x.py:f", "kernels": "/tmp/x.py:f"})
+    assert "kernels" not in parsed.settings
+    assert "Ignored unknown link parameters 'kernel', 'kernels'" in parsed.notices[0]
+    assert "kernel" not in params_from_settings({**parsed.settings, "kernels": ["/tmp/x.py:f"]})
+
+
+def test_notebook_kernels_are_named_by_the_file_their_function_lives_in():
+    from engine.notebook import kernel_specs
+
+    def local(A, x):
+        return A
+
+    assert kernel_specs({"local": local}) == [f"{__file__}:local"]
+    assert kernel_specs(["a.py:f"]) == ["a.py:f"]
+    with pytest.raises(TypeError, match="must be the function's name 'local'"):
+        kernel_specs({"other": local})
+    with pytest.raises(TypeError, match="neither 'path.py:function'"):
+        kernel_specs([print])
+
+
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory):
+    """One real run: NumPy's strategy beside six user kernels (and PyTorch's and JAX's when
+    they are installed), each kernel in its own process; then the kernel files are gone."""
+    scratch = tmp_path_factory.mktemp("kernels")
+    for name in ("numpy_kernels.py", "torch_kernels.py", "jax_kernels.py"):
+        shutil.copy(FIXTURES / name, scratch / name)
+    numpy_file = scratch / "numpy_kernels.py"
+    kernels = [f"{numpy_file}:{k}" for k in ("mine", "boom", "short", "wrong", "wide", "stuck")]
+    if installed("torch"):
+        kernels.append(f"{scratch / 'torch_kernels.py'}:torch_mine")
+    if installed("jax"):
+        kernels.append(f"{scratch / 'jax_kernels.py'}:jax_mine")
+    out = scratch / "run.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "engine", "run", "--strategy", "numpy"]
+        + [f"--kernel={k}" for k in kernels]
+        + ["--matrices", "40", "--dim", "6", "--repeats", "5", "--warmup", "1"]
+        + ["--time-budget", "2", "--json", str(out), "--no-history", "--progress", "none"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "MATVEC_KERNEL_CALL_LIMIT_S": "2", "TF_CPP_MIN_LOG_LEVEL": "3"},
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    for name in ("numpy_kernels.py", "torch_kernels.py", "jax_kernels.py"):
+        (scratch / name).unlink()
+    return json.loads(out.read_text()), out
+
+
+def test_user_kernels_are_measured_checked_and_fail_alone(measured):
+    data, _ = measured
+    by_name = {entry["variant"]: entry for entry in data["results"]}
+    for good in ["mine"] + [k for k in ("torch_mine", "jax_mine") if k in by_name]:
+        assert by_name[good]["status"] == "ok" and by_name[good]["correct"], by_name[good]
+        assert len(by_name[good]["samples_s"]) >= 3
+    assert by_name["boom"]["status"] == "failed"
+    assert by_name["boom"]["error"] == "RuntimeError: my kernel is broken"
+    assert not by_name["short"]["correct"]
+    assert any("output shape (39, 6), expected (40, 6)" in w for w in by_name["short"]["warnings"])
+    assert not by_name["wrong"]["correct"]
+    assert not by_name["wide"]["correct"]
+    assert "incorrect: it returned float64, not float32" in by_name["wide"]["warnings"]
+    assert by_name["stuck"]["status"] == "failed"
+    assert "did not return within 2 s" in by_name["stuck"]["error"]
+    assert by_name["numpy"]["status"] == "ok" and by_name["numpy"]["correct"]
+    record = by_name["mine"]["user_kernel"]
+    assert record["source"].startswith("def mine(A, x):") and len(record["sha256"]) == 64
+    assert record["framework"] == "numpy" and by_name["numpy"].get("user_kernel") is None
+
+
+def test_a_run_with_user_kernels_opens_renders_and_is_stored_without_the_files(measured, tmp_path):
+    _, path = measured
+    script = f"""
+from dashboard.report import run_report
+from engine.results.model import RunResult
+from engine.spec.catalog import is_known
+from engine.storage.history import History
+
+run = RunResult.from_json(open({str(path)!r}).read())
+assert not is_known("mine")  # this process never saw the file
+assert run.code_for("mine").startswith("def mine(A, x):")
+assert "<h1>" in run_report(run)
+history = History({str(tmp_path / "h.sqlite3")!r})
+history.add_run(run)
+assert history.get_run(run.run_id).to_dict() == run.to_dict()
+print("ok")
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert done.stdout.strip() == "ok", done.stderr[-3000:]
