@@ -74,7 +74,7 @@ def test_notebook_kernels_are_named_by_the_file_their_function_lives_in():
     assert kernel_specs(["a.py:f"]) == ["a.py:f"]
     with pytest.raises(TypeError, match="must be the function's name 'local'"):
         kernel_specs({"other": local})
-    with pytest.raises(TypeError, match="neither 'path.py:function'"):
+    with pytest.raises(TypeError, match=r"neither 'path\.py:function'"):
         kernel_specs([print])
 
 
