@@ -8,7 +8,7 @@ URL names are the field table's (the CLI's flag names), and repeated parameters
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -92,6 +92,8 @@ def params_from_settings(settings: Mapping[str, Any]) -> dict[str, str]:
     return params
 
 
-def config_from_settings(settings: Mapping[str, Any]) -> BenchConfig:
-    """The engine config for a run; raises ConfigError with a user-facing message."""
-    return BenchConfig.from_raw({name: settings[name] for name in defaults()})
+def config_from_settings(settings: Mapping[str, Any], kernels: Sequence[str] = ()) -> BenchConfig:
+    """The engine config for a run; raises ConfigError with a user-facing message. `kernels`:
+    specs of the kernels the server offers that the page chose (never from the browser)."""
+    values = {name: settings[name] for name in defaults()}
+    return BenchConfig.from_raw({**values, "kernels": list(kernels)})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.components import controls, devices
+from dashboard.components import controls, devices, kernels
 from dashboard.components.partial import SNAPSHOT_KEY, show_partial
 from dashboard.components.plain import plain
 from dashboard.components.progress import job_progress
@@ -39,9 +39,9 @@ def collect(status: JobStatus) -> None:
     st.session_state["result_text"] = runs[-1].to_json()
 
 
-def start_run(settings: dict) -> None:
+def start_run(settings: dict, kernels: list[str]) -> None:
     try:
-        config = config_from_settings(settings)
+        config = config_from_settings(settings, kernels)
     except ConfigError as error:
         st.session_state["last_outcome"] = ("refused", str(error))
         return
@@ -96,6 +96,7 @@ st.caption(
 for notice in controls.seed_from_url():
     st.warning(plain(notice))
 settings = controls.render()
+chosen_kernels = kernels.chooser()
 st.sidebar.number_input(
     "Repetitions (fresh processes)",
     min_value=1,
@@ -115,7 +116,7 @@ devices.render(
     current.peak_bytes_per_s if current else None, current.peak.method if current else ""
 )
 if st.button("Run benchmark", type="primary", disabled=job is not None, key="run"):
-    start_run(settings)
+    start_run(settings, chosen_kernels)
     st.rerun()
 if job is None:
     prewarm(settings)

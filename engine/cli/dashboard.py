@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -50,11 +51,35 @@ def dashboard_command(extra: list[str]) -> list[str]:
     return [sys.executable, "-m", "streamlit", "run", str(APP), *streamlit_flags(settings), *extra]
 
 
+KERNELS_VARIABLE = "MATVEC_DASHBOARD_KERNELS"  # the kernels the dashboard offers, one per line
+
+
+def split_kernels(extra: list[str]) -> tuple[list[str], list[str]]:
+    """(`--kernel` specs, the rest for Streamlit): `--kernel X` and `--kernel=X` are ours."""
+    kernels, rest = [], []
+    items = iter(extra)
+    for item in items:
+        if item == "--kernel":
+            value = next(items, None)
+            if value is None:
+                raise ConfigError("kernel", "--kernel needs PATH.py:FUNCTION")
+            kernels.append(value)
+        elif item.startswith("--kernel="):
+            kernels.append(item.partition("=")[2])
+        else:
+            rest.append(item)
+    return kernels, rest
+
+
 def command_dashboard(args: argparse.Namespace) -> int:
-    """Streamlit as a child of this process: a stop signal to this one ends it too."""
-    child = Child(
-        dashboard_command(list(args.streamlit_args)), stdin=None, stdout=None, stderr="inherit"
-    )
+    """Streamlit as a child of this process: a stop signal to this one ends it too. Kernels
+    named here (`--kernel`, checked now) are the only ones its pages can offer."""
+    from engine.spec.user_kernels import parse_kernel_spec
+
+    kernels, extra = split_kernels(list(args.streamlit_args))
+    specs = [parse_kernel_spec(kernel).spec for kernel in kernels]
+    env = {**os.environ, KERNELS_VARIABLE: "\n".join(specs)}
+    child = Child(dashboard_command(extra), stdin=None, stdout=None, stderr="inherit", env=env)
     try:
         return child.wait()
     except KeyboardInterrupt:

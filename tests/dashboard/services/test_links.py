@@ -84,8 +84,9 @@ def test_cli_args_reproduce_the_config_exactly():
 def test_every_field_of_the_config_has_a_url_name_and_round_trips():
     from engine.spec.config import config_fields
 
-    names = {item.name for item, _ in config_fields()}
+    names = {item.name for item, setting in config_fields() if setting.browser}
     assert set(DEFAULTS) == names
+    assert {item.name for item, setting in config_fields() if not setting.browser} == {"kernels"}
     settings = {**DEFAULTS, "dataset_batch": 17}
     assert settings_from_params(params_from_settings(settings)).settings == settings
 

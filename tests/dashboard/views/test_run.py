@@ -134,3 +134,21 @@ def test_repeated_link_parameters_count_and_dropped_ones_are_said():
     assert widget(at, "multiselect", "Strategies").value == ["einsum", "numpy"]
     notices = " ".join(w.value.replace("\\", "") for w in at.warning)
     assert "replicas=3" in notices
+
+
+def test_the_run_page_offers_only_the_kernels_named_at_start(monkeypatch, tmp_path):
+    from dashboard.components import kernels
+
+    good = ROOT / "tests" / "fixtures" / "user_kernels" / "numpy_kernels.py"
+    monkeypatch.setenv(kernels.KERNELS_VARIABLE, f"{good}:mine\n{tmp_path / 'gone.py'}:f")
+    kernels.offered.clear()
+    try:
+        at = app()
+        assert not at.exception
+        offered = widget(at, "multiselect", "Your kernels")
+        assert offered.options == ["mine"]  # names only: the path stays on the server
+        assert any("cannot read" in c.value for c in at.sidebar.caption)  # why one is not offered
+    finally:
+        kernels.offered.clear()
+    monkeypatch.delenv(kernels.KERNELS_VARIABLE)
+    assert not [w for w in app().multiselect if w.label == "Your kernels"]

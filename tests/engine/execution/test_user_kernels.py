@@ -151,3 +151,22 @@ print("ok")
         [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300
     )
     assert done.stdout.strip() == "ok", done.stderr[-3000:]
+
+
+def test_the_dashboard_command_takes_its_kernels_and_refuses_a_bad_one_in_one_line(tmp_path):
+    from engine.cli.dashboard import split_kernels
+
+    assert split_kernels(["--kernel", "a.py:f", "--server.port", "1", "--kernel=b.py:g"]) == (
+        ["a.py:f", "b.py:g"],
+        ["--server.port", "1"],
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "engine", "dashboard", "--kernel", str(tmp_path / "no.py:f")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines()[-1].startswith("error: kernel: cannot read")
+    assert "Traceback" not in done.stderr
