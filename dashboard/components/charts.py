@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-import plotly.graph_objects as go
 import streamlit as st
 
 from dashboard.components.plain import plain
 from dashboard.figures.style import empty_reason
 
 
-def chart(figure: go.Figure, key: str, where: Any = st) -> None:
-    """Draw `figure` in `where` (the page, or a column) full width, or its reason as a caption."""
+def chart(figure: Any, key: str, where: Any = st) -> None:
+    """Draw the plotly `figure` in `where` (the page, or a column) full width, or its reason
+    as a caption (components draw figures; figures/ builds them)."""
     reason = empty_reason(figure)
     if reason is not None:
         where.caption(plain(reason))

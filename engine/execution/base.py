@@ -48,7 +48,7 @@ class RunContext:
     inputs: Inputs
     build: Builder
     emit: Progress
-    strategy: Any = None  # tf.distribute.Strategy for modes replicated and sharded
+    distribution: Any = None  # the tf.distribute.Strategy of modes replicated and sharded
     shared: dict[Any, Any] = field(default_factory=dict)  # placements the variants share
 
 

@@ -49,7 +49,7 @@ def run_dataset(ctx: RunContext, strategy_name: str, option: str) -> Prepared:
             "splits the batch, it cannot replicate it"
         )
         return Prepared(result)
-    strategy = ctx.strategy
+    strategy = ctx.distribution
     replicas = strategy.num_replicas_in_sync
     global_batch = config.dataset_batch * replicas  # dataset_batch is per replica
     step = tf.function(lambda a, x: strategy.run(batched_matvec, args=(a, x)))

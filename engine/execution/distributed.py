@@ -78,7 +78,7 @@ def placed_inputs(ctx: RunContext, shards: list[sharding.Shard]) -> tuple[list, 
     if key not in ctx.shared:
         start = time.perf_counter()
         placed = [
-            (distribute(ctx.strategy, shards, a), distribute(ctx.strategy, shards, x))
+            (distribute(ctx.distribution, shards, a), distribute(ctx.distribution, shards, x))
             for a, x in ctx.inputs.timed
         ]
         sync_all()
@@ -89,7 +89,7 @@ def placed_inputs(ctx: RunContext, shards: list[sharding.Shard]) -> tuple[list, 
 def run_distributed(ctx: RunContext, strategy_name: str, option: str) -> Prepared:
     config = ctx.config
     result = blank_result(config, strategy_name, option, "ok")
-    strategy = ctx.strategy
+    strategy = ctx.distribution
     replicas = strategy.num_replicas_in_sync
     pad = ctx.setup.kind == "TPU" or bool(os.environ.get(FORCE_PADDING_VARIABLE))
     shards = shard_layout(config.mode, config.matrices, replicas, pad)
@@ -156,7 +156,7 @@ def replicated_baseline(
 ) -> dict[str, float | None]:
     """Time the replicated step of the same kernel, for the sharded-over-replicated speedup."""
     config = ctx.config
-    strategy = ctx.strategy
+    strategy = ctx.distribution
     shards = shard_layout("replicated", config.matrices, strategy.num_replicas_in_sync, False)
     step = make_step(strategy, kernel, "replicated", config.matrices, ctx.setup.devices[0])
     a, x = ctx.inputs.timed[0]

@@ -71,8 +71,10 @@ class StrategyInfo:
     searchable: bool = True
     search_only: bool = False
     build: str = ""
-    # The user's own kernel (`--kernel`, spec/user_kernels.py): `kernel` is "path.py:function".
+    # The user's own kernel (`--kernel`, spec/user_kernels.py): `kernel` is "path.py:function"
+    # and `source` the function's source, as read when its config was parsed.
     user: bool = False
+    source: str = ""
 
     @property
     def supports_xla(self) -> bool:
@@ -233,10 +235,7 @@ def kernel_source(name: str) -> str | None:
     """The kernel's real source, read from its file without importing it (None: unknown)."""
     base, _ = split_variant(name)
     if base in _REGISTRY and _REGISTRY[base].user:
-        from engine.spec.user_kernels import user_kernel
-
-        found = user_kernel(base)
-        return found.source if found else None
+        return _REGISTRY[base].source or None
     return _kernel_sources().get(base)
 
 

@@ -13,6 +13,7 @@ from dataclasses import Field, asdict, dataclass, field, fields
 from typing import Any
 
 from engine.measure.racing import DEFAULT_PRECISION, SAMPLINGS
+from engine.spec import user_kernels  # noqa: F401 - registers the `kernels` field's parser
 from engine.spec.catalog import (
     installed_strategy_names,
     is_known,
@@ -282,6 +283,7 @@ class BenchConfig:
         """The results JSON `config` object: `cols` always resolved to n."""
         data = asdict(self)
         data["strategies"] = list(self.strategies)
+        data["kernels"] = list(self.kernels)
         data["cols"] = self.columns
         return data
 

@@ -162,6 +162,11 @@ _READING_STORED = contextvars.ContextVar("reading_stored_results", default=False
 STORED_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.:-]{0,99}$")
 
 
+def is_reading_stored() -> bool:
+    """Whether configs are being parsed as stored results (names kept, files never read)."""
+    return _READING_STORED.get()
+
+
 @contextlib.contextmanager
 def reading_stored_results() -> Iterator[None]:
     """Parse configs as stored results: strategy names outside the catalogue are kept."""
@@ -194,32 +199,6 @@ def _parse_strategies(setting: Setting, field: str, value: Any) -> tuple[str, ..
     return tuple(name for name in names if name in items)
 
 
-def _parse_kernels(setting: Setting, field: str, value: Any) -> tuple[str, ...]:
-    """`path.py:function[@framework]` specs, each read, checked and registered in the
-    catalogue (spec/user_kernels.py); a stored result's are kept as text, never read."""
-    from engine.spec.user_kernels import SPEC, parse_kernel_spec, register_user_kernel
-
-    if value is None or value == "":
-        return ()
-    if not isinstance(value, str | list | tuple):
-        raise ConfigError(field, f"must be a list of PATH.py:FUNCTION, got {type(value).__name__}")
-    items = split_names(value, field)  # repeats and comma lists (a path may hold no comma)
-    specs: list[str] = []
-    for item in items:
-        if _READING_STORED.get():
-            if not isinstance(item, str) or not SPEC.match(item) or len(item) > 4096:
-                raise ConfigError(field, f"{shown(item)} is not PATH.py:FUNCTION@FRAMEWORK")
-            specs.append(item)
-            continue
-        kernel = parse_kernel_spec(item)
-        register_user_kernel(kernel)
-        specs.append(kernel.spec)
-    names = [spec.rpartition(":")[2].partition("@")[0] for spec in specs]
-    if len(set(names)) != len(names):
-        raise ConfigError(field, "two kernels share a function name; rename one")
-    return tuple(dict.fromkeys(specs))
-
-
 def _parse_text(setting: Setting, field: str, value: Any) -> str:
     if value is None:
         return ""
@@ -242,6 +221,6 @@ PARSERS: dict[Kind, Callable[[Setting, str, Any], Any]] = {
     "bool": _parse_bool,
     "seconds": _parse_seconds,
     "strategies": _parse_strategies,
-    "kernels": _parse_kernels,
+    # "kernels": registered by engine.spec.user_kernels (it reads files; this module does not)
     "text": _parse_text,
 }

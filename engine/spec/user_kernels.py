@@ -32,7 +32,7 @@ from engine.spec.catalog import (
     register,
     strategy_info,
 )
-from engine.spec.fields import ConfigError
+from engine.spec.fields import PARSERS, ConfigError, Setting, is_reading_stored, shown, split_names
 
 FIELD = "kernel"
 SPEC = re.compile(r"^(?P<path>[^,]+\.py):(?P<function>[A-Za-z_][A-Za-z0-9_]*)(?:@(?P<fw>\w+))?$")
@@ -147,6 +147,7 @@ def register_user_kernel(kernel: UserKernel) -> None:
             expression="your kernel",
             user=True,
             why="your own kernel, measured like every strategy",
+            source=kernel.source,
         )
     )
 
@@ -177,3 +178,29 @@ def call_limit_s() -> float:
     except ValueError:
         return DEFAULT_CALL_LIMIT_S
     return value if 0 < value < 86_400 else DEFAULT_CALL_LIMIT_S
+
+
+def parse_kernels(setting: Setting, field: str, value: Any) -> tuple[str, ...]:
+    """The `kernels` field: `path.py:function[@framework]` specs, each read, checked and
+    registered in the catalogue; a stored result's are kept as text, never read."""
+    if value is None or value == "":
+        return ()
+    if not isinstance(value, str | list | tuple):
+        raise ConfigError(field, f"must be a list of PATH.py:FUNCTION, got {type(value).__name__}")
+    specs: list[str] = []
+    for item in split_names(value, field):  # repeats and comma lists (a path holds no comma)
+        if is_reading_stored():
+            if not SPEC.match(item) or len(item) > 4096:
+                raise ConfigError(field, f"{shown(item)} is not PATH.py:FUNCTION@FRAMEWORK")
+            specs.append(item)
+            continue
+        kernel = parse_kernel_spec(item)
+        register_user_kernel(kernel)
+        specs.append(kernel.spec)
+    names = [spec.rpartition(":")[2].partition("@")[0] for spec in specs]
+    if len(set(names)) != len(names):
+        raise ConfigError(field, "two kernels share a function name; rename one")
+    return tuple(dict.fromkeys(specs))
+
+
+PARSERS["kernels"] = parse_kernels
