@@ -5,7 +5,7 @@ of cold-cache input sets and the thread count every framework gets. It limits it
 to that many cores *before* the framework starts its thread pools, makes the engine's inputs
 (same seed, same streams: bit for bit what TensorFlow gets), puts them on the framework's
 device, and times and checks each variant with the engine's own Sampler, interleaved sampling
-and float64 check. It never imports TensorFlow.
+and float64 check. It imports TensorFlow only to measure a user's TensorFlow kernel.
 
 Protocol on stdout (one JSON object per line): `{"event": ...}` progress events, then one
 `{"peer_result": {...}}`. Everything else the framework prints goes to stderr, so it cannot

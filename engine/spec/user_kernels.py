@@ -36,12 +36,12 @@ from engine.spec.fields import PARSERS, ConfigError, Setting, is_reading_stored,
 
 FIELD = "kernel"
 SPEC = re.compile(r"^(?P<path>[^,]+\.py):(?P<function>[A-Za-z_][A-Za-z0-9_]*)(?:@(?P<fw>\w+))?$")
-USER_FRAMEWORKS = ("numpy", "jax", "torch")  # the ones with a runtime for a process of its own
+USER_FRAMEWORKS = ("numpy", "jax", "torch", "tensorflow")  # each has a runtime of its own
 MAX_SOURCE_BYTES = 256 * 1024
 # The first call of a user kernel must return within this many seconds (a hang fails alone).
 CALL_LIMIT_VARIABLE = "MATVEC_KERNEL_CALL_LIMIT_S"
 DEFAULT_CALL_LIMIT_S = 120.0
-KIND_BY_FRAMEWORK = {"numpy": "host", "jax": "jit", "torch": "eager"}
+KIND_BY_FRAMEWORK = {"numpy": "host", "jax": "jit", "torch": "eager", "tensorflow": "graph"}
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from engine.spec.fields import ConfigError
 from tests.conftest import ROOT
 
 FIXTURES = ROOT / "tests" / "fixtures" / "user_kernels"
+FILES = ("numpy_kernels.py", "torch_kernels.py", "jax_kernels.py", "tf_kernels.py")
 
 
 def installed(module: str) -> bool:
@@ -31,7 +32,7 @@ def installed(module: str) -> bool:
         ("import numpy\ndef f(A, x): return A\n", "k.py", "is not PATH.py:FUNCTION"),
         ("def f(A, x): return A\n", "k.py:f", "cannot tell the framework of k.py"),
         ("import numpy\ndef numpy(A, x): return A\n", "k.py:numpy", "name of a catalogue"),
-        ("import tensorflow\ndef f(A, x): return A\n", "k.py:f", "'tensorflow' kernels cannot"),
+        ("import numpy\ndef f(A, x): return A\n", "k.py:f@cupy", "'cupy' kernels cannot"),
         ("def f(:\n", "k.py:f", "is not valid Python"),
     ],
 )
@@ -80,10 +81,10 @@ def test_notebook_kernels_are_named_by_the_file_their_function_lives_in():
 
 @pytest.fixture(scope="module")
 def measured(tmp_path_factory):
-    """One real run: NumPy's strategy beside six user kernels (and PyTorch's and JAX's when
-    they are installed), each kernel in its own process; then the kernel files are gone."""
+    """One real run: NumPy's strategy beside six user kernels (and a PyTorch, a JAX and a
+    TensorFlow one when installed), each kernel in its own process; then the files are gone."""
     scratch = tmp_path_factory.mktemp("kernels")
-    for name in ("numpy_kernels.py", "torch_kernels.py", "jax_kernels.py"):
+    for name in FILES:
         shutil.copy(FIXTURES / name, scratch / name)
     numpy_file = scratch / "numpy_kernels.py"
     kernels = [f"{numpy_file}:{k}" for k in ("mine", "boom", "short", "wrong", "wide", "stuck")]
@@ -91,6 +92,8 @@ def measured(tmp_path_factory):
         kernels.append(f"{scratch / 'torch_kernels.py'}:torch_mine")
     if installed("jax"):
         kernels.append(f"{scratch / 'jax_kernels.py'}:jax_mine")
+    if installed("tensorflow"):
+        kernels.append(f"{scratch / 'tf_kernels.py'}:tf_mine")
     out = scratch / "run.json"
     done = subprocess.run(
         [sys.executable, "-m", "engine", "run", "--strategy", "numpy"]
@@ -104,7 +107,7 @@ def measured(tmp_path_factory):
         env={**os.environ, "MATVEC_KERNEL_CALL_LIMIT_S": "2", "TF_CPP_MIN_LOG_LEVEL": "3"},
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    for name in ("numpy_kernels.py", "torch_kernels.py", "jax_kernels.py"):
+    for name in FILES:
         (scratch / name).unlink()
     return json.loads(out.read_text()), out
 
@@ -112,7 +115,7 @@ def measured(tmp_path_factory):
 def test_user_kernels_are_measured_checked_and_fail_alone(measured):
     data, _ = measured
     by_name = {entry["variant"]: entry for entry in data["results"]}
-    for good in ["mine"] + [k for k in ("torch_mine", "jax_mine") if k in by_name]:
+    for good in ["mine"] + [k for k in ("torch_mine", "jax_mine", "tf_mine") if k in by_name]:
         assert by_name[good]["status"] == "ok" and by_name[good]["correct"], by_name[good]
         assert len(by_name[good]["samples_s"]) >= 3
     assert by_name["boom"]["status"] == "failed"
