@@ -12,9 +12,8 @@ import streamlit as st
 
 from dashboard.components.plain import plain
 from engine.spec.fields import ConfigError
+from engine.spec.user_kernels import DASHBOARD_KERNELS_VARIABLE as KERNELS_VARIABLE
 from engine.spec.user_kernels import parse_kernel_spec
-
-KERNELS_VARIABLE = "MATVEC_DASHBOARD_KERNELS"
 
 
 @st.cache_resource(show_spinner=False)

@@ -10,12 +10,11 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from dashboard.figures.style import LAYOUT, PEAK_COLOR, decade_log_axis, empty
+from dashboard.figures.style import LAYOUT, PALETTE, PEAK_COLOR, decade_log_axis, empty
 from dashboard.tables.compare import ratio_text
 
 # A run keeps one colour in both charts (its place among the runs compared); the verdict is
 # the marker's shape and its words, so the legend names runs, not verdicts.
-RUN_COLORS = ("#0067A5", "#F38400", "#875692", "#008856", "#B3446C", "#848482", "#17BECF")
 VERDICT_SYMBOLS = {
     "faster": "triangle-down",
     "slower": "triangle-up",
@@ -27,7 +26,7 @@ VERDICT_SYMBOLS = {
 def run_colors(frame: pd.DataFrame) -> dict[str, str]:
     """Each run of the comparison (baseline included, in order) -> its colour."""
     runs = list(dict.fromkeys(str(run) for run in frame["run"])) if not frame.empty else []
-    return {run: RUN_COLORS[index % len(RUN_COLORS)] for index, run in enumerate(runs)}
+    return {run: PALETTE[index % len(PALETTE)] for index, run in enumerate(runs)}
 
 
 def compare_medians(frame: pd.DataFrame) -> go.Figure:

@@ -51,9 +51,6 @@ def dashboard_command(extra: list[str]) -> list[str]:
     return [sys.executable, "-m", "streamlit", "run", str(APP), *streamlit_flags(settings), *extra]
 
 
-KERNELS_VARIABLE = "MATVEC_DASHBOARD_KERNELS"  # the kernels the dashboard offers, one per line
-
-
 def split_kernels(extra: list[str]) -> tuple[list[str], list[str]]:
     """(`--kernel` specs, the rest for Streamlit): `--kernel X` and `--kernel=X` are ours."""
     kernels, rest = [], []
@@ -74,11 +71,11 @@ def split_kernels(extra: list[str]) -> tuple[list[str], list[str]]:
 def command_dashboard(args: argparse.Namespace) -> int:
     """Streamlit as a child of this process: a stop signal to this one ends it too. Kernels
     named here (`--kernel`, checked now) are the only ones its pages can offer."""
-    from engine.spec.user_kernels import parse_kernel_spec
+    from engine.spec.user_kernels import DASHBOARD_KERNELS_VARIABLE, parse_kernel_spec
 
     kernels, extra = split_kernels(list(args.streamlit_args))
     specs = [parse_kernel_spec(kernel).spec for kernel in kernels]
-    env = {**os.environ, KERNELS_VARIABLE: "\n".join(specs)}
+    env = {**os.environ, DASHBOARD_KERNELS_VARIABLE: "\n".join(specs)}
     child = Child(dashboard_command(extra), stdin=None, stdout=None, stderr="inherit", env=env)
     try:
         return child.wait()

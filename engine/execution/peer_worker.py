@@ -24,6 +24,8 @@ import time
 from collections.abc import Callable, Iterator
 from typing import IO, Any
 
+import numpy as np
+
 from engine.backends.peer_runtime import PeerRuntime
 from engine.execution.recording import (
     Prepared,
@@ -69,12 +71,10 @@ def load_runtime(framework: str, dtype: str, threads: int) -> PeerRuntime:
 
 
 def kernel_function(strategy: str) -> Callable[..., Any]:
-    info = strategy_info(strategy)
-    if info.user:
-        found = user_kernel(strategy)
-        assert found is not None  # registered when the request's config was parsed
+    found = user_kernel(strategy)  # registered when the request's config was parsed
+    if found is not None:
         return load_kernel(found)
-    module, _, name = info.kernel.partition(":")
+    module, _, name = strategy_info(strategy).kernel.partition(":")
     return getattr(importlib.import_module(module), name)
 
 
@@ -83,14 +83,13 @@ class KernelHung(Exception):
 
 
 @contextlib.contextmanager
-def call_limit(strategy: str) -> Iterator[None]:
+def call_limit(limit: float | None) -> Iterator[None]:
     """A user kernel's first calls (the sampler's first call and warm-up, and the check) must
-    return within `call_limit_s()`: SIGALRM interrupts a kernel stuck in Python; the run's
-    timeout of this whole process stops the rest."""
-    if not strategy_info(strategy).user or not hasattr(signal, "SIGALRM"):
+    return within `limit` seconds (None: no limit): SIGALRM interrupts a kernel stuck in
+    Python; the run's timeout of this whole process stops the rest."""
+    if limit is None or not hasattr(signal, "SIGALRM"):
         yield
         return
-    limit = call_limit_s()
 
     def expired(_signum: int, _frame: Any) -> None:
         raise KernelHung(f"its first calls did not return within {limit:g} s")
@@ -135,13 +134,13 @@ def prepare_variant(
     if reason:
         result.status, result.error = "unsupported", reason
         return Prepared(result)
-    found = user_kernel(strategy) if strategy_info(strategy).user else None
+    found = user_kernel(strategy)
     if found is not None:
         result.user_kernel = found.to_dict()  # its source travels with its numbers
     try:
         fn = runtime.build(kernel_function(strategy), strategy_info(strategy).build or option)
         sets = inputs.timed
-        with call_limit(strategy):  # the sampler's first call and warm-up, then the check
+        with call_limit(call_limit_s() if found else None):  # first call, warm-up, check
             sampler = Sampler(
                 Kernel(call=lambda i: fn(*sets[i % len(sets)]), sync=runtime.sync),
                 warmup=config.warmup,
@@ -149,9 +148,10 @@ def prepare_variant(
             )
             output = fn(*inputs.check)
             runtime.sync(output)
-        check_outputs(result, [output], inputs.reference, config, convert=runtime.to_host)
+        host = runtime.to_host(output)  # one copy to the host, for both checks
+        check_outputs(result, [host], inputs.reference, config, convert=np.asarray)
         if found is not None:
-            check_user_dtype(result, runtime.to_host(output), config.dtype)
+            check_user_dtype(result, host, config.dtype)
     except Exception as error:  # noqa: BLE001 - one variant's failure keeps the others
         result.status, result.error = classify_error(error), one_line(error)  # type: ignore[assignment]
         return Prepared(result)

@@ -74,10 +74,8 @@ def group_by_framework(
     groups: dict[str, list[Variant]] = {}
     for strategy, option in variants:
         info = strategy_info(strategy)
-        if info.user:
-            groups.setdefault(f"{info.framework}:{strategy}", []).append((strategy, option))
-        elif runs_in_own_process(info.framework, tensorflow_here):
-            groups.setdefault(info.framework, []).append((strategy, option))
+        if info.user or runs_in_own_process(info.framework, tensorflow_here):
+            groups.setdefault(info.process, []).append((strategy, option))
     return groups
 
 

@@ -508,8 +508,7 @@ def _timings_from(read: Reader) -> dict[str, float]:
 def process_of(strategy: str) -> str:
     """Where a strategy's samples were taken: the run's own process, or its peer framework's."""
     if is_known(strategy) and strategy_info(strategy).in_own_process:
-        info = strategy_info(strategy)
-        return f"{info.framework}:{strategy}" if info.user else info.framework
+        return strategy_info(strategy).process
     return ""
 
 

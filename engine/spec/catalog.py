@@ -88,6 +88,12 @@ class StrategyInfo:
         return self.user or self.framework in PEER_FRAMEWORKS
 
     @property
+    def process(self) -> str:
+        """The process of its own it runs in: its framework's, or a user kernel's alone
+        ("numpy:mine")."""
+        return f"{self.framework}:{self.name}" if self.user else self.framework
+
+    @property
     def installed(self) -> bool:
         """Its framework can be imported here (found without importing it)."""
         return framework_installed(self.framework)

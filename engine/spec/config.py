@@ -13,7 +13,7 @@ from dataclasses import Field, asdict, dataclass, field, fields
 from typing import Any
 
 from engine.measure.racing import DEFAULT_PRECISION, SAMPLINGS
-from engine.spec import user_kernels  # noqa: F401 - registers the `kernels` field's parser
+from engine.spec import user_kernels  # also registers the `kernels` field's parser
 from engine.spec.catalog import (
     installed_strategy_names,
     is_known,
@@ -214,7 +214,7 @@ class BenchConfig:
         for item in fields(self):
             parsed = setting_of(item).parse(item.name, getattr(self, item.name))
             object.__setattr__(self, item.name, parsed)
-        kernel_names = tuple(spec.rpartition(":")[2].partition("@")[0] for spec in self.kernels)
+        kernel_names = tuple(user_kernels.kernel_name(spec) for spec in self.kernels)
         missing = tuple(name for name in kernel_names if name not in self.strategies)
         if missing:  # a kernel given is a kernel measured
             object.__setattr__(self, "strategies", self.strategies + missing)

@@ -16,6 +16,7 @@ line or in the notebook, never from the browser.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import importlib.util
 import os
@@ -39,6 +40,8 @@ SPEC = re.compile(r"^(?P<path>[^,]+\.py):(?P<function>[A-Za-z_][A-Za-z0-9_]*)(?:
 USER_FRAMEWORKS = ("numpy", "jax", "torch", "tensorflow")  # each has a runtime of its own
 MAX_SOURCE_BYTES = 256 * 1024
 # The first call of a user kernel must return within this many seconds (a hang fails alone).
+# The kernels `matvec-profiler dashboard --kernel` offers its pages, one spec per line.
+DASHBOARD_KERNELS_VARIABLE = "MATVEC_DASHBOARD_KERNELS"
 CALL_LIMIT_VARIABLE = "MATVEC_KERNEL_CALL_LIMIT_S"
 DEFAULT_CALL_LIMIT_S = 120.0
 KIND_BY_FRAMEWORK = {"numpy": "host", "jax": "jit", "torch": "eager", "tensorflow": "graph"}
@@ -64,8 +67,15 @@ class UserKernel:
 _KERNELS: dict[str, UserKernel] = {}
 
 
+def kernel_name(spec: str) -> str:
+    """The strategy name a spec is measured under: its function's ("a/k.py:mine@numpy")."""
+    return spec.rpartition(":")[2].partition("@")[0]
+
+
 def parse_kernel_spec(text: Any) -> UserKernel:
-    """Read and check one `path.py:function[@framework]`; refuse it in one line naming why."""
+    """Read and check one `path.py:function[@framework]`; refuse it in one line naming why.
+    A config is rebuilt often (replace, sweep points, each request of a worker): an
+    unchanged file (same size and modification time) is not read again."""
     if not isinstance(text, str) or not SPEC.match(text.strip()):
         raise ConfigError(
             FIELD, f"{text!r} is not PATH.py:FUNCTION or PATH.py:FUNCTION@FRAMEWORK (no commas)"
@@ -73,7 +83,17 @@ def parse_kernel_spec(text: Any) -> UserKernel:
     found = SPEC.match(text.strip())
     assert found is not None
     path = Path(found["path"]).expanduser().resolve()
-    function, declared = found["function"], found["fw"]
+    try:
+        stat = path.stat()
+    except OSError as error:
+        raise ConfigError(FIELD, f"cannot read {str(path)!r}: {error.strerror}") from None
+    return _read_kernel(path, found["function"], found["fw"], stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=256)
+def _read_kernel(
+    path: Path, function: str, declared: str | None, _mtime_ns: int, _size: int
+) -> UserKernel:
     try:
         raw = path.read_bytes()
     except OSError as error:
@@ -197,7 +217,7 @@ def parse_kernels(setting: Setting, field: str, value: Any) -> tuple[str, ...]:
         kernel = parse_kernel_spec(item)
         register_user_kernel(kernel)
         specs.append(kernel.spec)
-    names = [spec.rpartition(":")[2].partition("@")[0] for spec in specs]
+    names = [kernel_name(spec) for spec in specs]
     if len(set(names)) != len(names):
         raise ConfigError(field, "two kernels share a function name; rename one")
     return tuple(dict.fromkeys(specs))
