@@ -4,8 +4,9 @@ Started by the run (`peers.py`) with a request on stdin: the config, the variant
 of cold-cache input sets and the thread count every framework gets. It limits its CPU affinity
 to that many cores *before* the framework starts its thread pools, makes the engine's inputs
 (same seed, same streams: bit for bit what TensorFlow gets), puts them on the framework's
-device, and times and checks each variant with the engine's own Sampler, interleaved sampling
-and float64 check. It imports TensorFlow only to measure a user's TensorFlow kernel.
+device, and prepares, samples and checks each variant through the one path every framework
+takes (`variant.py`), interleaved with the others of its framework. It imports TensorFlow only
+to measure a user's TensorFlow kernel.
 
 Protocol on stdout (one JSON object per line): `{"event": ...}` progress events, then one
 `{"peer_result": {...}}`. Everything else the framework prints goes to stderr, so it cannot
@@ -14,27 +15,23 @@ corrupt the protocol.
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import json
 import os
-import signal
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import IO, Any
 
-import numpy as np
-
-from engine.backends.peer_runtime import PeerRuntime
-from engine.execution.recording import (
-    Prepared,
-    blank_result,
-    check_outputs,
-    mark_tpu_padding,
-    record_timing,
-)
+from engine.backends.runtime import Runtime
+from engine.execution.recording import Prepared
 from engine.execution.sampling import race_plan, take_samples
+from engine.execution.variant import (
+    PlacedInputs,
+    failing_sample,
+    kernel_function,
+    prepare_variant,
+)
 from engine.measure.correctness import CHECK_STREAM, make_inputs, reference
 from engine.measure.host_bandwidth import (
     PROBE_BUDGET_S,
@@ -42,15 +39,14 @@ from engine.measure.host_bandwidth import (
     PROBE_REPEATS,
     PROBE_WARMUP,
 )
-from engine.measure.timing import Kernel, Sampler, time_kernel
+from engine.measure.timing import Kernel, time_kernel
 from engine.measure.uncertainty import DEFAULT_RATIO_LOG_SD, NoiseFloor
 from engine.process.children import die_with_parent
 from engine.results.events import Event, Phase, VariantStarted
-from engine.results.formatting import classify_error, one_line
+from engine.results.formatting import one_line
 from engine.results.parts import Probe
 from engine.spec.catalog import strategy_info, variant_name
 from engine.spec.config import BenchConfig
-from engine.spec.user_kernels import call_limit_s, load_kernel, user_kernel
 
 RESULT_KEY = "peer_result"
 
@@ -65,122 +61,43 @@ def limit_cpus(threads: int) -> int:
     return len(os.sched_getaffinity(0))
 
 
-def load_runtime(framework: str, dtype: str, threads: int) -> PeerRuntime:
+def load_runtime(framework: str, dtype: str, threads: int) -> Runtime:
     module = importlib.import_module(f"engine.backends.{framework}.runtime")
     return module.make_runtime(dtype, threads)
 
 
-def kernel_function(strategy: str) -> Callable[..., Any]:
-    found = user_kernel(strategy)  # registered when the request's config was parsed
-    if found is not None:
-        return load_kernel(found)
-    module, _, name = strategy_info(strategy).kernel.partition(":")
-    return getattr(importlib.import_module(module), name)
-
-
-class KernelHung(Exception):
-    """A user kernel's first call did not return within the limit."""
-
-
-@contextlib.contextmanager
-def call_limit(limit: float | None) -> Iterator[None]:
-    """A user kernel's first calls (the sampler's first call and warm-up, and the check) must
-    return within `limit` seconds (None: no limit): SIGALRM interrupts a kernel stuck in
-    Python; the run's timeout of this whole process stops the rest."""
-    if limit is None or not hasattr(signal, "SIGALRM"):
-        yield
-        return
-
-    def expired(_signum: int, _frame: Any) -> None:
-        raise KernelHung(f"its first calls did not return within {limit:g} s")
-
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.setitimer(signal.ITIMER_REAL, limit)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-
-
-class PeerInputs:
+def place_inputs(runtime: Runtime, config: BenchConfig, copies: int) -> PlacedInputs:
     """The engine's input sets on the framework's device, and the check set with its reference."""
-
-    def __init__(self, runtime: PeerRuntime, config: BenchConfig, copies: int) -> None:
-        shape = (config.matrices, config.rows, config.columns, config.dtype, config.seed)
-        self.timed = []
-        self.transfer_s = 0.0
-        for stream in range(copies):
-            host = make_inputs(*shape, stream=stream)
-            start = time.perf_counter()
-            self.timed.append(runtime.put(host))
-            if stream == 0:
-                self.transfer_s = time.perf_counter() - start
-        check_host = make_inputs(*shape, stream=CHECK_STREAM)
-        self.check = runtime.put(check_host)
-        self.reference = reference(*check_host)
+    shape = (config.matrices, config.rows, config.columns, config.dtype, config.seed)
+    timed, transfer_s = [], 0.0
+    for stream in range(copies):
+        host = make_inputs(*shape, stream=stream)
+        start = time.perf_counter()
+        timed.append(runtime.put(host))
+        if stream == 0:
+            transfer_s = time.perf_counter() - start
+    check_host = make_inputs(*shape, stream=CHECK_STREAM)
+    return PlacedInputs(timed, runtime.put(check_host), reference(*check_host), transfer_s)
 
 
-def prepare_variant(
-    runtime: PeerRuntime,
+def prepare_peer_variant(
+    runtime: Runtime,
     config: BenchConfig,
-    inputs: PeerInputs,
+    inputs: PlacedInputs,
     variant: tuple[str, str],
     run_device_kind: str,
 ) -> Prepared:
     strategy, option = variant
-    result = blank_result(config, strategy, option, "ok")
-    reason = runtime.unsupported(config.dtype)
-    if reason:
-        result.status, result.error = "unsupported", reason
-        return Prepared(result)
-    found = user_kernel(strategy)
-    if found is not None:
-        result.user_kernel = found.to_dict()  # its source travels with its numbers
-    try:
-        fn = runtime.build(kernel_function(strategy), strategy_info(strategy).build or option)
-        sets = inputs.timed
-        with call_limit(call_limit_s() if found else None):  # first call, warm-up, check
-            sampler = Sampler(
-                Kernel(call=lambda i: fn(*sets[i % len(sets)]), sync=runtime.sync),
-                warmup=config.warmup,
-                budget_s=config.time_budget_s,
-            )
-            output = fn(*inputs.check)
-            runtime.sync(output)
-        host = runtime.to_host(output)  # one copy to the host, for both checks
-        check_outputs(result, [host], inputs.reference, config, convert=np.asarray)
-        if found is not None:
-            check_user_dtype(result, host, config.dtype)
-    except Exception as error:  # noqa: BLE001 - one variant's failure keeps the others
-        result.status, result.error = classify_error(error), one_line(error)  # type: ignore[assignment]
-        return Prepared(result)
-    if runtime.device_kind != run_device_kind:
-        result.warnings.append(
-            f"{runtime.framework} ran on the {runtime.device_kind}, not on the run's "
-            f"{run_device_kind}: its roofline fraction is against the {run_device_kind}'s peak"
-        )
-    if runtime.device_kind == "TPU":
-        mark_tpu_padding(result, config)
-    return Prepared(result, sampler, lambda t: record_timing(result, t, inputs.transfer_s))
+
+    def build() -> Callable[..., Any]:
+        return runtime.build(kernel_function(strategy), strategy_info(strategy).build or option)
+
+    return prepare_variant(
+        runtime, config, inputs, variant, build=build, run_device_kind=run_device_kind
+    )
 
 
-def check_user_dtype(result: Any, output: Any, dtype: str) -> None:
-    """A user kernel must return the requested dtype: float64 from float32 inputs would be
-    right in value and wrong in cost (twice the bytes written)."""
-    returned = getattr(output, "dtype", None)
-    if dtype in ("float16", "float32", "float64") and returned is not None and returned != dtype:
-        result.correct = False
-        result.warnings.append(f"incorrect: it returned {returned}, not {dtype}")
-
-
-def failed_block(item: Prepared, error: BaseException) -> None:
-    item.result.status, item.result.error = "failed", one_line(error)
-    item.result.correct = False
-    item.sampler = item.finish = None
-
-
-def device_probes(runtime: PeerRuntime, buffer_bytes: int, when: str) -> list[dict[str, Any]]:
+def device_probes(runtime: Runtime, buffer_bytes: int, when: str) -> list[dict[str, Any]]:
     """The read bandwidth of the framework's own device, when it is an accelerator: the
     ceiling its results are placed against (a CPU framework's is the host's NumPy probe)."""
     if runtime.device_kind == "CPU" or not hasattr(runtime, "probe_buffer"):
@@ -226,11 +143,11 @@ def run(request: dict[str, Any], write: Callable[[dict[str, Any]], None]) -> dic
     probe_bytes = int(request.get("probe_bytes", 256 * 2**20))
     probes = device_probes(runtime, probe_bytes, "before")
     emit(Phase(f"inputs ({framework})"))
-    inputs = PeerInputs(runtime, config, int(request["copies"]))
+    inputs = place_inputs(runtime, config, int(request["copies"]))
     prepared = []
     for variant in variants:
         emit(VariantStarted(variant_name(*variant)))
-        prepared.append(prepare_variant(runtime, config, inputs, variant, run_kind))
+        prepared.append(prepare_peer_variant(runtime, config, inputs, variant, run_kind))
     emit(Phase(f"sampling ({framework}, {config.order})"))
     floor = NoiseFloor(ratio_log_sd=float(request.get("ratio_log_sd", DEFAULT_RATIO_LOG_SD)))
     record = take_samples(
@@ -239,7 +156,7 @@ def run(request: dict[str, Any], write: Callable[[dict[str, Any]], None]) -> dic
         order=config.order,
         seed=config.seed,
         emit=emit,
-        on_failure=failed_block,
+        on_failure=failing_sample(runtime.classify),
     )
     for item in prepared:
         if item.sampler is not None and item.finish is not None:

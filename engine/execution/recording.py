@@ -27,6 +27,7 @@ class Prepared:
     result: StrategyResult
     sampler: Sampler | None = None
     finish: Callable[[Timing], None] | None = None  # after sampling: record and add context
+    shown: bool = False  # already on the page (a peer's, before TensorFlow started)
 
 
 def blank_result(config: BenchConfig, strategy: str, option: str, status: Status) -> StrategyResult:
@@ -44,6 +45,8 @@ def blank_result(config: BenchConfig, strategy: str, option: str, status: Status
 
 def mark_tpu_padding(result: StrategyResult, config: BenchConfig) -> None:
     """On a TPU: the bytes XLA's tile padding really moves, and the note that says so."""
+    if result.bytes_padded is not None:
+        return  # marked where it was prepared
     m, n = config.rows, config.columns
     result.bytes_padded = roofline.tpu_padded_bytes(config.matrices, m, n, config.itemsize)
     result.notes.append(roofline.tpu_padding_note(config.matrices, m, n, config.itemsize))

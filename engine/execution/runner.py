@@ -34,6 +34,7 @@ from engine.execution.profiling import profile_variant
 from engine.execution.recording import mark_tpu_padding
 from engine.execution.sampling import fixed_plan, race_plan, take_samples
 from engine.execution.single import run_single
+from engine.execution.variant import failing_sample
 from engine.execution.warm import WarmState
 from engine.machine.accelerators import probe_kind
 from engine.machine.cluster import worker_count
@@ -75,6 +76,7 @@ def executor_for(config: BenchConfig, strategy: str) -> Executor:
 
 
 def prepare_variant(ctx: RunContext, strategy: str, option: str) -> Prepared:
+    """A TensorFlow variant prepared by its mode's executor, with what TensorFlow warned."""
     ctx.emit(VariantStarted(variant_name(strategy, option)))
     with tensorflow_warnings() as warned:
         try:
@@ -84,18 +86,14 @@ def prepare_variant(ctx: RunContext, strategy: str, option: str) -> Prepared:
             result.error = one_line(error)
             prepared = Prepared(result)
     prepared.result.notes.extend(as_note(message) for message in warned)
+    if ctx.setup.kind == "TPU" and prepared.result.status == "ok":
+        mark_tpu_padding(prepared.result, ctx.config)  # the distributed executors' results too
     return prepared
 
 
-def fail_variant(item: Prepared, error: BaseException) -> None:
-    """A block raised while sampling: the variant is failed, its partial samples dropped."""
-    item.result.status = classify(error)  # type: ignore[assignment]
-    item.result.error = one_line(error)
-    item.result.correct = False
-    item.sampler = item.finish = None
-
-
 def finish_variant(ctx: RunContext, item: Prepared) -> StrategyResult:
+    """Record a variant's timing once its sampling ended, and put its result on the page
+    (unless it was there already: a peer's, shown before TensorFlow started)."""
     result = item.result
     if item.sampler is not None and item.finish is not None:
         timing = item.sampler.timing(ctx.config.repeats, result.stop_reason)
@@ -105,8 +103,10 @@ def finish_variant(ctx: RunContext, item: Prepared) -> StrategyResult:
             if not result.samples_s:
                 record_timing(result, timing, 0.0)
             result.warnings.append(f"context after sampling failed: {one_line(error)}")
-    ctx.emit(VariantDone(result.variant, result.status))
-    ctx.emit(VariantResult(result.to_dict(None)))
+    if not item.shown:
+        ctx.emit(VariantDone(result.variant, result.status))
+        ctx.emit(VariantResult(result.to_dict(None)))
+        item.shown = True
     return result
 
 
@@ -122,10 +122,6 @@ def fresh_first_call(ctx: RunContext, variant: str) -> Callable[[], Any] | None:
         return fn(*ctx.inputs.timed[0])
 
     return call
-
-
-def variant_key(result: StrategyResult) -> tuple[str, str]:
-    return split_variant(result.variant)
 
 
 def run_warnings(config: BenchConfig, estimate: memory.MemoryEstimate, llc_bytes: int) -> list[str]:
@@ -184,10 +180,11 @@ def run_benchmark(
         emit=emit,
         floor=floor,
     )
-    for variant in variants:
-        if variant in peers.results:  # each peer's result is on the page before TF starts
-            emit(VariantDone(peers.results[variant].variant, peers.results[variant].status))
-            emit(VariantResult(peers.results[variant].to_dict(None)))
+    measured_by_peers = {}
+    for variant, result in peers.results.items():  # on the page before TensorFlow starts
+        emit(VariantDone(result.variant, result.status))
+        emit(VariantResult(result.to_dict(None)))
+        measured_by_peers[variant] = Prepared(result, shown=True)
     clock.lap("peers_s")
     distributed = None
     if config.mode != "single" and worker_count() > 1:
@@ -215,12 +212,7 @@ def run_benchmark(
 
     clock.lap("inputs_s")
     ctx = RunContext(config, setup, inputs, builder_with(builders), emit, distributed)
-    prepared = [
-        Prepared(peers.results[variant])
-        if variant in peers.results
-        else prepare_variant(ctx, *variant)
-        for variant in variants
-    ]
+    prepared = [measured_by_peers.get(v) or prepare_variant(ctx, *v) for v in variants]
     emit(Phase(f"sampling ({config.order})"))
     finished: dict[int, StrategyResult] = {}
 
@@ -229,24 +221,15 @@ def run_benchmark(
 
     with tf.device(device):
         record = take_samples(
-            [item for variant, item in zip(variants, prepared) if variant not in peers.results],
+            [item for item in prepared if not item.shown],  # a peer's samples are taken
             plan=plan if worker_count() <= 1 else fixed_plan(config),
             order=config.order,
             seed=config.seed,
             emit=emit,
-            on_failure=fail_variant,
+            on_failure=failing_sample(classify),
             on_done=finish,
         )
-    results = [
-        item.result
-        if variant in peers.results
-        else finished.get(id(item)) or finish_variant(ctx, item)
-        for variant, item in zip(variants, prepared)
-    ]
-    if setup.kind == "TPU":
-        for result in results:
-            if variant_key(result) not in peers.results and result.status == "ok":
-                mark_tpu_padding(result, config)
+    results = [finished.get(id(item)) or finish_variant(ctx, item) for item in prepared]
     clock.lap("variants_s")
     if config.profile:
         emit(Phase("profiles"))

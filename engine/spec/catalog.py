@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import ast
 import functools
+import importlib
 import importlib.util
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 Kind = Literal["eager", "graph", "host", "jit"]
 Framework = Literal["tensorflow", "numpy", "jax", "torch"]
@@ -107,6 +109,13 @@ class StrategyInfo:
     def extra_variants(self) -> dict[str, tuple[str, ...]]:
         """Options beyond +xla that a mode adds (sharded dataset: both tf.data APIs)."""
         return {"sharded": ("from_function",)} if self.distribution == "dataset" else {}
+
+
+def import_kernel(info: StrategyInfo) -> Callable[..., Any]:
+    """The kernel function a catalogue entry names ("module:function"), imported now: the one
+    place a strategy's code is loaded, whichever process or framework runs it."""
+    module, _, name = info.kernel.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 def framework_installed(framework: str) -> bool:

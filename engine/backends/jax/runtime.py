@@ -8,6 +8,7 @@ default float32 matmul uses bfloat16 passes, which would be faster and fail the 
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable
 from typing import Any
@@ -17,6 +18,8 @@ os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 import jax  # after the environment above
 import jaxlib
 import numpy as np
+
+from engine.results.formatting import classify_error
 
 KINDS = {"cpu": "CPU", "gpu": "GPU", "cuda": "GPU", "rocm": "GPU", "tpu": "TPU"}
 PRECISION = "highest"
@@ -47,6 +50,12 @@ class JaxRuntime:
         if option:
             raise ValueError(f"JAX kernels have no {option!r} variant")
         return jax.jit(function)
+
+    def placement(self) -> contextlib.nullcontext[None]:
+        return contextlib.nullcontext()  # its arrays say where they live
+
+    def classify(self, error: BaseException) -> str:
+        return classify_error(error)
 
     def sync(self, output: Any) -> None:
         output.block_until_ready()

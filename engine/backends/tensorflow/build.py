@@ -8,26 +8,19 @@ they are. Tests replace a kernel through `builders` to inject failures.
 from __future__ import annotations
 
 import functools
-import importlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from engine.backends.tensorflow.loader import tf
-from engine.spec.catalog import StrategyInfo, strategy_info
+from engine.spec.catalog import import_kernel, strategy_info
 
 Builder = Callable[..., Callable[..., Any]]
-
-
-def kernel_function(info: StrategyInfo) -> Callable[..., Any]:
-    """Import the kernel the catalogue names ("module:function")."""
-    module, _, name = info.kernel.partition(":")
-    return getattr(importlib.import_module(module), name)
 
 
 def build_kernel(strategy: str, *, xla: bool = False, dataset_batch: int = 256) -> Callable:
     """The callable to time for `strategy`: a traced tf.function for graph kernels."""
     info = strategy_info(strategy)
-    function = kernel_function(info)
+    function = import_kernel(info)
     if xla and not info.supports_xla:
         raise ValueError(f"{strategy} is not a graph strategy: it has no +xla variant")
     if "batch_size" in info.options:

@@ -1,10 +1,11 @@
-"""TensorFlow as a runtime for a process of its own: the user's TensorFlow kernels (`--kernel
-f.py:f@tensorflow`) go through the same prepare -> sample -> check path as every framework.
+"""TensorFlow as a runtime: the same prepare -> sample -> check path as every framework.
 
-The catalogue's TensorFlow strategies keep the run's own process (its distributed and dataset
-executors). A user kernel's process starts before the run's TensorFlow takes the device, and
-ends before it; its kernel runs as a `tf.function` (the +xla variant with `jit_compile=True`),
-synchronised with `sync_devices`, as the catalogue's graph strategies are.
+Two places use it. The run's own process (`TensorflowRuntime.in_run`): the catalogue's
+TensorFlow strategies in mode single, on the device the run set up, with the inputs the run
+placed once. A process of its own (`make_runtime`): a user's TensorFlow kernel (`--kernel
+f.py:f@tensorflow`), which starts before the run's TensorFlow takes the device and ends before
+it; there its kernel runs as a `tf.function` (the +xla variant with `jit_compile=True`).
+Either way a call is synchronised with `sync_devices`, as the graph strategies are.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.backends.tensorflow.errors import classify
 from engine.backends.tensorflow.loader import tf
 from engine.backends.tensorflow.sync import sync_all
 
@@ -28,19 +30,17 @@ DTYPES = {
 class TensorflowRuntime:
     framework = "tensorflow"
 
-    def __init__(self, dtype: str, threads: int) -> None:
-        tf.config.threading.set_intra_op_parallelism_threads(threads)
-        tf.config.threading.set_inter_op_parallelism_threads(threads)
-        gpus = tf.config.list_physical_devices("GPU")
-        for gpu in gpus:  # this process ends before the run's own TensorFlow starts
-            tf.config.experimental.set_memory_growth(gpu, True)
-        self.device = "/GPU:0" if gpus else "/CPU:0"
-        self.device_kind = "GPU" if gpus else "CPU"
+    def __init__(self, dtype: str, device: str, device_kind: str, threads: int | None) -> None:
         self.dtype = DTYPES[dtype]
-        self.threads = threads
+        self.device, self.device_kind, self.threads = device, device_kind, threads
+
+    @classmethod
+    def in_run(cls, dtype: str, device: str, device_kind: str) -> TensorflowRuntime:
+        """The run's own TensorFlow: its devices and threads are already set up."""
+        return cls(dtype, device, device_kind, None)
 
     def unsupported(self, dtype: str) -> str | None:
-        return None
+        return None  # a dtype a kernel lacks is its error, classified by `classify`
 
     def put(self, host: tuple[np.ndarray, np.ndarray]) -> tuple[Any, Any]:
         with tf.device(self.device):
@@ -54,6 +54,8 @@ class TensorflowRuntime:
         return tf.identity(tf.constant(array))
 
     def build(self, function: Callable[..., Any], option: str) -> Callable[..., Any]:
+        """A user's kernel as a graph (the catalogue's kernels are built by `build_kernel`,
+        which knows each strategy's kind)."""
         if option not in ("", "xla"):
             raise ValueError(f"TensorFlow kernels have no {option!r} variant")
         compiled = tf.function(function, jit_compile=option == "xla")
@@ -64,13 +66,21 @@ class TensorflowRuntime:
 
         return on_device
 
+    def placement(self) -> Any:
+        return tf.device(self.device)
+
     def sync(self, output: Any) -> None:
         sync_all(output)
 
     def to_host(self, output: Any) -> np.ndarray:
+        if isinstance(output, np.ndarray):  # a host strategy run beside TensorFlow (NumPy)
+            return output
         if output.dtype == tf.bfloat16:
             output = tf.cast(output, tf.float32)  # exact: every bfloat16 is a float32
         return output.numpy()
+
+    def classify(self, error: BaseException) -> str:
+        return classify(error)
 
     def environment(self) -> dict[str, Any]:
         return {
@@ -83,4 +93,12 @@ class TensorflowRuntime:
 
 
 def make_runtime(dtype: str, threads: int) -> TensorflowRuntime:
-    return TensorflowRuntime(dtype, threads)
+    """TensorFlow in a process of its own: its threads set, GPU memory grown as needed (this
+    process ends before the run's own TensorFlow starts)."""
+    tf.config.threading.set_intra_op_parallelism_threads(threads)
+    tf.config.threading.set_inter_op_parallelism_threads(threads)
+    gpus = tf.config.list_physical_devices("GPU")
+    for gpu in gpus:
+        tf.config.experimental.set_memory_growth(gpu, True)
+    device, kind = ("/GPU:0", "GPU") if gpus else ("/CPU:0", "CPU")
+    return TensorflowRuntime(dtype, device, kind, threads)

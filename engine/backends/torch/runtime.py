@@ -7,6 +7,7 @@ so float32 means float32.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from collections.abc import Callable
@@ -14,6 +15,8 @@ from typing import Any
 
 import numpy as np
 import torch
+
+from engine.results.formatting import classify_error
 
 DTYPES = {
     "float16": torch.float16,
@@ -59,6 +62,12 @@ class TorchRuntime:
         if option:
             raise ValueError(f"PyTorch kernels have no {option!r} variant")
         return function
+
+    def placement(self) -> contextlib.nullcontext[None]:
+        return contextlib.nullcontext()  # its arrays say where they live
+
+    def classify(self, error: BaseException) -> str:
+        return classify_error(error)
 
     def sync(self, output: Any) -> None:
         if self.cuda:

@@ -1,8 +1,8 @@
 """The same contract for every runtime that runs through the prepare -> sample -> check path
-(NumPy, JAX, PyTorch), each in a process of its own: correct on random, rectangular and
-degenerate shapes (B = 1, m = 1, n = 1) in every dtype it supports, a reason for each dtype it
-refuses, a bad build option refused as a ValueError, and the inputs on its device bit for bit
-the engine's. TensorFlow's kernels are held to the same in test_kernels.py."""
+(TensorFlow, NumPy, JAX, PyTorch), each in a process of its own: correct on random,
+rectangular and degenerate shapes (B = 1, m = 1, n = 1) in every dtype it supports, a reason
+for each dtype it refuses, errors classified, a bad build option refused as a ValueError, and
+the inputs on its device bit for bit the engine's."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from engine.spec.catalog import framework_installed
 from tests.conftest import ROOT
 
 
-@pytest.fixture(scope="module", params=["numpy", "jax", "torch"])
+@pytest.fixture(scope="module", params=["tensorflow", "numpy", "jax", "torch"])
 def contract(request):
     if not framework_installed(request.param):
         pytest.skip(f"{request.param} is not installed here")
@@ -52,5 +52,7 @@ def test_a_refused_dtype_says_why_and_a_bad_option_is_a_value_error(contract):
     # A kernel that lacks a dtype the runtime has (np.einsum on bfloat16) is classified so.
     refusals = contract["kernel_refusals"]
     assert all(r["status"] == "unsupported" and r["dtype"] != "float32" for r in refusals)
-    expected = {"numpy": "NumPy", "jax": "JAX", "torch": "PyTorch"}[contract["framework"]]
-    assert contract["bad_option"].startswith(f"{expected} kernels have no 'xla' variant")
+    framework = contract["framework"]
+    expected = {"tensorflow": "TensorFlow", "numpy": "NumPy", "jax": "JAX", "torch": "PyTorch"}
+    option = "no-such" if framework == "tensorflow" else "xla"
+    assert contract["bad_option"].startswith(f"{expected[framework]} kernels have no '{option}'")

@@ -10,7 +10,8 @@ import sys
 
 import numpy as np
 
-from engine.execution.peer_worker import kernel_function, load_runtime
+from engine.execution.peer_worker import load_runtime
+from engine.execution.variant import kernel_function
 from engine.measure.correctness import check, fill, make_inputs, poisoned_output, reference
 from engine.spec.catalog import strategies
 

@@ -1,15 +1,18 @@
-"""What a peer framework supplies to the peer worker: a device, its copy of the inputs, its call
-and its sync. Everything else (inputs, timing, checking, statistics) is the engine's own."""
+"""What every framework supplies to the one prepare -> sample -> check path
+(`engine.execution.variant`): its device, its copy of the inputs, its sync, its copy back to the
+host and the words its errors use. Everything else (inputs, timing, checking, statistics) is
+the engine's own, the same for every framework."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 import numpy as np
 
 
-class PeerRuntime(Protocol):
+class Runtime(Protocol):
     framework: str
     device_kind: str  # CPU, GPU or TPU: where this framework's arrays live
 
@@ -22,11 +25,19 @@ class PeerRuntime(Protocol):
     def build(self, function: Callable[..., Any], option: str) -> Callable[..., Any]:
         """The callable to time (jax.jit for JAX; the kernel itself for eager PyTorch)."""
 
+    def placement(self) -> AbstractContextManager[Any]:
+        """The scope every call runs in (TensorFlow's device scope; nothing for the others),
+        entered once around the first calls and the check, not once per timed call."""
+
     def sync(self, output: Any) -> None:
         """Block until `output`, and everything dispatched before it, is computed."""
 
     def to_host(self, output: Any) -> np.ndarray:
         """The output as a NumPy array, widened losslessly where NumPy lacks the dtype."""
+
+    def classify(self, error: BaseException) -> str:
+        """`unsupported` (no kernel or dtype for it here) or `failed`, in this framework's
+        words for it."""
 
     def environment(self) -> dict[str, Any]:
         """Version, device and thread settings, for the results' `environment.frameworks`."""

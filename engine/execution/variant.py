@@ -1,0 +1,149 @@
+"""The one prepare -> sample -> check path every framework's variants go through.
+
+A variant is prepared the same way in the run's own process (TensorFlow's catalogue
+strategies, mode single) and in a process of its own (NumPy without TensorFlow, JAX, PyTorch,
+a user's kernel): its kernel is built, its sampler makes the first call, the warm-up and the
+autorange inside the runtime's placement, its output on the check inputs is copied to the host
+once and checked against float64, and a failure anywhere is that variant's status and one-line
+reason, in its framework's words. The framework is a `Runtime` (`engine/backends/runtime.py`);
+nothing here imports one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from engine.backends.runtime import Runtime
+from engine.execution.recording import (
+    Prepared,
+    blank_result,
+    check_outputs,
+    mark_tpu_padding,
+    record_timing,
+)
+from engine.measure.timing import Kernel, Sampler
+from engine.results.events import Phase, Progress, silent
+from engine.results.formatting import one_line
+from engine.spec.catalog import import_kernel, strategy_info
+from engine.spec.config import BenchConfig
+from engine.spec.user_kernels import call_limit_s, load_kernel, user_kernel
+
+
+@dataclass
+class PlacedInputs:
+    """The inputs a variant is timed and checked on, already where its framework reads them."""
+
+    timed: Sequence[tuple[Any, Any]]  # one (A, x) per cold-cache copy, rotated through
+    check: tuple[Any, Any]
+    reference: np.ndarray  # float64 (B, m) for the check inputs
+    transfer_s: float  # host -> device time of one set (0 on the host)
+
+
+def kernel_function(strategy: str) -> Callable[..., Any]:
+    """The function a strategy names: a user's kernel from its file, else the catalogue's."""
+    found = user_kernel(strategy)  # registered when the request's config was parsed
+    if found is not None:
+        return load_kernel(found)
+    return import_kernel(strategy_info(strategy))
+
+
+class KernelHung(Exception):
+    """A user kernel's first call did not return within the limit."""
+
+
+@contextlib.contextmanager
+def call_limit(limit: float | None) -> Iterator[None]:
+    """A user kernel's first calls (the sampler's first call and warm-up, and the check) must
+    return within `limit` seconds (None: no limit): SIGALRM interrupts a kernel stuck in
+    Python; the run's timeout of the kernel's whole process stops the rest."""
+    if limit is None or not hasattr(signal, "SIGALRM"):
+        yield
+        return
+
+    def expired(_signum: int, _frame: Any) -> None:
+        raise KernelHung(f"its first calls did not return within {limit:g} s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, limit)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def prepare_variant(
+    runtime: Runtime,
+    config: BenchConfig,
+    inputs: PlacedInputs,
+    variant: tuple[str, str],
+    *,
+    build: Callable[[], Callable[..., Any]],
+    run_device_kind: str,
+    emit: Progress = silent,
+) -> Prepared:
+    """Build, first-call, warm up and check one variant; `build` makes its callable."""
+    strategy, option = variant
+    result = blank_result(config, strategy, option, "ok")
+    reason = runtime.unsupported(config.dtype)
+    if reason:
+        result.status, result.error = "unsupported", reason
+        return Prepared(result)
+    found = user_kernel(strategy)
+    if found is not None:
+        result.user_kernel = found.to_dict()  # its source travels with its numbers
+    sets = inputs.timed
+    try:
+        fn = build()
+        with runtime.placement(), call_limit(call_limit_s() if found else None):
+            sampler = Sampler(
+                Kernel(call=lambda i: fn(*sets[i % len(sets)]), sync=runtime.sync),
+                warmup=config.warmup,
+                budget_s=config.time_budget_s,
+            )
+            emit(Phase("check", result.variant))
+            output = fn(*inputs.check)
+            runtime.sync(output)
+        host = runtime.to_host(output)  # one copy to the host, for both checks
+        check_outputs(result, [host], inputs.reference, config, convert=np.asarray)
+        if found is not None:
+            check_user_dtype(result, host, config.dtype)
+    except Exception as error:  # noqa: BLE001 - one variant's failure keeps the others
+        result.status, result.error = runtime.classify(error), one_line(error)  # type: ignore[assignment]
+        return Prepared(result)
+    if runtime.device_kind != run_device_kind:
+        result.warnings.append(
+            f"{runtime.framework} ran on the {runtime.device_kind}, not on the run's "
+            f"{run_device_kind}: its roofline fraction is against the {run_device_kind}'s peak"
+        )
+    if runtime.device_kind == "TPU":
+        mark_tpu_padding(result, config)
+    return Prepared(result, sampler, lambda t: record_timing(result, t, inputs.transfer_s))
+
+
+def check_user_dtype(result: Any, output: Any, dtype: str) -> None:
+    """A user kernel must return the requested dtype: float64 from float32 inputs would be
+    right in value and wrong in cost (twice the bytes written)."""
+    returned = getattr(output, "dtype", None)
+    if dtype in ("float16", "float32", "float64") and returned is not None and returned != dtype:
+        result.correct = False
+        result.warnings.append(f"incorrect: it returned {returned}, not {dtype}")
+
+
+def failing_sample(classify: Callable[[BaseException], str]) -> Callable[[Prepared, Any], None]:
+    """What a block that raised while sampling does to its variant, in any framework: failed
+    (or unsupported) with its one-line reason, its partial samples dropped, sampled no more."""
+
+    def fail(item: Prepared, error: BaseException) -> None:
+        item.result.status = classify(error)  # type: ignore[assignment]
+        item.result.error = one_line(error)
+        item.result.correct = False
+        item.sampler = item.finish = None
+
+    return fail
