@@ -22,6 +22,18 @@ import subprocess  # noqa: E402
 import pytest  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def _keep_main_module():
+    """Streamlit's AppTest leaves its temporary script as `sys.modules["__main__"]`; a later
+    test that starts a `spawn` process (the history's and the queue's concurrency tests) would
+    then re-run that script in the child, which dies before doing its work. Each test gets the
+    `__main__` it started with back."""
+    main = sys.modules.get("__main__")
+    yield
+    if main is not None:
+        sys.modules["__main__"] = main
+
+
 @pytest.fixture(scope="session")
 def real_result_path(tmp_path_factory) -> Path:
     """A results JSON from a real, small CLI run (shared by chart, report and app tests)."""

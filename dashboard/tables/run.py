@@ -8,7 +8,8 @@ import pandas as pd
 
 from engine.measure.uncertainty import ratio_interval
 from engine.results.formatting import format_entry, format_number, format_seconds, verdict
-from engine.results.model import RunResult, process_of
+from engine.results.model import RunResult
+from engine.results.verdict import process_of
 from engine.spec.catalog import baseline_strategies
 
 

@@ -1,0 +1,51 @@
+"""A run as pandas frames, for the dashboard's tables and the notebook: pandas is imported only
+when a frame is asked for, so the engine's runs never need it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from engine.results.model import RunResult
+
+
+def summary_frame(run: RunResult) -> Any:
+    """One row per strategy variant, with every contract field but the raw samples."""
+    import pandas as pd
+
+    rows = []
+    for entry in run.to_dict()["results"]:
+        row = {k: v for k, v in entry.items() if k not in ("samples_s", "replicas")}
+        row["warnings"] = "; ".join(entry["warnings"])
+        row["notes"] = "; ".join(entry["notes"])
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def samples_frame(run: RunResult) -> Any:
+    """Tidy: one row per timing sample (seconds per call), labelled with the run's config."""
+    import pandas as pd
+
+    config = run.config
+    rows = [
+        {
+            "run_id": run.run_id,
+            "label": config.label,
+            "device_kind": run.environment.device_kind,
+            "strategy": result.strategy,
+            "variant": result.variant,
+            "mode": result.mode,
+            "dtype": config.dtype,
+            "matrices": config.matrices,
+            "dim": config.rows,
+            "cols": config.columns,
+            "cache": config.cache,
+            "sample": index,
+            "calls_per_sample": result.calls_per_sample,
+            "seconds": seconds,
+            "correct": result.correct,
+        }
+        for result in run.results
+        for index, seconds in enumerate(result.samples_s)
+    ]
+    return pd.DataFrame(rows)

@@ -1,0 +1,78 @@
+"""The winner policy: which correct variant is fastest, which are tied with it, and which of
+those to copy. One answer, given everywhere (the JSON, the CLI, the pages, the reports, the
+history's list); derived from the samples each time, never stored as a second truth.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from engine.measure.uncertainty import RATIO_CI_METHOD, NoiseFloor, Winner, winner_and_ties
+from engine.spec.catalog import is_known, strategy_info
+
+if TYPE_CHECKING:
+    from engine.machine.load import MachineLoad
+    from engine.results.model import StrategyResult
+
+
+def process_of(strategy: str) -> str:
+    """Where a strategy's samples were taken: the run's own process, or its peer framework's."""
+    if is_known(strategy) and strategy_info(strategy).in_own_process:
+        return strategy_info(strategy).process
+    return ""
+
+
+def effective_floor(floor: NoiseFloor, load: MachineLoad | None) -> NoiseFloor:
+    """The floor ties are judged with: the machine's, widened when it was busy."""
+    return floor.under_load(load.other_cpu_fraction if load else None)
+
+
+def winner_of(results: Sequence[StrategyResult], floor: NoiseFloor, seed: int) -> Winner | None:
+    """The fastest correct variant and those not distinguishable from it (ties)."""
+    candidates = tuple(
+        (r.variant, tuple(r.samples_s), process_of(r.strategy))
+        for r in results
+        if r.status == "ok" and r.correct and r.samples_s
+    )
+    return _bootstrapped(candidates, floor, seed)
+
+
+@functools.lru_cache(maxsize=256)
+def _bootstrapped(
+    candidates: tuple[tuple[str, tuple[float, ...], str], ...], floor: NoiseFloor, seed: int
+) -> Winner | None:
+    """The bootstrap behind `winner_of`, computed once per set of samples: the JSON, the CLI
+    table, the page and the report all ask for it."""
+    samples = {name: s for name, s, _ in candidates}
+    processes = {name: process for name, _, process in candidates}
+    return winner_and_ties(samples, floor, seed=seed, processes=processes)
+
+
+def simplest_of(group: Sequence[str]) -> str:
+    """Among tied variants, the one to copy: the catalogue's simplest, else the first."""
+    return min(
+        group,
+        key=lambda v: (strategy_info(v).simplicity if is_known(v) else 99, group.index(v)),
+    )
+
+
+def winner_record(found: Winner | None) -> dict[str, Any] | None:
+    """`winner` in the results JSON: the winner, its ties with their ratios, the one to copy."""
+    if found is None:
+        return None
+    group = [found.variant, *found.tied_with]
+    simplest = simplest_of(group)
+    return {
+        "variant": found.variant,
+        "tied_with": list(found.tied_with),
+        "margin": found.margin,
+        "ratios": {
+            name: {"ratio": r.ratio, "ratio_ci": [r.low, r.high]}
+            for name, r in found.ratios.items()
+        },
+        "simplest": simplest,
+        "simplest_reason": strategy_info(simplest).simplicity_reason if is_known(simplest) else "",
+        "method": RATIO_CI_METHOD,
+    }
