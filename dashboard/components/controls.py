@@ -25,7 +25,7 @@ from engine.spec.fields import Setting
 PREFIX = "setting_"
 SECTIONS: dict[str, tuple[str, ...]] = {
     "Problem": ("matrices", "dim", "cols", "dtype"),
-    "Strategies": ("strategies", "xla", "search", "search_budget_s"),
+    "Strategies": ("strategies", "xla", "search", "search_budget_s", "search_threads"),
     "Devices": ("mode", "replicas", "threads"),
     "Timing": (
         "cache",

@@ -9,8 +9,7 @@ import pandas as pd
 from engine.measure.uncertainty import ratio_interval
 from engine.results.formatting import format_entry, format_number, format_seconds, verdict
 from engine.results.model import RunResult
-from engine.results.verdict import process_of
-from engine.spec.catalog import baseline_strategies
+from engine.spec.catalog import baseline_strategies, own_process
 
 
 def summary(result: RunResult) -> pd.DataFrame:
@@ -27,7 +26,7 @@ def summary(result: RunResult) -> pd.DataFrame:
             ratio_interval(
                 [samples[v]],
                 [samples[base]],
-                floor.side_log_sd(process_of(v.partition("+")[0]) == process_of(base)),
+                floor.side_log_sd(own_process(v) == own_process(base)),
             )
             if base in ok and samples.get(base) and samples.get(v)
             else None

@@ -39,6 +39,10 @@ class Runtime(Protocol):
         """`unsupported` (no kernel or dtype for it here) or `failed`, in this framework's
         words for it."""
 
+    def memory_stats(self) -> dict[str, int] | None:
+        """The device's memory in use and at its peak (`bytes_in_use`, `peak_bytes_in_use`),
+        where the framework reports it (a GPU or TPU); None on the host."""
+
     def environment(self) -> dict[str, Any]:
         """Version, device and thread settings, for the results' `environment.frameworks`."""
 

@@ -45,7 +45,7 @@ from engine.process.children import die_with_parent
 from engine.results.events import Event, Phase, VariantStarted
 from engine.results.formatting import one_line
 from engine.results.parts import Probe
-from engine.spec.catalog import strategy_info, variant_name
+from engine.spec.catalog import ONE_THREAD, strategy_info, variant_name
 from engine.spec.config import BenchConfig
 
 RESULT_KEY = "peer_result"
@@ -89,8 +89,10 @@ def prepare_peer_variant(
 ) -> Prepared:
     strategy, option = variant
 
+    how = "" if option == ONE_THREAD else option  # the thread count is the process's
+
     def build() -> Callable[..., Any]:
-        return runtime.build(kernel_function(strategy), strategy_info(strategy).build or option)
+        return runtime.build(kernel_function(strategy), strategy_info(strategy).build or how)
 
     return prepare_variant(
         runtime, config, inputs, variant, build=build, run_device_kind=run_device_kind
@@ -162,6 +164,10 @@ def run(request: dict[str, Any], write: Callable[[dict[str, Any]], None]) -> dic
         if item.sampler is not None and item.finish is not None:
             item.finish(item.sampler.timing(config.repeats, item.result.stop_reason))
     results = [item.result.to_dict(None) for item in prepared]
+    environment = runtime.environment()
+    memory = runtime.memory_stats()  # the peak covers the inputs and every variant's calls
+    if memory:
+        environment["device_memory"] = memory
     for item in prepared:  # free the device's inputs (held by the kernels) before the probe
         item.sampler = item.finish = None
     del inputs
@@ -170,7 +176,7 @@ def run(request: dict[str, Any], write: Callable[[dict[str, Any]], None]) -> dic
         "framework": framework,
         "probes": probes,
         "results": results,
-        "environment": runtime.environment(),
+        "environment": environment,
         "sampling": record.to_dict(),
         "startup_s": started_s,
         "wall_s": time.perf_counter() - start,

@@ -24,7 +24,7 @@ from typing import Any
 from engine.execution.peer_worker import RESULT_KEY
 from engine.execution.processes import runs_in_own_process
 from engine.execution.recording import blank_result
-from engine.machine.host import last_level_cache_bytes
+from engine.machine.host import last_level_cache_bytes, usable_cores
 from engine.measure.memory import bandwidth_buffer_bytes
 from engine.measure.uncertainty import NoiseFloor
 from engine.process.children import Child
@@ -32,7 +32,13 @@ from engine.results.events import Phase, Progress, VariantDone, event_from_dict
 from engine.results.model import StrategyResult
 from engine.results.parts import Probe
 from engine.results.reader import ResultsRejected
-from engine.spec.catalog import PEER_INSTALL_HINT, strategy_info
+from engine.spec.catalog import (
+    ONE_THREAD,
+    PEER_INSTALL_HINT,
+    own_process,
+    strategy_info,
+    variant_name,
+)
 from engine.spec.config import BenchConfig
 
 ENGINE_ROOT = Path(__file__).resolve().parents[2]  # the directory that holds `engine/`
@@ -53,12 +59,6 @@ class PeerOutcome:
         return tuple(p for found in self.probes.values() for p in found)
 
 
-def usable_cores() -> int:
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
-
-
 def peer_threads(config: BenchConfig) -> int:
     """The thread count every peer framework gets: the config's, else one per usable core
     (what TensorFlow and NumPy's BLAS pick by default)."""
@@ -70,12 +70,13 @@ def group_by_framework(
 ) -> dict[str, list[Variant]]:
     """The variants that run in processes of their own (`processes.py`), by process: a
     framework's together, each user kernel alone ("numpy:mine"), so one that hangs fails
-    only itself."""
+    only itself, and a framework's one-thread points together ("torch@1thread")."""
     groups: dict[str, list[Variant]] = {}
     for strategy, option in variants:
         info = strategy_info(strategy)
-        if info.user or runs_in_own_process(info.framework, tensorflow_here):
-            groups.setdefault(info.process, []).append((strategy, option))
+        process = own_process(variant_name(strategy, option))
+        if process or runs_in_own_process(info.framework, tensorflow_here):
+            groups.setdefault(process or info.process, []).append((strategy, option))
     return groups
 
 
@@ -207,14 +208,16 @@ def run_peers(
     """Every peer variant of the run, measured framework by framework; `floor`: the machine's
     noise floor, for each peer process's own race."""
     outcome = PeerOutcome()
-    threads = peer_threads(config)
     for process, wanted in group_by_framework(variants, tensorflow_here).items():
-        framework = process.partition(":")[0]  # "numpy:mine": a user kernel's own process
+        # "numpy:mine": a user kernel's own process; "torch@1thread": held to one core
+        framework = process.partition(":")[0].partition("@")[0]
+        one_thread = process.endswith(f"@{ONE_THREAD}")
+        threads = 1 if one_thread else peer_threads(config)
         if not strategy_info(wanted[0][0]).installed:
             error = f"{framework} is not installed here; {PEER_INSTALL_HINT}"
             outcome.results.update(_ended(config, wanted, "unsupported", error))
             continue
-        emit(Phase(f"peers: {framework}"))
+        emit(Phase(f"peers: {framework}" + (" on one thread" if one_thread else "")))
         request = {
             "framework": framework,
             "config": config.to_dict(),

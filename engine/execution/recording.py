@@ -8,6 +8,7 @@ a process of its own) share it, so every framework's numbers are recorded and ch
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +29,8 @@ class Prepared:
     sampler: Sampler | None = None
     finish: Callable[[Timing], None] | None = None  # after sampling: record and add context
     shown: bool = False  # already on the page (a peer's, before TensorFlow started)
+    # The scope each of its sampling blocks runs in (a user kernel's time limit), if any.
+    guard: Callable[[], AbstractContextManager[Any]] | None = None
 
 
 def blank_result(config: BenchConfig, strategy: str, option: str, status: Status) -> StrategyResult:

@@ -162,10 +162,10 @@ def run_benchmark(
     monitor = LoadMonitor().start()
     llc_bytes, llc_source = last_level_cache_bytes()
     warnings = [w for w in [state.threads(config.threads)] if w]
-    variants = plan_variants(config)
+    kind = setup.kind if setup else (state.setup.kind if state.setup else probe_kind())
+    variants = plan_variants(config, kind)
     emit(Started(tuple(variant_name(s, x) for s, x in variants)))
     copies = memory.cold_copies(config, llc_bytes)
-    kind = setup.kind if setup else (state.setup.kind if state.setup else probe_kind())
     known = setup or state.setup
     first_device = known.devices[0] if known else None
     state.preflight(config, kind, llc_bytes, first_device)  # refused before any process starts

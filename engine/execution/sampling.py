@@ -23,6 +23,7 @@ while the others are still sampling; nothing it does runs inside another variant
 
 from __future__ import annotations
 
+import contextlib
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -154,9 +155,10 @@ def take_samples(
         item = prepared[index]
         assert item.sampler is not None
         try:
-            if last[-1] != index:
-                item.sampler.rewarm()  # untimed: whatever the neighbour left is spent first
-            item.sampler.sample()
+            with item.guard() if item.guard else contextlib.nullcontext():
+                if last[-1] != index:
+                    item.sampler.rewarm()  # untimed: whatever the neighbour left is spent first
+                item.sampler.sample()
         except Exception as error:  # noqa: BLE001 - one variant's failure keeps the others
             on_failure(item, error)
             return False

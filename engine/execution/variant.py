@@ -12,6 +12,7 @@ nothing here imports one.
 from __future__ import annotations
 
 import contextlib
+import functools
 import signal
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -58,16 +59,17 @@ class KernelHung(Exception):
 
 
 @contextlib.contextmanager
-def call_limit(limit: float | None) -> Iterator[None]:
-    """A user kernel's first calls (the sampler's first call and warm-up, and the check) must
-    return within `limit` seconds (None: no limit): SIGALRM interrupts a kernel stuck in
-    Python; the run's timeout of the kernel's whole process stops the rest."""
+def call_limit(limit: float | None, what: str = "its first calls") -> Iterator[None]:
+    """A user kernel's first calls (the sampler's first call and warm-up, and the check), and
+    then each of its timed blocks, must return within `limit` seconds (None: no limit):
+    SIGALRM interrupts a kernel stuck in Python; the run's timeout of the kernel's whole
+    process stops one stuck in native code."""
     if limit is None or not hasattr(signal, "SIGALRM"):
         yield
         return
 
     def expired(_signum: int, _frame: Any) -> None:
-        raise KernelHung(f"its first calls did not return within {limit:g} s")
+        raise KernelHung(f"{what} did not return within {limit:g} s")
 
     previous = signal.signal(signal.SIGALRM, expired)
     signal.setitimer(signal.ITIMER_REAL, limit)
@@ -124,7 +126,10 @@ def prepare_variant(
         )
     if runtime.device_kind == "TPU":
         mark_tpu_padding(result, config)
-    return Prepared(result, sampler, lambda t: record_timing(result, t, inputs.transfer_s))
+    prepared = Prepared(result, sampler, lambda t: record_timing(result, t, inputs.transfer_s))
+    if found is not None:  # a kernel that hangs later, in a timed block, fails alone too
+        prepared.guard = functools.partial(call_limit, call_limit_s(), "a timed block")
+    return prepared
 
 
 def check_user_dtype(result: Any, output: Any, dtype: str) -> None:

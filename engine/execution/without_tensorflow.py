@@ -81,7 +81,7 @@ def run_without_tensorflow(
     monitor = LoadMonitor().start()
     llc_bytes, llc_source = last_level_cache_bytes()
     kind = probe_kind()
-    variants = plan_variants(config)
+    variants = plan_variants(config, kind)
     emit(Started(tuple(variant_name(s, o) for s, o in variants)))
     estimate = memory.preflight(config, kind, llc_bytes)
     copies = memory.cold_copies(config, llc_bytes)

@@ -16,6 +16,13 @@ import psutil
 FALLBACK_LLC_BYTES = 512 * 2**20
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity), else the machine's count."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
 def cpu_model() -> str:
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as info:

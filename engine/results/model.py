@@ -29,7 +29,6 @@ from engine.results.parts import (
     ProfileSummary,
     ReplicaTiming,
 )
-from engine.results.verdict import process_of
 from engine.spec.catalog import code_to_copy, is_known
 from engine.spec.config import BenchConfig
 
@@ -42,7 +41,6 @@ __all__ = [
     "RunResult",
     "Status",
     "StrategyResult",
-    "process_of",
 ]
 
 Status = Literal["ok", "failed", "unsupported", "skipped"]

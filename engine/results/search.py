@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.spec.catalog import is_known, split_variant, strategy_info
+from engine.spec.catalog import ONE_THREAD, is_known, split_variant, strategy_info
 
 
 def point_axes(variant: str) -> dict[str, Any]:
@@ -19,6 +19,7 @@ def point_axes(variant: str) -> dict[str, Any]:
         "expression": info.expression or strategy,
         "compiler": "xla" if option == "xla" else info.compiler,
         "chunks": info.chunks,
+        "threads": 1 if option == ONE_THREAD else None,  # None: every thread the run gives
         "simplicity": info.simplicity,
     }
 

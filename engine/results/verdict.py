@@ -10,18 +10,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from engine.measure.uncertainty import RATIO_CI_METHOD, NoiseFloor, Winner, winner_and_ties
-from engine.spec.catalog import is_known, strategy_info
+from engine.spec.catalog import is_known, own_process, strategy_info
 
 if TYPE_CHECKING:
     from engine.machine.load import MachineLoad
     from engine.results.model import StrategyResult
-
-
-def process_of(strategy: str) -> str:
-    """Where a strategy's samples were taken: the run's own process, or its peer framework's."""
-    if is_known(strategy) and strategy_info(strategy).in_own_process:
-        return strategy_info(strategy).process
-    return ""
 
 
 def effective_floor(floor: NoiseFloor, load: MachineLoad | None) -> NoiseFloor:
@@ -32,7 +25,7 @@ def effective_floor(floor: NoiseFloor, load: MachineLoad | None) -> NoiseFloor:
 def winner_of(results: Sequence[StrategyResult], floor: NoiseFloor, seed: int) -> Winner | None:
     """The fastest correct variant and those not distinguishable from it (ties)."""
     candidates = tuple(
-        (r.variant, tuple(r.samples_s), process_of(r.strategy))
+        (r.variant, tuple(r.samples_s), own_process(r.variant))
         for r in results
         if r.status == "ok" and r.correct and r.samples_s
     )

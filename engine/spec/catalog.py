@@ -44,6 +44,9 @@ PEER_INSTALL_HINT = (
 Distribution = Literal["graph", "dataset"] | None
 
 TF_KERNELS = "engine.backends.tensorflow.kernels"
+# The thread-count axis of a search: a point run again in a process held to one core, beside
+# the same point on every core the run gives its frameworks (`+1thread`).
+ONE_THREAD = "1thread"
 
 
 @dataclass(frozen=True)
@@ -106,6 +109,18 @@ class StrategyInfo:
         return self.kind == "host"
 
     @property
+    def has_thread_axis(self) -> bool:
+        """Its thread count can be set for its own process alone: a searched point of a
+        framework other than TensorFlow (whose threads are the run's) that does not split
+        the batch on threads by itself."""
+        return (
+            self.searchable
+            and not self.user
+            and self.framework != "tensorflow"
+            and self.chunks == 1
+        )
+
+    @property
     def extra_variants(self) -> dict[str, tuple[str, ...]]:
         """Options beyond +xla that a mode adds (sharded dataset: both tf.data APIs)."""
         return {"sharded": ("from_function",)} if self.distribution == "dataset" else {}
@@ -116,6 +131,20 @@ def import_kernel(info: StrategyInfo) -> Callable[..., Any]:
     place a strategy's code is loaded, whichever process or framework runs it."""
     module, _, name = info.kernel.partition(":")
     return getattr(importlib.import_module(module), name)
+
+
+def own_process(variant: str) -> str:
+    """The process of its own a variant's samples are taken in ("" for the run's own): its
+    peer framework's ("torch"), a user kernel's alone ("numpy:mine"), or its framework's held
+    to one core ("torch@1thread"). Results compare samples across processes with the
+    between-process floor."""
+    strategy, option = split_variant(variant)
+    if strategy not in _REGISTRY:
+        return ""
+    info = _REGISTRY[strategy]
+    if option == ONE_THREAD:
+        return f"{info.framework}@{ONE_THREAD}"
+    return info.process if info.in_own_process else ""
 
 
 def framework_installed(framework: str) -> bool:
@@ -254,12 +283,21 @@ def kernel_source(name: str) -> str | None:
     return _kernel_sources().get(base)
 
 
+ONE_THREAD_SETUP = {
+    "numpy": "from threadpoolctl import threadpool_limits\n\nthreadpool_limits(1)  # once\n\n",
+    "torch": "torch.set_num_threads(1)  # once, before the first call\n\n",
+    "jax": "# before importing jax: os.sched_setaffinity(0, {0}) (XLA's CPU threads follow)\n\n",
+}
+
+
 def code_to_copy(name: str) -> str | None:
     """The kernel's source with the wrapper the engine puts around it, so it runs as timed."""
     source = kernel_source(name)
     if source is None:
         return None
     info = strategy_info(name)
+    if split_variant(name)[1] == ONE_THREAD:
+        return ONE_THREAD_SETUP.get(info.framework, "") + code_to_copy(split_variant(name)[0])
     if info.supports_xla:
         xla = split_variant(name)[1] == "xla"
         return ("@tf.function(jit_compile=True)\n" if xla else "@tf.function\n") + source

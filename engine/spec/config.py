@@ -200,6 +200,16 @@ class BenchConfig:
         url="search_budget",
         sweepable=False,
     )
+    search_threads: bool = setting(
+        False,
+        kind="bool",
+        help="with search on a CPU: also try each NumPy, JAX and PyTorch point on one thread, in "
+        "a process held to one core (one more process per framework, and its compiles)",
+        label="Search thread counts too",
+        flag="--search-threads",
+        url="search_threads",
+        sweepable=False,
+    )
     label: str = setting(
         "",
         kind="text",

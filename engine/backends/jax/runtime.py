@@ -73,6 +73,16 @@ class JaxRuntime:
         """A read of every element: a jitted sum, which XLA streams from device memory."""
         return jax.jit(lambda buffer: buffer.sum())
 
+    def memory_stats(self) -> dict[str, int] | None:
+        """The device's memory in use and its peak (None on the CPU, which keeps none)."""
+        stats = self.device.memory_stats() if hasattr(self.device, "memory_stats") else None
+        if not stats:
+            return None
+        return {
+            "bytes_in_use": int(stats.get("bytes_in_use", 0)),
+            "peak_bytes_in_use": int(stats.get("peak_bytes_in_use", 0)),
+        }
+
     def environment(self) -> dict[str, Any]:
         return {
             "version": jax.__version__,

@@ -52,6 +52,9 @@ class NumpyRuntime:
     def to_host(self, output: Any) -> np.ndarray:
         return np.asarray(output)
 
+    def memory_stats(self) -> None:
+        return None  # the host's memory: the preflight's estimate covers it
+
     def environment(self) -> dict[str, Any]:
         blas = [
             {"library": p.get("internal_api"), "threads": p.get("num_threads")}

@@ -82,6 +82,14 @@ class TensorflowRuntime:
     def classify(self, error: BaseException) -> str:
         return classify(error)
 
+    def memory_stats(self) -> dict[str, int] | None:
+        """The device's memory in use and its peak (None where it is not reported: the CPU)."""
+        try:
+            info = tf.config.experimental.get_memory_info(self.device.replace("/", "", 1))
+        except (ValueError, tf.errors.OpError):
+            return None
+        return {"bytes_in_use": int(info["current"]), "peak_bytes_in_use": int(info["peak"])}
+
     def environment(self) -> dict[str, Any]:
         return {
             "version": tf.__version__,

@@ -88,6 +88,15 @@ class TorchRuntime:
         """A read of every element: a sum."""
         return torch.sum
 
+    def memory_stats(self) -> dict[str, int] | None:
+        """The GPU's memory this process allocated, now and at its peak (None on the CPU)."""
+        if not self.cuda:
+            return None
+        return {
+            "bytes_in_use": int(torch.cuda.memory_allocated(self.device)),
+            "peak_bytes_in_use": int(torch.cuda.max_memory_allocated(self.device)),
+        }
+
     def environment(self) -> dict[str, Any]:
         return {
             "version": torch.__version__,

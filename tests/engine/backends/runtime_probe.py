@@ -84,6 +84,9 @@ def main() -> None:
         runtime.build(kernel_function(names[0]), "xla" if framework != "tensorflow" else "no-such")
     except ValueError as error:
         report["bad_option"] = str(error)
+    report["device_kind"] = runtime.device_kind
+    report["memory"] = runtime.memory_stats()
+    report["classified"] = runtime.classify(RuntimeError("dtype bfloat16 is not supported here"))
     print(json.dumps(report))
 
 

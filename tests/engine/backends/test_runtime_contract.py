@@ -56,3 +56,15 @@ def test_a_refused_dtype_says_why_and_a_bad_option_is_a_value_error(contract):
     expected = {"tensorflow": "TensorFlow", "numpy": "NumPy", "jax": "JAX", "torch": "PyTorch"}
     option = "no-such" if framework == "tensorflow" else "xla"
     assert contract["bad_option"].startswith(f"{expected[framework]} kernels have no '{option}'")
+
+
+def test_device_memory_is_reported_where_the_framework_keeps_it(contract):
+    memory = contract["memory"]
+    if contract["device_kind"] == "CPU":
+        assert memory is None  # the host keeps no device statistics
+    else:
+        assert memory["peak_bytes_in_use"] >= memory["bytes_in_use"] >= 0
+
+
+def test_errors_are_classified_in_the_frameworks_words(contract):
+    assert contract["classified"] == "unsupported"

@@ -89,6 +89,24 @@ def test_peers_run_in_their_own_processes_and_report_threads_and_versions():
     assert {"Phase", "VariantStarted", "Sample"} <= names
 
 
+def test_one_thread_points_run_in_a_process_held_to_one_core():
+    """The thread axis: the same point on two threads and, in a process of its own, on one;
+    both measured and checked, the one-thread process reporting one thread."""
+    needs("torch")
+    config = peer_config("torch_bmm", "numpy_einsum", threads=2)
+    variants = [("torch_bmm", ""), ("torch_bmm", "1thread"), ("numpy_einsum", "1thread")]
+    outcome = run_peers(config, variants, copies=1, device_kind="CPU", emit=lambda e: None)
+    assert sorted(outcome.results) == sorted(variants)  # numpy_einsum plain: TF's process
+    for result in outcome.results.values():
+        assert result.status == "ok" and result.correct, result.error
+        assert len(result.samples_s) == 3
+    assert outcome.results[("torch_bmm", "1thread")].variant == "torch_bmm+1thread"
+    assert set(outcome.environments) == {"torch", "torch@1thread", "numpy@1thread"}
+    assert outcome.environments["torch"]["threads"] == 2
+    assert outcome.environments["torch@1thread"]["threads"] == 1
+    assert outcome.environments["numpy@1thread"]["threads"] == 1
+
+
 def test_every_framework_gets_the_same_thread_count():
     assert peer_threads(BenchConfig(threads=3)) == 3
     assert peer_threads(BenchConfig()) >= 1

@@ -133,6 +133,31 @@ def test_user_kernels_are_measured_checked_and_fail_alone(measured):
     assert record["framework"] == "numpy" and by_name["numpy"].get("user_kernel") is None
 
 
+def test_a_kernel_that_hangs_in_a_timed_block_fails_alone_within_its_limit(tmp_path):
+    """Right for its first second (first calls, warm-up, check), then stuck: the block it is
+    stuck in is interrupted at the call limit, and the run goes on with NumPy's results."""
+    out = tmp_path / "run.json"
+    kernel = f"{FIXTURES / 'numpy_kernels.py'}:late_stuck"
+    command = [sys.executable, "-m", "engine", "run", "--strategy=numpy", f"--kernel={kernel}"]
+    command += ["--matrices=40", "--dim=6", "--sampling=fixed", "--repeats=200"]
+    command += ["--time-budget=60", f"--json={out}", "--no-history"]
+    done = subprocess.run(
+        command,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "MATVEC_KERNEL_CALL_LIMIT_S": "3"},
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    by_name = {entry["variant"]: entry for entry in json.loads(out.read_text())["results"]}
+    assert by_name["late_stuck"]["status"] == "failed"
+    assert by_name["late_stuck"]["error"] == (
+        "KernelHung: a timed block did not return within 3 s"
+    ), by_name["late_stuck"]
+    assert by_name["numpy"]["status"] == "ok" and by_name["numpy"]["correct"]
+
+
 def test_a_run_with_user_kernels_opens_renders_and_is_stored_without_the_files(measured, tmp_path):
     _, path = measured
     script = f"""

@@ -1,6 +1,7 @@
 """The field table: each setting declared once, everything else generated from it."""
 
 import argparse
+import json
 from dataclasses import fields
 
 import pytest
@@ -31,8 +32,8 @@ def test_flags_are_generated_with_the_tables_defaults_in_their_help():
     assert config_from_args(defaults) == BenchConfig()
 
 
-def test_every_field_survives_the_trip_through_cli_args():
-    config = BenchConfig(
+def every_field_set() -> BenchConfig:
+    return BenchConfig(
         matrices=11,
         dim=5,
         cols=3,
@@ -49,9 +50,20 @@ def test_every_field_survives_the_trip_through_cli_args():
         dataset_batch=17,
         label="-looks like a flag, with a comma",
     )
+
+
+def test_every_field_survives_the_trip_through_cli_args():
+    config = every_field_set()
     parser = argparse.ArgumentParser()
     add_config_flags(parser)
     assert config_from_args(parser.parse_args(cli_args(config))) == config
+
+
+def test_every_field_survives_the_trip_through_json():
+    """The form a config travels in to a peer's process and is stored in a result: the same
+    field table writes it (`to_dict`) and reads it back (`from_raw`, the one validator)."""
+    config = every_field_set()
+    assert BenchConfig.from_raw(json.loads(json.dumps(config.to_dict()))) == config
 
 
 def test_a_sweep_survives_the_trip_through_its_cli_args():

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import dataclasses
 
+from engine.execution.plan import plan_variants
 from engine.results.model import RunResult
-from engine.results.search import search_lines, search_summary
+from engine.results.search import point_axes, search_lines, search_summary
 from engine.spec.catalog import (
     code_to_copy,
     installed_strategy_names,
+    own_process,
     search_strategy_names,
     strategies,
     strategy_info,
@@ -48,6 +50,39 @@ def test_every_point_has_its_stable_name_axes_and_code_to_copy():
         assert code_to_copy(name), name
     assert strategy_info("numpy_split2").chunks == 2
     assert code_to_copy("torch_bmm_compiled").startswith("@torch.compile\ndef torch_bmm(")
+
+
+def test_a_search_on_a_cpu_with_cores_tries_each_point_on_one_thread_when_asked():
+    assert not any(o == "1thread" for _, o in plan_variants(BenchConfig(search=True), "CPU"))
+    search = BenchConfig(search=True, search_threads=True, threads=2)
+    planned = plan_variants(search, "CPU")
+    one_thread = {name for name, option in planned if option == "1thread"}
+    expected = {
+        name
+        for name in search.strategies
+        if strategy_info(name).framework != "tensorflow" and strategy_info(name).chunks == 1
+    }
+    assert one_thread == expected
+    assert "numpy_split2" not in one_thread  # it splits the batch on threads by itself
+    assert all(strategy_info(n).framework != "tensorflow" for n in one_thread)
+    assert not any(o == "1thread" for _, o in plan_variants(search, "GPU"))
+    single_core = dataclasses.replace(search, threads=1)
+    assert not any(o == "1thread" for _, o in plan_variants(single_core, "CPU"))
+    no_search = BenchConfig(search_threads=True, threads=2)
+    assert not any(o == "1thread" for _, o in plan_variants(no_search, "CPU"))
+
+
+def test_a_one_thread_point_has_its_process_axes_and_code():
+    assert own_process("numpy_einsum+1thread") == "numpy@1thread"
+    assert own_process("torch_bmm+1thread") == "torch@1thread"
+    assert own_process("torch_bmm") == "torch" and own_process("numpy_einsum") == ""
+    assert own_process("einsum+xla") == "" and own_process("not_registered") == ""
+    assert point_axes("torch_bmm+1thread")["threads"] == 1
+    assert point_axes("torch_bmm")["threads"] is None
+    assert code_to_copy("torch_bmm+1thread").startswith("torch.set_num_threads(1)")
+    assert code_to_copy("torch_bmm+1thread").endswith(code_to_copy("torch_bmm"))
+    assert "threadpool_limits(1)" in code_to_copy("numpy_einsum+1thread")
+    assert "sched_setaffinity" in code_to_copy("jax_einsum+1thread")
 
 
 def test_points_only_a_search_tries_are_not_in_all():
