@@ -21,6 +21,8 @@ def search_table(summary: dict[str, Any]) -> pd.DataFrame:
                 "expression": point.get("expression", ""),
                 "compiler": point.get("compiler", ""),
                 "chunks": point.get("chunks", 1),
+                "threads": "1" if point.get("threads") == 1 else "all",
+                "storage": point.get("storage") or "as asked",
                 "median": format_seconds(point.get("median_s")),
                 "× best": "-" if ratio is None else f"{ratio:.2f}",
                 "stopped": point.get("stop_reason") or point.get("status", ""),

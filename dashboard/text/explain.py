@@ -10,7 +10,7 @@ import pandas as pd
 from engine.measure.memory import format_bytes, input_set_bytes
 from engine.measure.roofline import arithmetic_intensity, regime
 from engine.measure.uncertainty import NoiseFloor
-from engine.results.formatting import format_seconds, speed_words
+from engine.results.formatting import format_seconds, reduced_precision_line, speed_words
 from engine.spec.catalog import baseline_strategies, is_known, split_variant, strategy_info
 from engine.spec.config import BenchConfig
 
@@ -182,7 +182,7 @@ def fastest_way(
 def answer_for(result: Any, best: pd.Series, chosen: dict, profiles: pd.DataFrame | None) -> str:
     """`fastest_way` for a whole run: its config, measured peak and the cache it ran with (the
     page, the report and the notebook all ask it so)."""
-    return fastest_way(
+    text = fastest_way(
         best,
         chosen,
         result.config,
@@ -191,6 +191,8 @@ def answer_for(result: Any, best: pd.Series, chosen: dict, profiles: pd.DataFram
         result.environment.last_level_cache_bytes,
         busy_share_that_widened(result),
     )
+    reduced = reduced_precision_line(result.reduced_precision(), result.config.dtype)
+    return text + (f"\n\n{reduced[0].upper()}{reduced[1:]}." if reduced else "")
 
 
 def busy_share_that_widened(result: Any) -> float | None:

@@ -22,6 +22,10 @@ class Runtime(Protocol):
     def put(self, host: tuple[np.ndarray, np.ndarray]) -> tuple[Any, Any]:
         """The engine's arrays on this framework's device, bit for bit, transfer finished."""
 
+    def store(self, placed: tuple[Any, Any], dtype: str) -> tuple[Any, Any]:
+        """Placed inputs narrowed to `dtype` on the device, outside any timing (the storage of a
+        reduced-precision point)."""
+
     def build(self, function: Callable[..., Any], option: str) -> Callable[..., Any]:
         """The callable to time (jax.jit for JAX; the kernel itself for eager PyTorch)."""
 

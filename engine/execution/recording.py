@@ -17,7 +17,7 @@ import numpy as np
 from engine.measure import correctness, roofline
 from engine.measure.timing import Sampler, Timing
 from engine.results.model import Status, StrategyResult
-from engine.spec.catalog import variant_name
+from engine.spec.catalog import is_known, strategy_info, variant_name
 from engine.spec.config import BenchConfig
 
 
@@ -33,17 +33,31 @@ class Prepared:
     guard: Callable[[], AbstractContextManager[Any]] | None = None
 
 
+STORAGE_ITEMSIZE = {"bfloat16": 2, "float16": 2}
+
+
 def blank_result(config: BenchConfig, strategy: str, option: str, status: Status) -> StrategyResult:
     m, n = config.rows, config.columns
-    return StrategyResult(
+    storage = strategy_info(strategy).storage if is_known(strategy) else ""
+    result = StrategyResult(
         strategy=strategy,
         variant=variant_name(strategy, option),
         mode=config.mode,
         status=status,
         matrices=config.matrices,
         flops=roofline.flops(config.matrices, m, n),
-        bytes=roofline.traffic_bytes(config.matrices, m, n, config.itemsize),
+        bytes=roofline.traffic_bytes(
+            config.matrices, m, n, config.itemsize, STORAGE_ITEMSIZE.get(storage)
+        ),
     )
+    if storage:
+        result.accuracy_class = strategy_info(strategy).accuracy_class
+        result.notes.append(
+            f"reduced precision: its inputs are stored as {storage} and summed in float32, "
+            f"checked against {storage}'s tolerance: an accuracy class of its own, never the "
+            f"answer for {config.dtype}"
+        )
+    return result
 
 
 def mark_tpu_padding(result: StrategyResult, config: BenchConfig) -> None:
@@ -76,6 +90,7 @@ def check_outputs(
     reference: np.ndarray,
     config: BenchConfig,
     convert: Callable[[Any], np.ndarray] = to_host,
+    dtype: str | None = None,
 ) -> None:
     """Check each full output (replicated mode has one per replica; the worst one counts).
 
@@ -89,7 +104,7 @@ def check_outputs(
         if mismatch:
             where = f"replica {index}: " if len(outputs) > 1 else ""
             result.warnings.append(f"incorrect: {where}{mismatch}")
-        checks.append(correctness.check(buffer, reference, config.dtype, config.columns))
+        checks.append(correctness.check(buffer, reference, dtype or config.dtype, config.columns))
     worst = max(checks, key=lambda c: (not c.correct, c.max_rel_error))
     result.max_rel_error = worst.max_rel_error
     result.rel_error_norm = worst.rel_error_norm

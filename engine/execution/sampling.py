@@ -107,6 +107,7 @@ def _race_round(prepared: list[Prepared], plan: RacePlan, emit: Progress) -> Non
         if item.sampler is not None
         and item.result.correct
         and item.result.stop_reason != "eliminated"
+        and not item.result.accuracy_class  # another accuracy: never the best to beat
     }
     running = {i for i in candidates if prepared[i].result.stop_reason is None}
     named = {prepared[i].result.variant: s for i, s in candidates.items()}

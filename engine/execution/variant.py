@@ -46,6 +46,17 @@ class PlacedInputs:
     transfer_s: float  # host -> device time of one set (0 on the host)
 
 
+def stored_inputs(runtime: Runtime, inputs: PlacedInputs, storage: str) -> PlacedInputs:
+    """A reduced-precision point's inputs: the same values narrowed to `storage` on the
+    device; the float64 reference stays that of the requested inputs."""
+    return PlacedInputs(
+        timed=[runtime.store(placed, storage) for placed in inputs.timed],
+        check=runtime.store(inputs.check, storage),
+        reference=inputs.reference,
+        transfer_s=inputs.transfer_s,
+    )
+
+
 def kernel_function(strategy: str) -> Callable[..., Any]:
     """The function a strategy names: a user's kernel from its file, else the catalogue's."""
     found = user_kernel(strategy)  # registered when the request's config was parsed
@@ -100,8 +111,11 @@ def prepare_variant(
     found = user_kernel(strategy)
     if found is not None:
         result.user_kernel = found.to_dict()  # its source travels with its numbers
-    sets = inputs.timed
+    storage = strategy_info(strategy).storage if found is None else ""
     try:
+        if storage:  # its own copies, narrowed on the device before any call
+            inputs = stored_inputs(runtime, inputs, storage)
+        sets = inputs.timed
         fn = build()
         with runtime.placement(), call_limit(call_limit_s() if found else None):
             sampler = Sampler(
@@ -113,7 +127,9 @@ def prepare_variant(
             output = fn(*inputs.check)
             runtime.sync(output)
         host = runtime.to_host(output)  # one copy to the host, for both checks
-        check_outputs(result, [host], inputs.reference, config, convert=np.asarray)
+        check_outputs(
+            result, [host], inputs.reference, config, convert=np.asarray, dtype=storage or None
+        )
         if found is not None:
             check_user_dtype(result, host, config.dtype)
     except Exception as error:  # noqa: BLE001 - one variant's failure keeps the others

@@ -13,9 +13,13 @@ def flops(matrices: int, rows: int, cols: int) -> int:
     return 2 * matrices * rows * cols
 
 
-def traffic_bytes(matrices: int, rows: int, cols: int, itemsize: int) -> int:
-    """itemsize·B·(m·n + n + m): read A and x, write y."""
-    return itemsize * matrices * (rows * cols + cols + rows)
+def traffic_bytes(
+    matrices: int, rows: int, cols: int, itemsize: int, stored_itemsize: int | None = None
+) -> int:
+    """B·(m·n + n)·s + B·m·itemsize: read A and x (stored with `s` bytes each, the requested
+    itemsize unless narrowed for storage), write y."""
+    stored = itemsize if stored_itemsize is None else stored_itemsize
+    return matrices * ((rows * cols + cols) * stored + rows * itemsize)
 
 
 TPU_LANES = 128  # the minor dimension of a TPU tile

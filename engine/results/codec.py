@@ -160,6 +160,7 @@ def result_from_dict(
         else None,
         profile=ProfileSummary.from_dict(profile.data, profile.path) if profile else None,
         user_kernel=_user_kernel_from(read),
+        accuracy_class=read.text("accuracy_class", None, max_chars=200),
     )
 
 
@@ -176,6 +177,9 @@ def run_to_dict(run: RunResult) -> dict[str, Any]:
         "warnings": list(run.warnings),
     }
     data["winner"] = run.winner_dict()
+    reduced = run.reduced_precision()
+    if reduced is not None:
+        data["reduced_precision"] = reduced
     if run.config.search:
         data["search"] = search_summary(run)
     data["uncertainty"] = {
@@ -242,6 +246,7 @@ def run_from_dict(cls: type[RunResult], data: Any) -> RunResult:
         "warnings",
         "memory_estimate",
         "winner",
+        "reduced_precision",
         "search",
         "uncertainty",
         "sampling",

@@ -61,6 +61,22 @@ def winner_line(winner: Mapping[str, Any] | None) -> str:
     )
 
 
+def reduced_precision_line(record: Mapping[str, Any] | None, dtype: str) -> str | None:
+    """The reduced-precision trade beside the answer, never as the answer: its time over the
+    winner's and both errors, side by side."""
+    if not record:
+        return None
+    low, high = record["ratio_ci"]
+    return (
+        f"reduced precision, not the answer for {dtype}: {record['variant']} "
+        f"({record['accuracy_class']}) takes {record['ratio_to_winner']:.2f}x the time of "
+        f"{record['winner']} ({low:.2f}–{high:.2f}x), with a max relative error of "
+        f"{format_number(record['max_rel_error'], '.1e')} against "
+        f"{format_number(record['winner_max_rel_error'], '.1e')}; use it only where that "
+        "error is acceptable"
+    )
+
+
 def verdict(status: str, correct: bool) -> str:
     """The one-word state users scan for: a wrong answer must never look like a result."""
     if status != "ok":
@@ -150,7 +166,9 @@ def summary_table(result: RunResult) -> str:
     peak = result.peak_bytes_per_s
     header = f"peak read bandwidth {peak / 1e9:.1f} GB/s (measured)" if peak else ""
     answer = winner_line(result.winner_dict())
-    parts = [header, table, answer, *(["notes:", *notes] if notes else [])]
+    reduced = reduced_precision_line(result.reduced_precision(), result.config.dtype)
+    parts = [header, table, answer, *([reduced] if reduced else [])]
+    parts += ["notes:", *notes] if notes else []
     return "\n".join(parts).strip()
 
 

@@ -90,6 +90,9 @@ class StrategyResult:
     # A user's kernel (`--kernel`): name, path, function, framework, source and sha256, so
     # the result renders where the file is not.
     user_kernel: dict[str, str] | None = None
+    # Reduced precision ("bfloat16 storage, float32 accumulation"): an accuracy class of its
+    # own, never a candidate for the requested dtype's answer. None: the requested dtype's.
+    accuracy_class: str | None = None
 
     @property
     def measurement(self) -> Measurement | None:
@@ -183,6 +186,13 @@ class RunResult:
 
     def winner_dict(self) -> dict[str, Any] | None:
         return verdict.winner_record(self.winner())
+
+    def reduced_precision(self) -> dict[str, Any] | None:
+        """The fastest reduced-precision point beside the winner, with both errors (None when
+        none ran): a trade the user chooses, never the answer."""
+        return verdict.reduced_precision_record(
+            self.results, self.winner(), self.effective_floor, self.config.seed
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return codec.run_to_dict(self)

@@ -19,6 +19,7 @@ def point_axes(variant: str) -> dict[str, Any]:
         "expression": info.expression or strategy,
         "compiler": "xla" if option == "xla" else info.compiler,
         "chunks": info.chunks,
+        "storage": info.storage or None,  # None: the requested dtype
         "threads": 1 if option == ONE_THREAD else None,  # None: every thread the run gives
         "simplicity": info.simplicity,
     }
@@ -30,12 +31,15 @@ def search_summary(result: Any) -> dict[str, Any]:
     winner = result.winner_dict()
     ratios = (winner or {}).get("ratios", {})
     best = (winner or {}).get("variant")
+    best_median = next((r.median_s for r in result.results if r.variant == best), None)
     points = []
     per_framework: dict[str, tuple[str, float]] = {}
     for entry in result.results:
         axes = point_axes(entry.variant)
         median = entry.median_s
         ratio = 1.0 if entry.variant == best else ratios.get(entry.variant, {}).get("ratio")
+        if ratio is None and entry.accuracy_class and median and best_median:
+            ratio = median / best_median  # another accuracy: a plain ratio of medians
         interval = None if entry.variant == best else ratios.get(entry.variant, {}).get("ratio_ci")
         points.append(
             {
@@ -52,12 +56,14 @@ def search_summary(result: Any) -> dict[str, Any]:
         )
         framework = axes.get("framework")
         usable = bool(framework and entry.status == "ok" and entry.correct and median)
+        usable = usable and not entry.accuracy_class  # reduced precision: `reduced_precision`
         if usable and (framework not in per_framework or median < per_framework[framework][1]):
             per_framework[framework] = (entry.variant, median)
     return {
         "best": best,
         "tied_with": (winner or {}).get("tied_with", []),
         "best_per_framework": {f: v for f, (v, _) in per_framework.items()},
+        "reduced_precision": result.reduced_precision(),
         "points": points,
     }
 
@@ -70,6 +76,12 @@ def search_lines(summary: dict[str, Any]) -> list[str]:
         lines.append(f"  best: {summary['best']}" + (f" (tied with {ties})" if ties else ""))
     for framework, variant in summary["best_per_framework"].items():
         lines.append(f"  best in {framework}: {variant}")
+    reduced = summary.get("reduced_precision")
+    if reduced:
+        lines.append(
+            f"  reduced precision ({reduced['accuracy_class']}): {reduced['variant']}, "
+            f"{reduced['ratio_to_winner']:.2f}x the winner's time"
+        )
     gone = [p for p in summary["points"] if p["stop_reason"] == "eliminated"]
     if gone:
         shown = ", ".join(

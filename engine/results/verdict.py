@@ -6,10 +6,17 @@ history's list); derived from the samples each time, never stored as a second tr
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from engine.measure.uncertainty import RATIO_CI_METHOD, NoiseFloor, Winner, winner_and_ties
+from engine.measure.uncertainty import (
+    RATIO_CI_METHOD,
+    NoiseFloor,
+    Winner,
+    ratio_interval,
+    winner_and_ties,
+)
 from engine.spec.catalog import is_known, own_process, strategy_info
 
 if TYPE_CHECKING:
@@ -23,11 +30,12 @@ def effective_floor(floor: NoiseFloor, load: MachineLoad | None) -> NoiseFloor:
 
 
 def winner_of(results: Sequence[StrategyResult], floor: NoiseFloor, seed: int) -> Winner | None:
-    """The fastest correct variant and those not distinguishable from it (ties)."""
+    """The fastest correct variant and those not distinguishable from it (ties), among the
+    variants of the requested dtype's accuracy (a reduced-precision point is never one)."""
     candidates = tuple(
         (r.variant, tuple(r.samples_s), own_process(r.variant))
         for r in results
-        if r.status == "ok" and r.correct and r.samples_s
+        if r.status == "ok" and r.correct and r.samples_s and not r.accuracy_class
     )
     return _bootstrapped(candidates, floor, seed)
 
@@ -67,5 +75,32 @@ def winner_record(found: Winner | None) -> dict[str, Any] | None:
         },
         "simplest": simplest,
         "simplest_reason": strategy_info(simplest).simplicity_reason if is_known(simplest) else "",
+        "method": RATIO_CI_METHOD,
+    }
+
+
+def reduced_precision_record(
+    results: Sequence[StrategyResult], found: Winner | None, floor: NoiseFloor, seed: int
+) -> dict[str, Any] | None:
+    """`reduced_precision` in the results JSON: the fastest correct point of a reduced
+    accuracy class, its time over the winner's with the interval, and both errors, so the
+    trade is read side by side; None when no such point ran or there is no winner."""
+    reduced = [
+        r for r in results if r.accuracy_class and r.status == "ok" and r.correct and r.samples_s
+    ]
+    winner = next((r for r in results if found and r.variant == found.variant), None)
+    if not reduced or winner is None:
+        return None
+    best = min(reduced, key=lambda r: r.median_s or math.inf)
+    same = own_process(best.variant) == own_process(winner.variant)
+    ratio = ratio_interval([winner.samples_s], [best.samples_s], floor.side_log_sd(same), seed)
+    return {
+        "variant": best.variant,
+        "accuracy_class": best.accuracy_class,
+        "ratio_to_winner": ratio.ratio,
+        "ratio_ci": [ratio.low, ratio.high],
+        "max_rel_error": best.max_rel_error,
+        "winner": winner.variant,
+        "winner_max_rel_error": winner.max_rel_error,
         "method": RATIO_CI_METHOD,
     }

@@ -76,6 +76,10 @@ class StrategyInfo:
     searchable: bool = True
     search_only: bool = False
     build: str = ""
+    # Reduced precision, an accuracy class of its own: the dtype its inputs are stored in
+    # (the requested float32 narrowed on the device, outside the timing); it sums in float32.
+    # Checked against the storage dtype's tolerance, never a candidate for the answer.
+    storage: str = ""
     # The user's own kernel (`--kernel`, spec/user_kernels.py): `kernel` is "path.py:function"
     # and `source` the function's source, as read when its config was parsed.
     user: bool = False
@@ -107,6 +111,11 @@ class StrategyInfo:
     def runs_on_host(self) -> bool:
         """Takes NumPy arrays on the host instead of device tensors."""
         return self.kind == "host"
+
+    @property
+    def accuracy_class(self) -> str | None:
+        """None for the requested dtype's class; else what the point trades for speed."""
+        return f"{self.storage} storage, float32 accumulation" if self.storage else None
 
     @property
     def has_thread_axis(self) -> bool:
@@ -584,6 +593,52 @@ SEARCH_POINTS: tuple[StrategyInfo, ...] = (
         expression="broadcast multiply and reduce",
         compiler="torch.compile",
         build="compile",
+        **SEARCH_ONLY,
+    ),
+    # Reduced precision: the same fused forms reading bfloat16 (half the bytes), summing in
+    # float32. They run only when float32 was asked for, and are never the answer to it.
+    StrategyInfo(
+        "broadcast_reduce_bf16",
+        "graph",
+        "tf.reduce_sum(A * x[:, None, :], -1) over bfloat16 inputs widened to float32.",
+        _tf("broadcast_reduce_bf16"),
+        simplicity=6,
+        simplicity_reason="inputs kept in bfloat16: a different accuracy",
+        why="Half the bytes of float32 to read, for an error of bfloat16's size.",
+        expression="broadcast multiply and reduce",
+        compiler="graph",
+        storage="bfloat16",
+        **SEARCH_ONLY,
+    ),
+    StrategyInfo(
+        "jax_einsum_bf16",
+        "jit",
+        "JAX: jnp.einsum('bij,bj->bi', A, x, preferred_element_type=float32), bfloat16 inputs.",
+        _peer("jax", "jax_einsum_bf16"),
+        framework="jax",
+        simplicity=6,
+        simplicity_reason="inputs kept in bfloat16: a different accuracy",
+        why="Half the bytes of float32 to read, for an error of bfloat16's size.",
+        expression="einsum",
+        compiler="jit",
+        storage="bfloat16",
+        **SEARCH_ONLY,
+    ),
+    StrategyInfo(
+        "torch_broadcast_bf16_compiled",
+        "eager",
+        "PyTorch: (A.float() * x.float()[:, None, :]).sum(-1) under torch.compile, bfloat16 "
+        "inputs.",
+        _peer("torch", "torch_broadcast_bf16"),
+        framework="torch",
+        simplicity=7,
+        simplicity_reason="inputs kept in bfloat16: a different accuracy, compiled",
+        why="torch.compile widens each bfloat16 in registers inside one fused loop: half the "
+        "bytes of float32 to read.",
+        expression="broadcast multiply and reduce",
+        compiler="torch.compile",
+        build="compile",
+        storage="bfloat16",
         **SEARCH_ONLY,
     ),
 )

@@ -236,7 +236,8 @@ class BenchConfig:
         """A search measures every searchable point (and whatever else was asked), with
         +xla, each within its share of the search budget. Applying it again changes nothing,
         so a stored search config reads back as itself."""
-        names = set(search_strategy_names()) | set(self.strategies)
+        searched = [n for n in search_strategy_names() if self._may_run(n)]
+        names = set(searched) | set(self.strategies)
         catalogue = strategy_names()
         ordered = tuple(name for name in catalogue if name in names) + tuple(
             name
@@ -248,7 +249,18 @@ class BenchConfig:
         object.__setattr__(self, "xla", True)
         object.__setattr__(self, "time_budget_s", min(self.time_budget_s, share))
 
+    def _may_run(self, name: str) -> bool:
+        """A reduced-precision point narrows float32 inputs: it runs when float32 was asked."""
+        return not is_known(name) or not strategy_info(name).storage or self.dtype == "float32"
+
     def _check_combination(self) -> None:
+        narrowing = [name for name in self.strategies if not self._may_run(name)]
+        if narrowing:
+            raise ConfigError(
+                "strategy",
+                f"{narrowing[0]} stores float32 inputs as {strategy_info(narrowing[0]).storage}: "
+                "it runs with dtype float32",
+            )
         if self.search and self.mode != "single":
             raise ConfigError("search", "searches run in mode single")
         if self.mode == "single" and self.replicas != 1:

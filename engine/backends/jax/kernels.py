@@ -17,3 +17,8 @@ def jax_einsum(A: jax.Array, x: jax.Array) -> jax.Array:
 
 def jax_broadcast(A: jax.Array, x: jax.Array) -> jax.Array:
     return (A * x[:, None, :]).sum(axis=-1)
+
+
+def jax_einsum_bf16(A: jax.Array, x: jax.Array) -> jax.Array:
+    """Inputs stored as bfloat16 (half the bytes read), products summed in float32."""
+    return jnp.einsum("bij,bj->bi", A, x, preferred_element_type=jnp.float32)

@@ -16,6 +16,7 @@ from typing import Any
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 
 import jax  # after the environment above
+import jax.numpy as jnp
 import jaxlib
 import numpy as np
 
@@ -56,6 +57,12 @@ class JaxRuntime:
 
     def classify(self, error: BaseException) -> str:
         return classify_error(error)
+
+    def store(self, placed: tuple[Any, Any], dtype: str) -> tuple[Any, Any]:
+        """The placed inputs narrowed to `dtype` on the device (a reduced-precision point's)."""
+        narrowed = tuple(array.astype(jnp.dtype(dtype)) for array in placed)
+        jax.block_until_ready(narrowed)
+        return narrowed  # type: ignore[return-value]
 
     def sync(self, output: Any) -> None:
         output.block_until_ready()

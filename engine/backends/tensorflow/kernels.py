@@ -61,3 +61,9 @@ def batched_step(A: tf.Tensor, x: tf.Tensor) -> tf.Tensor:
 
 def broadcast_reduce(A: tf.Tensor, x: tf.Tensor) -> tf.Tensor:
     return tf.reduce_sum(A * x[:, None, :], axis=-1)
+
+
+def broadcast_reduce_bf16(A: tf.Tensor, x: tf.Tensor) -> tf.Tensor:
+    """Inputs stored as bfloat16 (half the bytes read), products summed in float32."""
+    widened = tf.cast(A, tf.float32) * tf.cast(x, tf.float32)[:, None, :]
+    return tf.reduce_sum(widened, axis=-1)

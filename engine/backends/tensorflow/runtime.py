@@ -48,6 +48,13 @@ class TensorflowRuntime:
         sync_all(placed)
         return placed  # type: ignore[return-value]
 
+    def store(self, placed: tuple[Any, Any], dtype: str) -> tuple[Any, Any]:
+        """The placed inputs narrowed to `dtype` on the device (a reduced-precision point's)."""
+        with tf.device(self.device):
+            narrowed = tuple(tf.cast(tensor, DTYPES[dtype]) for tensor in placed)
+        sync_all(narrowed)
+        return narrowed  # type: ignore[return-value]
+
     def _tensor(self, array: np.ndarray) -> Any:
         if self.dtype == tf.bfloat16:  # NumPy has no bfloat16: widen, then narrow exactly
             return tf.cast(tf.constant(array.astype(np.float32)), tf.bfloat16)
@@ -83,7 +90,10 @@ class TensorflowRuntime:
         return classify(error)
 
     def memory_stats(self) -> dict[str, int] | None:
-        """The device's memory in use and its peak (None where it is not reported: the CPU)."""
+        """The device's memory in use and its peak (None where it is not reported: the CPU,
+        for which some versions answer zeros rather than refuse)."""
+        if self.device_kind == "CPU":
+            return None
         try:
             info = tf.config.experimental.get_memory_info(self.device.replace("/", "", 1))
         except (ValueError, tf.errors.OpError):

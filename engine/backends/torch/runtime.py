@@ -47,6 +47,12 @@ class TorchRuntime:
         self.sync(None)
         return placed
 
+    def store(self, placed: tuple[Any, Any], dtype: str) -> tuple[Any, Any]:
+        """The placed inputs narrowed to `dtype` on the device (a reduced-precision point's)."""
+        narrowed = tuple(t.to(DTYPES[dtype]) for t in placed)
+        self.sync(None)
+        return narrowed  # type: ignore[return-value]
+
     def _tensor(self, array: np.ndarray) -> torch.Tensor:
         if self.dtype == torch.bfloat16:  # NumPy has no bfloat16: widen, then narrow exactly
             return torch.from_numpy(array.astype(np.float32)).to(self.device, torch.bfloat16)

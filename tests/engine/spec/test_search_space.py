@@ -38,7 +38,11 @@ POINTS = {
     "torch_broadcast": ("torch", "broadcast multiply and reduce", "eager"),
     "torch_bmm_compiled": ("torch", "matmul", "torch.compile"),
     "torch_broadcast_compiled": ("torch", "broadcast multiply and reduce", "torch.compile"),
+    "broadcast_reduce_bf16": ("tensorflow", "broadcast multiply and reduce", "graph"),
+    "jax_einsum_bf16": ("jax", "einsum", "jit"),
+    "torch_broadcast_bf16_compiled": ("torch", "broadcast multiply and reduce", "torch.compile"),
 }
+REDUCED_PRECISION = {"broadcast_reduce_bf16", "jax_einsum_bf16", "torch_broadcast_bf16_compiled"}
 
 
 def test_every_point_has_its_stable_name_axes_and_code_to_copy():
@@ -50,6 +54,8 @@ def test_every_point_has_its_stable_name_axes_and_code_to_copy():
         assert code_to_copy(name), name
     assert strategy_info("numpy_split2").chunks == 2
     assert code_to_copy("torch_bmm_compiled").startswith("@torch.compile\ndef torch_bmm(")
+    reduced = {name for name in POINTS if strategy_info(name).storage == "bfloat16"}
+    assert reduced == REDUCED_PRECISION
 
 
 def test_a_search_on_a_cpu_with_cores_tries_each_point_on_one_thread_when_asked():
