@@ -55,6 +55,8 @@ def best_of(data: dict, framework: str, catalogue_only: bool) -> tuple[str, floa
             continue
         if catalogue_only and info.search_only:
             continue
+        if entry.get("accuracy_class"):  # reduced precision answers another question
+            continue
         found.append((entry["variant"], entry["median_s"]))
     return min(found, key=lambda pair: pair[1]) if found else None
 
