@@ -50,6 +50,9 @@ class Runtime(Protocol):
     def environment(self) -> dict[str, Any]:
         """Version, device and thread settings, for the results' `environment.frameworks`."""
 
+    # Where the framework has a profiler, a runtime also supplies (optional):
+    # def profile(self, call, calls) -> ProfileSummary: `calls` more calls of `call(i)`,
+    #     profiled after the samples (PyTorch: torch.profiler; TensorFlow's is the run's own)
     # On an accelerator a runtime also supplies the ceiling of its own device (optional; the
     # host's NumPy probe is the ceiling of a framework that runs on the CPU):
     # def probe_buffer(self, elements: int) -> Any: a float32 buffer on the device

@@ -44,7 +44,7 @@ from engine.measure.uncertainty import DEFAULT_RATIO_LOG_SD, NoiseFloor
 from engine.process.children import die_with_parent
 from engine.results.events import Event, Phase, VariantStarted
 from engine.results.formatting import one_line
-from engine.results.parts import Probe
+from engine.results.parts import Probe, ProfileSummary
 from engine.spec.catalog import ONE_THREAD, strategy_info, variant_name
 from engine.spec.config import BenchConfig
 
@@ -97,6 +97,28 @@ def prepare_peer_variant(
     return prepare_variant(
         runtime, config, inputs, variant, build=build, run_device_kind=run_device_kind
     )
+
+
+PROFILE_CALLS = 3
+PROFILE_BUDGET_S = 0.15  # fewer calls for a slow variant: a profile grows with its events
+
+
+def profile_in_process(runtime: Runtime, item: Prepared) -> ProfileSummary | None:
+    """The variant's profile with its framework's own profiler, where it has one; a failed
+    profile never costs the timings."""
+    result = item.result
+    if item.sampler is None or result.status != "ok":
+        return None  # nothing ran to profile: the variant's own status says why
+    if not hasattr(runtime, "profile"):
+        return ProfileSummary("unsupported", error=f"no profiler hook for {runtime.framework}")
+    median = result.median_s
+    calls = (
+        PROFILE_CALLS if not median else max(1, min(PROFILE_CALLS, int(PROFILE_BUDGET_S / median)))
+    )
+    try:
+        return runtime.profile(item.sampler.kernel.call, calls)  # type: ignore[attr-defined]
+    except Exception as error:  # noqa: BLE001 - a failed profile never costs the timings
+        return ProfileSummary("failed", error=one_line(error))
 
 
 def device_probes(runtime: Runtime, buffer_bytes: int, when: str) -> list[dict[str, Any]]:
@@ -163,6 +185,10 @@ def run(request: dict[str, Any], write: Callable[[dict[str, Any]], None]) -> dic
     for item in prepared:
         if item.sampler is not None and item.finish is not None:
             item.finish(item.sampler.timing(config.repeats, item.result.stop_reason))
+    if config.profile:
+        emit(Phase(f"profiles ({framework})"))
+        for item in prepared:
+            item.result.profile = profile_in_process(runtime, item)
     results = [item.result.to_dict(None) for item in prepared]
     environment = runtime.environment()
     memory = runtime.memory_stats()  # the peak covers the inputs and every variant's calls

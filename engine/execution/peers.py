@@ -34,7 +34,7 @@ from engine.results.parts import Probe
 from engine.results.reader import ResultsRejected
 from engine.spec.catalog import (
     ONE_THREAD,
-    PEER_INSTALL_HINT,
+    install_hint,
     own_process,
     strategy_info,
     variant_name,
@@ -158,7 +158,10 @@ def _results_from(
     hint = f"{framework} could not be imported"
     if isinstance(payload, dict) and "import_error" in payload:
         return _ended(
-            config, wanted, "unsupported", f"{hint}: {payload['import_error']}; {PEER_INSTALL_HINT}"
+            config,
+            wanted,
+            "unsupported",
+            f"{hint}: {payload['import_error']}; {install_hint(framework)}",
         )
     if isinstance(payload, dict) and "error" in payload:
         return _ended(
@@ -214,7 +217,7 @@ def run_peers(
         one_thread = process.endswith(f"@{ONE_THREAD}")
         threads = 1 if one_thread else peer_threads(config)
         if not strategy_info(wanted[0][0]).installed:
-            error = f"{framework} is not installed here; {PEER_INSTALL_HINT}"
+            error = f"{framework} is not installed here; {install_hint(framework)}"
             outcome.results.update(_ended(config, wanted, "unsupported", error))
             continue
         emit(Phase(f"peers: {framework}" + (" on one thread" if one_thread else "")))

@@ -1,8 +1,8 @@
 """Which process runs a framework's variants: decided here, once, for every run.
 
-- JAX and PyTorch: always a process of their own, started before TensorFlow takes the device
-  (JAX preallocates a GPU; a TPU has one owner at a time; two frameworks' thread pools in one
-  process fight).
+- JAX, PyTorch and CuPy: always a process of their own, started before TensorFlow takes the
+  device (JAX preallocates a GPU; a TPU has one owner at a time; two frameworks' thread pools
+  in one process fight).
 - NumPy: inside TensorFlow's run when TensorFlow is here (it needs no device, and shares the
   host inputs TensorFlow's run already holds); in a process of its own through the same
   prepare -> sample -> check path as the peers when TensorFlow is not.

@@ -29,6 +29,7 @@ class Prepared:
     sampler: Sampler | None = None
     finish: Callable[[Timing], None] | None = None  # after sampling: record and add context
     shown: bool = False  # already on the page (a peer's, before TensorFlow started)
+    elsewhere: bool = False  # measured in a process of its own (a peer's): final here
     # The scope each of its sampling blocks runs in (a user kernel's time limit), if any.
     guard: Callable[[], AbstractContextManager[Any]] | None = None
 

@@ -184,7 +184,7 @@ def run_benchmark(
     for variant, result in peers.results.items():  # on the page before TensorFlow starts
         emit(VariantDone(result.variant, result.status))
         emit(VariantResult(result.to_dict(None)))
-        measured_by_peers[variant] = Prepared(result, shown=True)
+        measured_by_peers[variant] = Prepared(result, shown=True, elsewhere=True)
     clock.lap("peers_s")
     distributed = None
     if config.mode != "single" and worker_count() > 1:
@@ -221,7 +221,7 @@ def run_benchmark(
 
     with tf.device(device):
         record = take_samples(
-            [item for item in prepared if not item.shown],  # a peer's samples are taken
+            [item for item in prepared if not item.elsewhere],  # a peer's samples are taken
             plan=plan if worker_count() <= 1 else fixed_plan(config),
             order=config.order,
             seed=config.seed,
@@ -234,6 +234,8 @@ def run_benchmark(
     if config.profile:
         emit(Phase("profiles"))
         for item in prepared:
+            if item.elsewhere:
+                continue  # a peer's: profiled in its own process, by its own framework
             fresh = fresh_first_call(ctx, item.result.variant)
             item.result.profile = profile_variant(item, device, run_id, fresh)
     clock.lap("profile_s")

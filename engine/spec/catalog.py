@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 Kind = Literal["eager", "graph", "host", "jit"]
-Framework = Literal["tensorflow", "numpy", "jax", "torch"]
+Framework = Literal["tensorflow", "numpy", "jax", "torch", "cupy"]
 # Peers run in a process of their own (started by the run), never beside TensorFlow: JAX
 # preallocates most of a GPU, and two frameworks' thread pools in one process fight.
-PEER_FRAMEWORKS: dict[str, str] = {"jax": "jax", "torch": "torch"}  # framework -> module
+PEER_FRAMEWORKS: dict[str, str] = {"jax": "jax", "torch": "torch", "cupy": "cupy"}
 # Every framework's import name: a strategy is installed when its framework can be imported.
 FRAMEWORK_MODULES: dict[str, str] = {
     "tensorflow": "tensorflow",
@@ -33,12 +33,24 @@ FRAMEWORK_LABELS: dict[str, str] = {
     "numpy": "NumPy",
     "jax": "JAX",
     "torch": "PyTorch",
+    "cupy": "CuPy",
 }
 PEER_INSTALL_HINT = (
     "install the peers with `pip install -r requirements-peers.txt` (CPU-only machines: "
     "`pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu` avoids "
     "the several-GB CUDA build)"
 )
+CUPY_INSTALL_HINT = (
+    "CuPy runs on an NVIDIA GPU only: install the build for its CUDA, e.g. "
+    "`pip install cupy-cuda12x`"
+)
+
+
+def install_hint(framework: str) -> str:
+    """How to install a peer framework that is missing or broken here."""
+    return CUPY_INSTALL_HINT if framework == "cupy" else PEER_INSTALL_HINT
+
+
 # How a strategy runs under tf.distribute: "graph" (strategy.run of its kernel), "dataset"
 # (a tf.data pipeline split across replicas), or None (mode single only).
 Distribution = Literal["graph", "dataset"] | None
@@ -125,7 +137,7 @@ class StrategyInfo:
         return (
             self.searchable
             and not self.user
-            and self.framework != "tensorflow"
+            and self.framework in ONE_THREAD_SETUP  # NumPy, JAX, PyTorch: CPU thread pools
             and self.chunks == 1
         )
 
@@ -485,6 +497,34 @@ BUILTIN: tuple[StrategyInfo, ...] = (
         why="PyTorch lowers the einsum to one batched matrix multiply for the whole batch.",
         expression="einsum",
         compiler="eager",
+    ),
+    StrategyInfo(
+        "cupy_matmul",
+        "eager",
+        "CuPy: cp.matmul(A, x[..., None])[..., 0] on the GPU.",
+        _peer("cupy", "cupy_matmul"),
+        framework="cupy",
+        launches="one",
+        interactive=False,
+        simplicity=2,
+        simplicity_reason="one NumPy-style call, on the GPU",
+        why="One batched GEMM call (cuBLAS) for the whole batch.",
+        expression="matmul",
+        compiler="none",
+    ),
+    StrategyInfo(
+        "cupy_einsum",
+        "eager",
+        "CuPy: cp.einsum('bij,bj->bi', A, x) on the GPU.",
+        _peer("cupy", "cupy_einsum"),
+        framework="cupy",
+        launches="one",
+        interactive=False,
+        simplicity=3,
+        simplicity_reason="one call, with the index notation to read, on the GPU",
+        why="CuPy maps the contraction onto one batched cuBLAS or cuTENSOR call.",
+        expression="einsum",
+        compiler="none",
     ),
 )
 

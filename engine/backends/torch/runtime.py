@@ -94,6 +94,12 @@ class TorchRuntime:
         """A read of every element: a sum."""
         return torch.sum
 
+    def profile(self, call: Callable[[int], Any], calls: int) -> Any:
+        """A `ProfileSummary` of `calls` more calls (`torch.profiler`)."""
+        from engine.backends.torch.profile import profile_kernel
+
+        return profile_kernel(call, self.sync, calls, self.cuda)
+
     def memory_stats(self) -> dict[str, int] | None:
         """The GPU's memory this process allocated, now and at its peak (None on the CPU)."""
         if not self.cuda:

@@ -1,5 +1,5 @@
 """The same contract for every runtime that runs through the prepare -> sample -> check path
-(TensorFlow, NumPy, JAX, PyTorch), each in a process of its own: correct on random,
+(TensorFlow, NumPy, JAX, PyTorch, CuPy), each in a process of its own: correct on random,
 rectangular and degenerate shapes (B = 1, m = 1, n = 1) in every dtype it supports, a reason
 for each dtype it refuses, errors classified, a bad build option refused as a ValueError, and
 the inputs on its device bit for bit the engine's."""
@@ -16,10 +16,16 @@ import pytest
 from engine.spec.catalog import framework_installed
 from tests.conftest import ROOT
 
+FAKE_CUPY = ROOT / "tests" / "fixtures" / "fake_cupy"
 
-@pytest.fixture(scope="module", params=["tensorflow", "numpy", "jax", "torch"])
+
+@pytest.fixture(scope="module", params=["tensorflow", "numpy", "jax", "torch", "cupy"])
 def contract(request):
-    if not framework_installed(request.param):
+    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
+    if request.param == "cupy" and not framework_installed("cupy"):
+        # No GPU here: CuPy's runtime runs over a NumPy stand-in that says it is on a GPU.
+        env["PYTHONPATH"] = os.pathsep.join([str(FAKE_CUPY), str(ROOT)])
+    elif not framework_installed(request.param):
         pytest.skip(f"{request.param} is not installed here")
     done = subprocess.run(
         [sys.executable, "-m", "tests.engine.backends.runtime_probe", request.param],
@@ -27,7 +33,7 @@ def contract(request):
         capture_output=True,
         text=True,
         timeout=600,
-        env={**os.environ, "JAX_PLATFORMS": "cpu"},
+        env=env,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -53,7 +59,13 @@ def test_a_refused_dtype_says_why_and_a_bad_option_is_a_value_error(contract):
     refusals = contract["kernel_refusals"]
     assert all(r["status"] == "unsupported" and r["dtype"] != "float32" for r in refusals)
     framework = contract["framework"]
-    expected = {"tensorflow": "TensorFlow", "numpy": "NumPy", "jax": "JAX", "torch": "PyTorch"}
+    expected = {
+        "tensorflow": "TensorFlow",
+        "numpy": "NumPy",
+        "jax": "JAX",
+        "torch": "PyTorch",
+        "cupy": "CuPy",
+    }
     option = "no-such" if framework == "tensorflow" else "xla"
     assert contract["bad_option"].startswith(f"{expected[framework]} kernels have no '{option}'")
 

@@ -229,6 +229,47 @@ def test_an_accelerator_peer_measures_its_own_devices_ceiling():
     assert device_probes(cpu, 8 * 2**20, "before") == []  # a CPU peer's ceiling is the host's
 
 
+def test_a_gpu_framework_runs_beside_the_host_against_its_own_ceiling(tmp_path):
+    """A whole run with CuPy (a NumPy stand-in that says it is on a GPU: no GPU here): its
+    variants are measured in their own process, checked, placed against the read bandwidth
+    of their own device, and said to be on another device than the run's."""
+    out = tmp_path / "run.json"
+    fake = ROOT / "tests" / "fixtures" / "fake_cupy"
+    command = [sys.executable, "-m", "engine", "run", "--strategy=numpy,cupy_matmul,cupy_einsum"]
+    command += ["--matrices=64", "--dim=8", "--repeats=5", "--time-budget=2", f"--json={out}"]
+    done = subprocess.run(
+        [*command, "--no-history", "--progress=none"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(fake), str(ROOT)])},
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    data = json.loads(out.read_text())
+    by_name = {entry["variant"]: entry for entry in data["results"]}
+    for name in ("cupy_matmul", "cupy_einsum"):
+        entry = by_name[name]
+        assert entry["status"] == "ok" and entry["correct"], entry
+        assert entry["ceiling_bytes_per_s"] > 0  # its own device's probe, not the host's
+        assert any("cupy ran on the GPU, not on the run's CPU" in w for w in entry["warnings"])
+    cupy = data["environment"]["frameworks"]["cupy"]
+    assert cupy["device_kind"] == "GPU" and cupy["device_name"] == "fake GPU (NumPy)"
+    assert cupy["device_memory"] == {"bytes_in_use": 0, "peak_bytes_in_use": 0}
+
+
+def test_cupy_missing_is_unsupported_with_its_own_hint(monkeypatch):
+    real = catalog._module_file
+    monkeypatch.setattr(catalog, "_module_file", lambda m: None if m == "cupy" else real(m))
+    config = peer_config("cupy_matmul", "numpy")
+    _, outcome = events_and_outcome(config)
+    (result,) = outcome.results.values()
+    assert result.status == "unsupported"
+    assert (
+        "cupy is not installed here" in result.error and "pip install cupy-cuda12x" in result.error
+    )
+
+
 def test_a_result_with_its_own_devices_ceiling_is_placed_against_it():
     from tests.factories import make_run
 

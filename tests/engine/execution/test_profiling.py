@@ -181,3 +181,35 @@ def test_an_eager_loop_counts_each_op_it_dispatches():
     profile = result.results[0].profile
     assert profile.status == "ok" and profile.ops_per_call >= 20  # an op (or more) per matrix
     assert {op.type for op in profile.top_ops} == {"eager op"}
+
+
+def test_pytorch_variants_are_profiled_by_pytorch_in_their_own_process(tmp_path):
+    """A peer's profile is its own framework's (torch.profiler), taken in its process: the
+    batched call is one aten::bmm; the broadcast form a multiply and a sum."""
+    pytest.importorskip("torch")
+    out = tmp_path / "run.json"
+    command = [sys.executable, "-m", "engine", "run", "--strategy=torch_bmm,torch_broadcast"]
+    command += ["--matrices=64", "--dim=8", "--repeats=5", "--time-budget=2", "--profile"]
+    done = subprocess.run(
+        [*command, f"--json={out}", "--no-history", "--progress=none"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    data = json.loads(out.read_text())
+    profiles = {entry["variant"]: entry["profile"] for entry in data["results"]}
+    for variant, ops in (
+        ("torch_bmm", {"aten::bmm"}),
+        ("torch_broadcast", {"aten::mul", "aten::sum"}),
+    ):
+        found = profiles[variant]
+        assert found["status"] == "ok", found
+        names = {op["name"] for op in found["top_ops"]}
+        assert ops <= names, names
+        assert found["calls"] >= 1 and found["ops_per_call"] >= len(ops)
+        assert 0 < found["op_time_s"] <= found["wall_s"]
+        assert found["host_time_s"] == pytest.approx(found["wall_s"] - found["op_time_s"])
+        assert "not reported on the CPU" in found["memory_note"]
+    RunResult.from_dict(data)  # the profile reads back

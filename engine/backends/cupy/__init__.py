@@ -1,0 +1,1 @@
+"""CuPy: NumPy's interface on an NVIDIA GPU, in a process of its own."""

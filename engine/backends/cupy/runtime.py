@@ -1,0 +1,89 @@
+"""CuPy on the first GPU: the same prepare -> sample -> check path as every framework.
+
+CuPy runs only on an NVIDIA (or ROCm) GPU: where there is none its import or its first
+allocation fails, and the run says so for its variants alone. A call is asynchronous on the
+current stream; `sync` waits for the whole device, as the other frameworks' syncs do. Its
+memory pool keeps what it allocated, so what the pool holds is at least the peak in use.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from typing import Any
+
+import cupy as cp
+import numpy as np
+
+from engine.results.formatting import classify_error
+
+
+class CupyRuntime:
+    framework = "cupy"
+    device_kind = "GPU"
+
+    def __init__(self, dtype: str, threads: int) -> None:
+        self.device = cp.cuda.Device(0)
+        self.device.use()
+        self.threads = threads  # host threads do not drive CuPy's kernels; kept for the record
+
+    def unsupported(self, dtype: str) -> str | None:
+        if dtype == "bfloat16":
+            return "CuPy has no bfloat16 arrays"
+        return None
+
+    def put(self, host: tuple[np.ndarray, np.ndarray]) -> tuple[Any, Any]:
+        placed = tuple(cp.asarray(array) for array in host)
+        self.sync(None)
+        return placed  # type: ignore[return-value]
+
+    def store(self, placed: tuple[Any, Any], dtype: str) -> tuple[Any, Any]:
+        raise ValueError(f"CuPy has no {dtype} storage point")
+
+    def build(self, function: Callable[..., Any], option: str) -> Callable[..., Any]:
+        if option:
+            raise ValueError(f"CuPy kernels have no {option!r} variant")
+        return function
+
+    def placement(self) -> contextlib.nullcontext[None]:
+        return contextlib.nullcontext()  # the device was made current once, at the start
+
+    def sync(self, output: Any) -> None:
+        self.device.synchronize()
+
+    def to_host(self, output: Any) -> np.ndarray:
+        return cp.asnumpy(output)
+
+    def classify(self, error: BaseException) -> str:
+        return classify_error(error)
+
+    def probe_buffer(self, elements: int) -> Any:
+        """A float32 buffer on the device, for the read probe (`peer_worker.device_probes`)."""
+        buffer = cp.ones(elements, dtype=cp.float32)
+        self.sync(buffer)
+        return buffer
+
+    def probe_read(self) -> Callable[[Any], Any]:
+        """A read of every element: a sum."""
+        return cp.sum
+
+    def memory_stats(self) -> dict[str, int] | None:
+        pool = cp.get_default_memory_pool()
+        used = int(pool.used_bytes())
+        return {"bytes_in_use": used, "peak_bytes_in_use": max(used, int(pool.total_bytes()))}
+
+    def environment(self) -> dict[str, Any]:
+        properties = cp.cuda.runtime.getDeviceProperties(self.device.id)
+        name = properties.get("name", b"")
+        return {
+            "version": cp.__version__,
+            "device": f"cuda:{self.device.id}",
+            "device_kind": self.device_kind,
+            "device_name": name.decode() if isinstance(name, bytes) else str(name),
+            "threads": self.threads,
+            "thread_control": "none needed: the GPU runs the kernels",
+        }
+
+
+def make_runtime(dtype: str, threads: int) -> CupyRuntime:
+    return CupyRuntime(dtype, threads)
