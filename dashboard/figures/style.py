@@ -52,9 +52,14 @@ PALETTE = (
     "#B3446C",  # torch_broadcast: raspberry
     "#1F3A93",  # torch_bmm_compiled: navy
     "#9467BD",  # torch_broadcast_compiled: lavender
-    "#4C9A2A",  # further strategies and names from elsewhere: leaf
-    "#D98CB3",  # orchid
-    "#5C5C8A",  # slate
+    "#D98CB3",  # broadcast_reduce_bf16: orchid
+    "#5C5C8A",  # jax_einsum_bf16: slate
+    "#4C9A2A",  # torch_broadcast_bf16_compiled: leaf
+    "#11A579",  # cupy_matmul: teal
+    "#3969AC",  # cupy_einsum: steel blue
+    "#7F3C8D",  # further strategies and names from elsewhere: plum
+    "#80BA5A",  # sage
+    "#F3C300",  # yellow
 )
 
 

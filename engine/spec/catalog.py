@@ -498,34 +498,6 @@ BUILTIN: tuple[StrategyInfo, ...] = (
         expression="einsum",
         compiler="eager",
     ),
-    StrategyInfo(
-        "cupy_matmul",
-        "eager",
-        "CuPy: cp.matmul(A, x[..., None])[..., 0] on the GPU.",
-        _peer("cupy", "cupy_matmul"),
-        framework="cupy",
-        launches="one",
-        interactive=False,
-        simplicity=2,
-        simplicity_reason="one NumPy-style call, on the GPU",
-        why="One batched GEMM call (cuBLAS) for the whole batch.",
-        expression="matmul",
-        compiler="none",
-    ),
-    StrategyInfo(
-        "cupy_einsum",
-        "eager",
-        "CuPy: cp.einsum('bij,bj->bi', A, x) on the GPU.",
-        _peer("cupy", "cupy_einsum"),
-        framework="cupy",
-        launches="one",
-        interactive=False,
-        simplicity=3,
-        simplicity_reason="one call, with the index notation to read, on the GPU",
-        why="CuPy maps the contraction onto one batched cuBLAS or cuTENSOR call.",
-        expression="einsum",
-        compiler="none",
-    ),
 )
 
 SEARCH_ONLY = dict(interactive=False, search_only=True, launches="one")
@@ -685,5 +657,38 @@ SEARCH_POINTS: tuple[StrategyInfo, ...] = (
 
 # The loops are points of the space too, but a search does not try them: they lose by
 # construction (`searchable=False`).
-for _info in (*BUILTIN, *SEARCH_POINTS):
+# CuPy: NumPy's interface on an NVIDIA GPU (GPU machines only), after the others so every
+# earlier point keeps its place (and its colour) in the catalogue's order.
+CUPY_POINTS: tuple[StrategyInfo, ...] = (
+    StrategyInfo(
+        "cupy_matmul",
+        "eager",
+        "CuPy: cp.matmul(A, x[..., None])[..., 0] on the GPU.",
+        _peer("cupy", "cupy_matmul"),
+        framework="cupy",
+        launches="one",
+        interactive=False,
+        simplicity=2,
+        simplicity_reason="one NumPy-style call, on the GPU",
+        why="One batched GEMM call (cuBLAS) for the whole batch.",
+        expression="matmul",
+        compiler="none",
+    ),
+    StrategyInfo(
+        "cupy_einsum",
+        "eager",
+        "CuPy: cp.einsum('bij,bj->bi', A, x) on the GPU.",
+        _peer("cupy", "cupy_einsum"),
+        framework="cupy",
+        launches="one",
+        interactive=False,
+        simplicity=3,
+        simplicity_reason="one call, with the index notation to read, on the GPU",
+        why="CuPy maps the contraction onto one batched cuBLAS or cuTENSOR call.",
+        expression="einsum",
+        compiler="none",
+    ),
+)
+
+for _info in (*BUILTIN, *SEARCH_POINTS, *CUPY_POINTS):
     register(_info)

@@ -41,6 +41,8 @@ POINTS = {
     "broadcast_reduce_bf16": ("tensorflow", "broadcast multiply and reduce", "graph"),
     "jax_einsum_bf16": ("jax", "einsum", "jit"),
     "torch_broadcast_bf16_compiled": ("torch", "broadcast multiply and reduce", "torch.compile"),
+    "cupy_matmul": ("cupy", "matmul", "none"),
+    "cupy_einsum": ("cupy", "einsum", "none"),
 }
 REDUCED_PRECISION = {"broadcast_reduce_bf16", "jax_einsum_bf16", "torch_broadcast_bf16_compiled"}
 
