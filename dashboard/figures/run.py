@@ -15,10 +15,12 @@ from dashboard.figures.style import (
     PEAK_COLOR,
     SECOND_COLOR,
     WRONG_COLOR,
+    accuracy_label,
     colors,
     decade_log_axis,
     empty,
     measured,
+    reduced_pattern,
     variant_color,
 )
 from engine.results.formatting import times
@@ -32,10 +34,11 @@ def latency_distribution(samples: pd.DataFrame) -> go.Figure:
     fig = go.Figure()
     for variant, group in samples.groupby("variant", sort=False):
         correct = bool(group["correct"].iloc[0])
+        accuracy = group["accuracy_class"].iloc[0] if "accuracy_class" in group else None
         fig.add_trace(
             go.Box(
                 y=group["ms"],
-                name=variant if correct else f"{variant} (WRONG)",
+                name=accuracy_label(str(variant), accuracy) if correct else f"{variant} (WRONG)",
                 boxpoints="all",
                 jitter=0.4,
                 pointpos=0,
@@ -61,6 +64,7 @@ def throughput(summary: pd.DataFrame, peak_bytes_per_s: float | None) -> go.Figu
             x=frame["variant"],
             y=frame["gbytes_per_s"],
             marker_color=bar_colors,
+            marker_pattern_shape=reduced_pattern(frame),  # another accuracy: hatched
             name="GB/s",
             error_y=rate_error_bars(frame, "bytes"),
         ),
@@ -69,7 +73,11 @@ def throughput(summary: pd.DataFrame, peak_bytes_per_s: float | None) -> go.Figu
     )
     fig.add_trace(
         go.Bar(
-            x=frame["variant"], y=frame["gflops_per_s"], marker_color=bar_colors, name="GFLOP/s"
+            x=frame["variant"],
+            y=frame["gflops_per_s"],
+            marker_color=bar_colors,
+            marker_pattern_shape=reduced_pattern(frame),
+            name="GFLOP/s",
         ),
         row=1,
         col=2,

@@ -63,6 +63,20 @@ PALETTE = (
 )
 
 
+def accuracy_label(variant: str, accuracy_class: object) -> str:
+    """A reduced-precision variant's name says so wherever it is drawn ("... (bfloat16
+    storage)"), so a bar faster than the answer is never read as the answer."""
+    if not isinstance(accuracy_class, str) or not accuracy_class:
+        return variant
+    return f"{variant} ({accuracy_class.split(',')[0]})"
+
+
+def reduced_pattern(frame: pd.DataFrame) -> list[str]:
+    """Hatching for each row of a reduced accuracy class, none for the requested dtype's."""
+    classes = frame["accuracy_class"] if "accuracy_class" in frame else [None] * len(frame)
+    return ["/" if isinstance(c, str) and c else "" for c in classes]
+
+
 def lighter(color: str, share: float = 0.5) -> str:
     """`color` mixed with white: `share` of the way to white."""
     red, green, blue = (int(color[i : i + 2], 16) for i in (1, 3, 5))

@@ -221,7 +221,7 @@ def run_benchmark(
 
     with tf.device(device):
         record = take_samples(
-            [item for item in prepared if not item.elsewhere],  # a peer's samples are taken
+            [item for item in prepared if not item.elsewhere],  # peers sampled in their own
             plan=plan if worker_count() <= 1 else fixed_plan(config),
             order=config.order,
             seed=config.seed,

@@ -44,6 +44,7 @@ def samples_frame(run: RunResult) -> Any:
             "calls_per_sample": result.calls_per_sample,
             "seconds": seconds,
             "correct": result.correct,
+            "accuracy_class": result.accuracy_class,
         }
         for result in run.results
         for index, seconds in enumerate(result.samples_s)

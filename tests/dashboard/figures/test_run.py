@@ -71,6 +71,20 @@ def test_wrong_results_are_red_not_dropped():
     assert list(bar.marker.color) == [charts.variant_color("a"), charts.WRONG_COLOR]
 
 
+def test_a_reduced_precision_variant_is_marked_wherever_it_is_drawn():
+    """Faster in bfloat16 is another answer: its bars are hatched and its name says so."""
+    from tests.engine.results.test_reduced_precision import REDUCED, run_with_a_fast_reduced_point
+
+    run = run_with_a_fast_reduced_point()
+    summary = data.summary(run)
+    bars = charts.throughput(summary, run.peak_bytes_per_s).data
+    patterns = dict(zip(bars[0].x, bars[0].marker.pattern.shape))
+    assert patterns[REDUCED] == "/" and patterns["einsum"] == ""
+    assert list(bars[1].marker.pattern.shape) == list(bars[0].marker.pattern.shape)
+    names = {trace.name for trace in charts.latency_distribution(data.samples(run)).data}
+    assert f"{REDUCED} (bfloat16 storage)" in names and "einsum" in names
+
+
 def test_dispatch_and_first_call_pair_with_the_synchronised_median(real_result):
     summary = data.summary(real_result)
     for builder in (charts.dispatch_vs_synchronised, charts.first_call_vs_steady):
