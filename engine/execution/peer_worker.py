@@ -40,6 +40,7 @@ from engine.measure.host_bandwidth import (
     PROBE_WARMUP,
 )
 from engine.measure.timing import Kernel, time_kernel
+from engine.measure.trace_analysis import profile_calls
 from engine.measure.uncertainty import DEFAULT_RATIO_LOG_SD, NoiseFloor
 from engine.process.children import die_with_parent
 from engine.results.events import Event, Phase, VariantStarted
@@ -99,10 +100,6 @@ def prepare_peer_variant(
     )
 
 
-PROFILE_CALLS = 3
-PROFILE_BUDGET_S = 0.15  # fewer calls for a slow variant: a profile grows with its events
-
-
 def profile_in_process(runtime: Runtime, item: Prepared) -> ProfileSummary | None:
     """The variant's profile with its framework's own profiler, where it has one; a failed
     profile never costs the timings."""
@@ -111,10 +108,7 @@ def profile_in_process(runtime: Runtime, item: Prepared) -> ProfileSummary | Non
         return None  # nothing ran to profile: the variant's own status says why
     if not hasattr(runtime, "profile"):
         return ProfileSummary("unsupported", error=f"no profiler hook for {runtime.framework}")
-    median = result.median_s
-    calls = (
-        PROFILE_CALLS if not median else max(1, min(PROFILE_CALLS, int(PROFILE_BUDGET_S / median)))
-    )
+    calls = profile_calls(result.median_s)
     try:
         return runtime.profile(item.sampler.kernel.call, calls)  # type: ignore[attr-defined]
     except Exception as error:  # noqa: BLE001 - a failed profile never costs the timings

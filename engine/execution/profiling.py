@@ -15,11 +15,11 @@ from typing import Any
 from engine.backends.tensorflow.errors import one_line
 from engine.backends.tensorflow.profile import (
     ProfilerUnavailable,
-    profile_calls,
     profile_first_call,
     profile_kernel,
 )
 from engine.execution.recording import Prepared
+from engine.measure.trace_analysis import profile_calls
 from engine.results.parts import ProfiledOp, ProfileSummary
 from engine.spec.catalog import strategy_info
 from engine.storage.profiles import variant_dir

@@ -30,8 +30,18 @@ from dataclasses import dataclass
 from typing import Any
 
 STEP_NAME = "matvec_call"
+PROFILE_CALLS = 3
+PROFILE_BUDGET_S = 0.15  # fewer calls for slow variants: a profile's size grows with its ops
 EXECUTOR_STEP = "ExecutorState::Process"
 TOP_OPS = 8
+
+
+def profile_calls(median_s: float | None) -> int:
+    """How many calls a profile takes, in any framework: a few, fewer for a slow variant (one
+    call of a Python loop is 10^5 events)."""
+    if not median_s:
+        return PROFILE_CALLS
+    return max(1, min(PROFILE_CALLS, int(PROFILE_BUDGET_S / median_s)))
 
 
 @dataclass(frozen=True)

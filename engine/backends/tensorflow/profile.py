@@ -21,6 +21,7 @@ from engine.backends.tensorflow.loader import tf
 from engine.measure.timing import Kernel
 from engine.measure.trace_analysis import (
     FIRST_CALL_STEP,
+    PROFILE_CALLS,
     STEP_NAME,
     FirstCallSplit,
     TraceSummary,
@@ -28,8 +29,6 @@ from engine.measure.trace_analysis import (
     summarize,
 )
 
-PROFILE_CALLS = 3
-PROFILE_BUDGET_S = 0.15  # fewer calls for slow variants: a profile's size grows with its ops
 XPROF_HINT = "install xprof (pip install -r requirements-profile.txt) to convert profiles"
 
 
@@ -73,13 +72,6 @@ def trace_json(logdir: Path) -> str:
     if not data:
         raise RuntimeError("xprof could not convert the XSpace to a trace")
     return data.decode() if isinstance(data, bytes) else data
-
-
-def profile_calls(median_s: float | None) -> int:
-    """A few calls, fewer for a slow variant (one call of a Python loop is 10^5 events)."""
-    if not median_s:
-        return PROFILE_CALLS
-    return max(1, min(PROFILE_CALLS, int(PROFILE_BUDGET_S / median_s)))
 
 
 def profile_kernel(

@@ -168,7 +168,7 @@ def test_tensorflows_vectorized_map_fallback_warning_is_kept_as_a_note():
 
 
 def test_slow_variants_are_profiled_over_fewer_calls():
-    from engine.backends.tensorflow.profile import profile_calls
+    from engine.measure.trace_analysis import profile_calls
 
     assert profile_calls(None) == 3 and profile_calls(0.001) == 3
     assert profile_calls(0.06) == 2 and profile_calls(1.7) == 1
