@@ -144,6 +144,7 @@ def main() -> None:
     parser.add_argument("--skip-time", action="store_true", help="only A/A and power")
     args = parser.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="matvec-racing-"))
+    print(f"runs kept in {scratch}", flush=True)
     if not args.skip_time and args.pairs:
         pairs = warm_runs(args.pairs, args, scratch)
         ratio = [a["timings"]["variants_s"] / f["timings"]["variants_s"] for a, f in pairs]

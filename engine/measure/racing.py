@@ -48,12 +48,16 @@ MAD_TO_SD = 1.4826  # a normal's standard deviation from its median absolute dev
 
 
 def log_median_se(samples: Sequence[float]) -> float:
-    """Standard error of log(median): a robust spread of the log samples (MAD) times the
-    median's efficiency factor sqrt(pi / 2n)."""
+    """Standard error of log(median): a spread of the log samples times the median's
+    efficiency factor sqrt(pi / 2n). The spread is the larger of the robust one (MAD) and the
+    standard deviation: with three samples the MAD is the smaller of two deviations, so one
+    sample of a shared machine's 2× slow mode would be ignored and a tie eliminated; the
+    standard deviation sees it (a truly slow variant is still eliminated)."""
     logs = np.log(np.asarray(samples, dtype=np.float64))
     if logs.size < 2:
         return 0.0
-    spread = MAD_TO_SD * float(np.median(np.abs(logs - np.median(logs))))
+    robust = MAD_TO_SD * float(np.median(np.abs(logs - np.median(logs))))
+    spread = max(robust, float(np.std(logs, ddof=1)))
     return spread * math.sqrt(math.pi / (2 * logs.size))
 
 

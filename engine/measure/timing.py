@@ -13,7 +13,7 @@ alike. A variant's time budget counts only the time spent on that variant.
 
 from __future__ import annotations
 
-import math
+import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,6 +30,10 @@ MAX_CALLS_PER_SAMPLE = 100_000
 # a fast kernel's calls after an eager Python loop of 3,000 ops were up to 2x slow for about
 # 0.1 s of running it (benchmarks/neighbours.py).
 REWARM_S = 0.12
+# A re-warm block this close to the variant's typical time says the neighbour's effect is gone.
+REWARM_SETTLED = 1.10
+# Warm-up stops early once its calls have lasted this long (at least one call is made).
+WARMUP_S = 0.25
 
 
 @dataclass(frozen=True)
@@ -136,26 +140,46 @@ class Sampler:
         # The first call (tracing, compiling: seconds for torch.compile) is reported on its own
         # and not charged to the budget, which is for warm-up, autorange and samples.
         self.first_call_s = _run_block(kernel, self.counter, 1, clock)
-        done_warmup = 0
-        while done_warmup < warmup and self.deadline.allows(self.first_call_s):
-            self._block(1)
-            done_warmup += 1
-        if done_warmup < warmup:
-            self.warnings.append(
-                f"warm-up cut to {done_warmup} of {warmup} calls by the time budget"
-            )
-        self.calls = fixed_calls or autorange(
-            kernel, self.counter, self.deadline, min_block_s, clock
-        )
+        last = self._warm_up(warmup, every_call=fixed_calls is not None)
+        if fixed_calls:
+            self.calls = fixed_calls
+        elif last is not None and last[1] >= min_block_s:
+            # One call already fills a block: autorange would only run it again, and the
+            # last warm-up call was timed both ways, so it gives the dispatch time too.
+            self.calls = 1
+            self.dispatch_s, self.dispatch_block_s = last
+            return
+        else:
+            self.calls = autorange(kernel, self.counter, self.deadline, min_block_s, clock)
+        self.dispatch_s, self.dispatch_block_s = self._timed_calls(self.calls)
 
-        start = clock()
+    def _timed_calls(self, calls: int) -> tuple[float, float]:
+        """Per call: the time to return without a sync (dispatch), and with it."""
+        start = self.clock()
         out = None
-        for _ in range(self.calls):
-            out = kernel.call(self.counter.take())
-        self.dispatch_s = (clock() - start) / self.calls
-        kernel.sync(out)
-        self.dispatch_block_s = (clock() - start) / self.calls  # synced: a first per-call time
-        self.deadline.spend(clock() - start)
+        for _ in range(calls):
+            out = self.kernel.call(self.counter.take())
+        returned = self.clock() - start
+        self.kernel.sync(out)
+        synced = self.clock() - start
+        self.deadline.spend(synced)
+        return returned / calls, synced / calls
+
+    def _warm_up(self, warmup: int, *, every_call: bool) -> tuple[float, float] | None:
+        """Up to `warmup` untimed calls, stopping early once they have lasted `WARMUP_S` (one
+        call of a half-second eager loop warms it as well as three do); a multi-worker run
+        (`every_call`) makes all of them, since every worker must make the same calls.
+        Returns the last call's dispatch and synced times (None without a warm-up call)."""
+        done, spent, last = 0, 0.0, None
+        while done < warmup and self.deadline.allows(self.first_call_s):
+            if done and spent >= WARMUP_S and not every_call:
+                return last
+            last = self._timed_calls(1)
+            spent += last[1]
+            done += 1
+        if done < warmup:
+            self.warnings.append(f"warm-up cut to {done} of {warmup} calls by the time budget")
+        return last
 
     def _block(self, calls: int) -> float:
         elapsed = _run_block(self.kernel, self.counter, calls, self.clock)
@@ -163,20 +187,26 @@ class Sampler:
         return elapsed
 
     def rewarm(self) -> None:
-        """Untimed calls before a block that follows other work (another variant's block, or
-        preparing the others): enough to last `REWARM_S`. A slow neighbour (an eager loop of
-        thousands of small ops) leaves the process in a state that slows a fast kernel's next
-        calls by up to 2× for about 0.1 s of running it; sleeping does not clear it, running
-        does. Those calls are spent here, outside the clock, and counted in the variant's
-        budget. A variant whose one call outlasts `REWARM_S` carries the disturbance diluted
-        in its own call and gets none."""
+        """Untimed blocks of its own calls before a block that follows other work (another
+        variant's block, or preparing the others), until one comes within `REWARM_SETTLED` of
+        the variant's typical time or they have lasted `REWARM_S`. A slow neighbour (an eager
+        loop of thousands of small ops) leaves the process in a state that slows a fast
+        kernel's next calls by up to 2× for about 0.1 s of running it; sleeping does not clear
+        it, running does. Those calls are spent here, outside the clock, and counted in the
+        variant's budget; after an undisturbing neighbour one block is enough. A variant whose
+        one call outlasts `REWARM_S` carries the disturbance diluted in its own call and gets
+        none."""
         if self.fixed_calls:  # multi-worker: every worker must make exactly the same calls
             return
-        per_call = self.last_block_s / self.calls if self.samples else self.dispatch_block_s
-        if per_call >= REWARM_S:
+        typical = statistics.median(self.samples) if self.samples else self.dispatch_block_s
+        if typical >= REWARM_S:
             return
-        calls = min(MAX_CALLS_PER_SAMPLE, math.ceil(REWARM_S / max(per_call, 1e-9)))
-        self._block(calls)
+        spent = 0.0
+        while spent < REWARM_S:
+            elapsed = self._block(self.calls)
+            spent += elapsed
+            if elapsed / self.calls <= REWARM_SETTLED * typical:
+                return
 
     def can_sample(self) -> bool:
         """At least one sample always; more while the budget allows another block."""

@@ -19,7 +19,7 @@ import pytest
 from engine.execution.base import Prepared
 from engine.execution.sampling import take_samples
 from engine.measure.racing import RacePlan, log_median_se, race, relative_half_width
-from engine.measure.timing import Kernel, Sampler
+from engine.measure.timing import REWARM_S, Kernel, Sampler
 from engine.results.events import Eliminated
 from engine.results.model import StrategyResult
 from tests.engine.measure.test_timing import AsyncDevice
@@ -257,3 +257,40 @@ def test_the_race_helpers_on_known_samples():
     assert set(found) == {"b"} and found["b"].best == "a" and found["b"].ratio == 2.0
     assert race({"a": [1.0] * 2, "b": [9.0] * 2}, {"b"}, plan) == {}  # too few samples yet
     assert race({"a": [1.0] * 3, "b": [9.0] * 3}, {"b"}, RacePlan(adaptive=False)) == {}
+
+
+def rewarm_calls(sampler: Sampler, world: Disturbed) -> int:
+    before = len(world.device.calls)
+    sampler.rewarm()
+    return len(world.device.calls) - before
+
+
+def test_a_rewarm_runs_until_a_block_is_back_to_the_variants_typical_time():
+    world = Disturbed(lasting=10)
+    fast, slow = world.kernel(0.004, disturbs=False), world.kernel(0.2, disturbs=True)
+    sampler = Sampler(fast, warmup=0, budget_s=1000, clock=world.device.clock)
+    assert sampler.calls == 5
+    assert rewarm_calls(sampler, world) == 5  # nothing to clear: one block
+    slow.sync(slow.call(10**6))
+    assert rewarm_calls(sampler, world) == 15  # two disturbed blocks, then a typical one
+    sampler.sample()
+    assert sampler.samples[-1] == pytest.approx(0.004, rel=1e-3)
+
+
+def test_a_rewarm_gives_up_after_its_time_however_long_the_disturbance():
+    world = Disturbed(lasting=10**6)
+    fast, slow = world.kernel(0.004, disturbs=False), world.kernel(0.2, disturbs=True)
+    sampler = Sampler(fast, warmup=0, budget_s=1000, clock=world.device.clock)
+    slow.sync(slow.call(10**6))
+    start = world.device.now
+    sampler.rewarm()
+    assert REWARM_S <= world.device.now - start < REWARM_S + 0.03  # at most one block more
+
+
+def test_one_sample_in_a_fast_mode_keeps_three_slow_looking_samples_in_the_race():
+    """A shared machine's bimodal noise: two of three samples in its 2× slow mode. The MAD of
+    three samples would ignore the fast one and eliminate; the spread keeps it running."""
+    best = [4.0e-3, 4.05e-3, 4.1e-3]
+    plan = RacePlan(max_samples=20)
+    assert race({"a": best, "b": [4.3e-3, 8.4e-3, 8.6e-3]}, {"b"}, plan) == {}
+    assert set(race({"a": best, "b": [8.2e-3, 8.4e-3, 8.6e-3]}, {"b"}, plan)) == {"b"}

@@ -111,3 +111,31 @@ def test_progress_callback_sees_every_sample():
         on_sample=lambda done, total: seen.append((done, total)),
     )
     assert seen == [(1, 4), (2, 4), (3, 4), (4, 4)]
+
+
+def test_a_slow_kernel_is_warmed_once_and_its_one_call_blocks_need_no_autorange():
+    """A half-second call: one warm-up call (not three) and no autorange block; the warm-up
+    call, timed both ways, gives the dispatch time."""
+    device = AsyncDevice(work_s=0.5, dispatch_s=0.001)
+    timing = time_kernel(device.kernel(), warmup=3, repeats=2, budget_s=100, clock=device.clock)
+    assert len(device.calls) == 1 + 1 + 2  # first call, one warm-up call, two samples
+    assert timing.measurement.calls_per_sample == 1
+    assert timing.dispatch_s == pytest.approx(0.001)
+    assert timing.measurement.median_s == pytest.approx(0.501, rel=1e-3)
+    assert not any("warm-up" in w for w in timing.warnings)
+
+
+def test_a_fast_kernel_gets_every_warm_up_call():
+    device = AsyncDevice(work_s=0.01)
+    time_kernel(device.kernel(), warmup=3, repeats=1, budget_s=100, clock=device.clock)
+    # first call, 3 warm-up calls, autorange (1, 2), the dispatch block (2), one sample (2)
+    assert len(device.calls) == 1 + 3 + 1 + 2 + 2 + 2
+
+
+def test_a_multi_worker_sampler_makes_every_warm_up_call_whatever_the_time():
+    """Every worker must make the same calls: the time cap on warm-up does not apply."""
+    device = AsyncDevice(work_s=0.5)
+    time_kernel(
+        device.kernel(), warmup=3, repeats=1, budget_s=1e9, clock=device.clock, fixed_calls=1
+    )
+    assert len(device.calls) == 1 + 3 + 1 + 1  # first, 3 warm-up, the dispatch block, a sample
