@@ -294,3 +294,22 @@ def test_one_sample_in_a_fast_mode_keeps_three_slow_looking_samples_in_the_race(
     plan = RacePlan(max_samples=20)
     assert race({"a": best, "b": [4.3e-3, 8.4e-3, 8.6e-3]}, {"b"}, plan) == {}
     assert set(race({"a": best, "b": [8.2e-3, 8.4e-3, 8.6e-3]}, {"b"}, plan)) == {"b"}
+
+
+@pytest.mark.parametrize(
+    ("usual", "rewarm_blocks"),
+    [((0.02, 0.02, 0.03, 0.03), 1), ((0.025,) * 4, 5)],
+    ids=["noisy machine", "quiet machine"],
+)
+def test_a_rewarm_block_within_the_variants_usual_spread_is_settled(usual, rewarm_blocks):
+    """1.12× the median: within a noisy machine's upper quartile (no neighbour's doing), so
+    one block; on a quiet machine the same block is a disturbance, re-warmed for REWARM_S."""
+    device = AsyncDevice(work_s=0.02)  # 20 ms: one call per block
+    sampler = Sampler(device.kernel(), warmup=0, budget_s=1000, clock=device.clock)
+    for work in usual:
+        device.work_s = work
+        sampler.sample()
+    device.work_s = 0.028
+    before = len(device.calls)
+    sampler.rewarm()
+    assert len(device.calls) - before == rewarm_blocks
