@@ -188,14 +188,15 @@ class Sampler:
 
     def rewarm(self) -> None:
         """Untimed blocks of its own calls before a block that follows other work (another
-        variant's block, or preparing the others), until one comes within `REWARM_SETTLED` of
-        the variant's typical time (or, with four samples, within their upper quartile: a
-        noisy machine's usual spread is no neighbour's doing) or they have lasted `REWARM_S`.
+        variant's block, or preparing the others), until they have stopped getting faster and
+        one comes within `REWARM_SETTLED` of the variant's typical time (or, with four
+        samples, within their upper quartile: a noisy machine's usual spread is no neighbour's
+        doing), or they have lasted `REWARM_S`.
         A slow neighbour (an eager loop of thousands of small ops) leaves the process in a state
         that slows a fast kernel's next calls by up to 2× for about 0.1 s of running it;
         sleeping does not clear it, running does. Those calls are spent here, outside the
-        clock, and counted in the variant's budget; after an undisturbing neighbour one block is
-        enough. A variant whose one call outlasts `REWARM_S` carries the disturbance diluted in
+        clock, and counted in the variant's budget; after an undisturbing neighbour two blocks
+        are enough. A variant whose one call outlasts `REWARM_S` carries the disturbance diluted in
         its own call and gets none."""
         if self.fixed_calls:  # multi-worker: every worker must make exactly the same calls
             return
@@ -205,12 +206,17 @@ class Sampler:
         settled = REWARM_SETTLED * typical
         if len(self.samples) >= 4:  # on a noisy machine: no slower than its own usual spread
             settled = max(settled, statistics.quantiles(self.samples, n=4)[2])
-        spent = 0.0
+        spent, previous = 0.0, None
         while spent < REWARM_S:
             elapsed = self._block(self.calls)
             spent += elapsed
-            if elapsed / self.calls <= settled:
+            per_call = elapsed / self.calls
+            # Settled: no longer getting faster (a disturbed preparation can make the typical
+            # time itself slow), and no slower than the variant usually runs.
+            steady = previous is not None and per_call * REWARM_SETTLED >= previous
+            if steady and per_call <= settled:
                 return
+            previous = per_call
 
     def can_sample(self) -> bool:
         """At least one sample always; more while the budget allows another block."""

@@ -270,9 +270,10 @@ def test_a_rewarm_runs_until_a_block_is_back_to_the_variants_typical_time():
     fast, slow = world.kernel(0.004, disturbs=False), world.kernel(0.2, disturbs=True)
     sampler = Sampler(fast, warmup=0, budget_s=1000, clock=world.device.clock)
     assert sampler.calls == 5
-    assert rewarm_calls(sampler, world) == 5  # nothing to clear: one block
+    assert rewarm_calls(sampler, world) == 10  # nothing to clear: two blocks, the same speed
     slow.sync(slow.call(10**6))
-    assert rewarm_calls(sampler, world) == 15  # two disturbed blocks, then a typical one
+    # two disturbed blocks, a typical one (faster than the one before), a typical one
+    assert rewarm_calls(sampler, world) == 20
     sampler.sample()
     assert sampler.samples[-1] == pytest.approx(0.004, rel=1e-3)
 
@@ -298,12 +299,13 @@ def test_one_sample_in_a_fast_mode_keeps_three_slow_looking_samples_in_the_race(
 
 @pytest.mark.parametrize(
     ("usual", "rewarm_blocks"),
-    [((0.02, 0.02, 0.03, 0.03), 1), ((0.025,) * 4, 5)],
+    [((0.02, 0.02, 0.03, 0.03), 2), ((0.025,) * 4, 5)],
     ids=["noisy machine", "quiet machine"],
 )
 def test_a_rewarm_block_within_the_variants_usual_spread_is_settled(usual, rewarm_blocks):
     """1.12× the median: within a noisy machine's upper quartile (no neighbour's doing), so
-    one block; on a quiet machine the same block is a disturbance, re-warmed for REWARM_S."""
+    two blocks at that speed settle it; on a quiet machine the same speed is a disturbance,
+    re-warmed for REWARM_S."""
     device = AsyncDevice(work_s=0.02)  # 20 ms: one call per block
     sampler = Sampler(device.kernel(), warmup=0, budget_s=1000, clock=device.clock)
     for work in usual:
@@ -313,3 +315,18 @@ def test_a_rewarm_block_within_the_variants_usual_spread_is_settled(usual, rewar
     before = len(device.calls)
     sampler.rewarm()
     assert len(device.calls) - before == rewarm_blocks
+
+
+def test_a_rewarm_is_not_fooled_by_a_preparation_the_neighbour_slowed_too():
+    """The first sample's reference (the synced dispatch block) was taken while a neighbour's
+    disturbance lasted, so it reads slow; the re-warm still runs until the calls stop
+    getting faster, and the first sample is the undisturbed time."""
+    world = Disturbed(lasting=10**6)
+    fast, slow = world.kernel(0.004, disturbs=False), world.kernel(0.2, disturbs=True)
+    slow.sync(slow.call(10**6))
+    sampler = Sampler(fast, warmup=0, budget_s=1000, clock=world.device.clock)
+    assert sampler.dispatch_block_s == pytest.approx(0.006, rel=1e-3)  # disturbed reference
+    world.lasting, world.left = 8, 8  # the disturbance now wears off after 8 more calls
+    sampler.rewarm()
+    sampler.sample()
+    assert sampler.samples[-1] == pytest.approx(0.004, rel=1e-3)
