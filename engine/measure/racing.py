@@ -6,8 +6,9 @@ Adaptive sampling (docs/statistics.md, "Adaptive sampling and racing"):
   its median (`uncertainty.median_ci`) is within ±`precision` of the median;
 - after every round, each correct variant still sampling is compared with the current best
   (the correct variant with the lowest median); it is **eliminated** when its time over the
-  best's is, at the adjusted level below, above 1 + margin: the same margin that decides ties,
-  so an eliminated variant could never have been tied with the winner;
+  best's is, at the adjusted level below, above 1 + margin (the margin that decides ties),
+  and the rule that names the winner's ties separates it too, so an eliminated variant is
+  never listed as tied with the winner;
 - the run ends when every variant has stopped (precise, eliminated, out of budget, or at
   `max_samples`, the config's `repeats`).
 
@@ -35,6 +36,7 @@ from engine.measure.uncertainty import (
     DEFAULT_RATIO_LOG_SD,
     busy_log_sd,
     median_ci,
+    ratio_interval,
 )
 
 StopReason = Literal["precise", "eliminated", "budget", "max_samples"]
@@ -145,6 +147,18 @@ def race(
         if name == best or name not in running:
             continue
         bound = plan.ratio_bound(best, ready[best], samples, z)
-        if plan.eliminates(bound):
+        if plan.eliminates(bound) and not tied_by_the_winner_rule(ready[best], samples, plan):
             found[name] = bound
     return found
+
+
+def tied_by_the_winner_rule(
+    best_samples: Sequence[float], samples: Sequence[float], plan: RacePlan
+) -> bool:
+    """Whether the rule that names the winner's ties (`uncertainty.winner_and_ties`: a
+    bootstrap interval with the within-run floor on each side) would call it tied now. The
+    race eliminates only what that rule also separates, so an eliminated variant is never
+    listed among the winner's ties (seen before this check: `einsum` eliminated after three
+    samples by the race's own interval, then tied by the final one)."""
+    estimate = ratio_interval([best_samples], [samples], plan.floor_log_sd / math.sqrt(2))
+    return estimate.low <= 1 + plan.margin

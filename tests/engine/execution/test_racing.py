@@ -37,12 +37,18 @@ class SyntheticSampler:
         self.samples: list[float] = []
         self.budget_blocks = budget_blocks
         self.rewarms = 0
+        self.after_slower: list[bool] = []
+
+    @property
+    def typical_s(self) -> float:
+        return float(np.median(self.samples)) if self.samples else self.true_s
 
     def can_sample(self) -> bool:
         return not self.samples or len(self.samples) < self.budget_blocks
 
-    def rewarm(self) -> None:
+    def rewarm(self, *, after_slower: bool = True) -> None:
         self.rewarms += 1
+        self.after_slower.append(after_slower)
 
     def sample(self) -> float:
         self.samples.append(self.true_s * math.exp(self.rng.normal(0.0, self.noise)))
@@ -244,7 +250,7 @@ def test_a_neighbour_that_disturbs_the_next_calls_does_not_move_a_variants_media
 
 
 def test_without_the_rewarm_the_same_neighbour_would_move_the_median(monkeypatch):
-    monkeypatch.setattr(Sampler, "rewarm", lambda self: None)
+    monkeypatch.setattr(Sampler, "rewarm", lambda self, **_: None)
     assert median_of_fast(with_neighbour=True) > 1.1 * median_of_fast(with_neighbour=False)
 
 
@@ -259,9 +265,9 @@ def test_the_race_helpers_on_known_samples():
     assert race({"a": [1.0] * 3, "b": [9.0] * 3}, {"b"}, RacePlan(adaptive=False)) == {}
 
 
-def rewarm_calls(sampler: Sampler, world: Disturbed) -> int:
+def rewarm_calls(sampler: Sampler, world: Disturbed, *, after_slower: bool = False) -> int:
     before = len(world.device.calls)
-    sampler.rewarm()
+    sampler.rewarm(after_slower=after_slower)
     return len(world.device.calls) - before
 
 
@@ -274,6 +280,8 @@ def test_a_rewarm_runs_until_a_block_is_back_to_the_variants_typical_time():
     slow.sync(slow.call(10**6))
     # two disturbed blocks, a typical one (faster than the one before), a typical one
     assert rewarm_calls(sampler, world) == 20
+    # after a slower neighbour (or preparing the others): the full REWARM_S, 0.12 s / 20 ms
+    assert rewarm_calls(sampler, world, after_slower=True) == 6 * 5
     sampler.sample()
     assert sampler.samples[-1] == pytest.approx(0.004, rel=1e-3)
 
@@ -284,7 +292,7 @@ def test_a_rewarm_gives_up_after_its_time_however_long_the_disturbance():
     sampler = Sampler(fast, warmup=0, budget_s=1000, clock=world.device.clock)
     slow.sync(slow.call(10**6))
     start = world.device.now
-    sampler.rewarm()
+    sampler.rewarm(after_slower=False)
     assert REWARM_S <= world.device.now - start < REWARM_S + 0.03  # at most one block more
 
 
@@ -313,7 +321,7 @@ def test_a_rewarm_block_within_the_variants_usual_spread_is_settled(usual, rewar
         sampler.sample()
     device.work_s = 0.028
     before = len(device.calls)
-    sampler.rewarm()
+    sampler.rewarm(after_slower=False)
     assert len(device.calls) - before == rewarm_blocks
 
 
@@ -327,6 +335,30 @@ def test_a_rewarm_is_not_fooled_by_a_preparation_the_neighbour_slowed_too():
     sampler = Sampler(fast, warmup=0, budget_s=1000, clock=world.device.clock)
     assert sampler.dispatch_block_s == pytest.approx(0.006, rel=1e-3)  # disturbed reference
     world.lasting, world.left = 8, 8  # the disturbance now wears off after 8 more calls
-    sampler.rewarm()
+    sampler.rewarm(after_slower=False)
     sampler.sample()
     assert sampler.samples[-1] == pytest.approx(0.004, rel=1e-3)
+
+
+def test_the_full_rewarm_follows_preparation_and_slower_neighbours_only():
+    times = {"fast": 0.004, "as_fast": 0.0045, "slow": 0.2}
+    items = []
+    for name, true_s in times.items():
+        result = StrategyResult(name, name, "single", "ok", 1, 1, 1)
+        items.append(Prepared(result, SyntheticSampler(true_s, np.random.default_rng(0), 0.0)))  # type: ignore[arg-type]
+    record = take_samples(
+        items,
+        plan=RacePlan(adaptive=False, max_samples=8),
+        order="interleaved",
+        seed=3,
+        emit=lambda _e: None,
+        on_failure=lambda *_: None,
+        load=lambda: 0.0,
+    )
+    blocks = [-1] + [index for round_ in record.rounds for index in round_]
+    expected: dict[int, list[bool]] = {0: [], 1: [], 2: []}
+    for before, now in itertools.pairwise(blocks):
+        if now != before:
+            expected[now].append(before == -1 or (before == 2 and now != 2))
+    assert [items[i].sampler.after_slower for i in range(3)] == [expected[i] for i in range(3)]
+    assert True in expected[0] and False in expected[0]  # both kinds happened
