@@ -8,9 +8,7 @@ reproduced. A slow moment of a shared machine then falls on every variant alike 
 whichever happened to be running. Sequential: each variant takes its samples in turn.
 
 Neighbour independence: a block that follows other work (another variant's block, or the
-preparation of the others) is preceded by untimed calls of its own variant (`Sampler.rewarm`:
-the full `REWARM_S` after preparing or after a variant more than `SLOWER_NEIGHBOUR` times
-slower, until its calls run at their usual speed after one about as fast).
+preparation of the others) is preceded by untimed calls of its own variant (`Sampler.rewarm`).
 A slow neighbour (an eager loop of thousands of small ops) leaves the process in a state that
 slows the next calls of a fast kernel by up to 2× for about 0.1 s of running it; those calls
 are now spent before the clock starts, so a variant's time does not depend on which others
@@ -34,7 +32,6 @@ from typing import Any
 from engine.execution.recording import Prepared
 from engine.machine.load import LoadMonitor
 from engine.measure.racing import RacePlan, race
-from engine.measure.timing import SLOWER_NEIGHBOUR
 from engine.measure.uncertainty import NoiseFloor
 from engine.results.events import Eliminated, Progress, Sample
 from engine.spec.config import BenchConfig
@@ -155,21 +152,13 @@ def take_samples(
                 if on_done is not None:
                     on_done(item)
 
-    def after_slower(previous: int, item: Prepared) -> bool:
-        """Whether the work just before was preparing, or a block of a slower variant."""
-        if previous < 0 or prepared[previous].sampler is None:
-            return True
-        assert item.sampler is not None
-        neighbour = prepared[previous].sampler.typical_s
-        return neighbour > SLOWER_NEIGHBOUR * item.sampler.typical_s
-
     def one_block(index: int) -> bool:
         item = prepared[index]
         assert item.sampler is not None
         try:
             with item.guard() if item.guard else contextlib.nullcontext():
-                if last[-1] != index:  # untimed: whatever the neighbour left is spent first
-                    item.sampler.rewarm(after_slower=after_slower(last[-1], item))
+                if last[-1] != index:
+                    item.sampler.rewarm()  # untimed: whatever the neighbour left is spent first
                 item.sampler.sample()
         except Exception as error:  # noqa: BLE001 - one variant's failure keeps the others
             on_failure(item, error)

@@ -13,7 +13,7 @@ alike. A variant's time budget counts only the time spent on that variant.
 
 from __future__ import annotations
 
-import statistics
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,11 +28,8 @@ MIN_BLOCK_S = 0.02
 MAX_CALLS_PER_SAMPLE = 100_000
 # Untimed running before a block that follows other work (`Sampler.rewarm`): measured here,
 # a fast kernel's calls after an eager Python loop of 3,000 ops were up to 2x slow for about
-# 0.1 s of running it (benchmarks/neighbours.py). A neighbour is "slower" above this factor.
+# 0.1 s of running it (benchmarks/neighbours.py).
 REWARM_S = 0.12
-# A re-warm block this close to the variant's typical time says the neighbour's effect is gone.
-REWARM_SETTLED = 1.10
-SLOWER_NEIGHBOUR = 2.0
 # Warm-up stops early once its calls have lasted this long (at least one call is made).
 WARMUP_S = 0.25
 
@@ -187,45 +184,22 @@ class Sampler:
         self.deadline.spend(elapsed)
         return elapsed
 
-    @property
-    def typical_s(self) -> float:
-        """Its time per call so far: the median of its samples, or its first synced block."""
-        return statistics.median(self.samples) if self.samples else self.dispatch_block_s
-
-    def rewarm(self, *, after_slower: bool = True) -> None:
-        """Untimed blocks of its own calls before a block that follows other work.
-
-        A slow neighbour (an eager loop of thousands of small ops) leaves the process in a
-        state that slows a fast kernel's next calls by up to 2× for about 0.1 s of running it;
-        sleeping does not clear it, running does. So after a slower neighbour, or after
-        preparing the others (`after_slower`), the blocks last `REWARM_S`: a shorter rule
-        (stop once the blocks run at the usual speed) was tried and read `batched_matvec`
-        1.58× slow beside `python_loop`, since the disturbed calls do not slow evenly. After a
-        neighbour no slower than itself, blocks run until they have stopped getting faster
-        and one is no slower than the variant usually runs (within `REWARM_SETTLED` of its
-        typical time; from four samples on, within their upper quartile, since a noisy
-        machine's usual spread is no neighbour's doing), or `REWARM_S` at most. The calls are
-        spent outside the clock and counted in the variant's budget. A variant whose one call
-        outlasts `REWARM_S` carries any disturbance diluted in its own call and gets none."""
+    def rewarm(self) -> None:
+        """Untimed calls before a block that follows other work (another variant's block, or
+        preparing the others): enough to last `REWARM_S`. A slow neighbour (an eager loop of
+        thousands of small ops) leaves the process in a state that slows a fast kernel's next
+        calls by up to 2× for about 0.1 s of running it; sleeping does not clear it, running
+        does. Those calls are spent here, outside the clock, and counted in the variant's
+        budget. A variant whose one call outlasts `REWARM_S` carries the disturbance diluted
+        in its own call and gets none. Shorter rules that stop once the calls look settled
+        were tried and measured biased (docs/timing.md): the full time is the rule."""
         if self.fixed_calls:  # multi-worker: every worker must make exactly the same calls
             return
-        typical = self.typical_s
-        if typical >= REWARM_S:
+        per_call = self.last_block_s / self.calls if self.samples else self.dispatch_block_s
+        if per_call >= REWARM_S:
             return
-        settled = REWARM_SETTLED * typical
-        if len(self.samples) >= 4:
-            settled = max(settled, statistics.quantiles(self.samples, n=4)[2])
-        spent, previous = 0.0, None
-        while spent < REWARM_S:
-            elapsed = self._block(self.calls)
-            spent += elapsed
-            per_call = elapsed / self.calls
-            # Settled: no longer getting faster (a disturbed preparation can make the typical
-            # time itself slow), and no slower than the variant usually runs.
-            steady = previous is not None and per_call * REWARM_SETTLED >= previous
-            if not after_slower and steady and per_call <= settled:
-                return
-            previous = per_call
+        calls = min(MAX_CALLS_PER_SAMPLE, math.ceil(REWARM_S / max(per_call, 1e-9)))
+        self._block(calls)
 
     def can_sample(self) -> bool:
         """At least one sample always; more while the budget allows another block."""

@@ -37,18 +37,12 @@ class SyntheticSampler:
         self.samples: list[float] = []
         self.budget_blocks = budget_blocks
         self.rewarms = 0
-        self.after_slower: list[bool] = []
-
-    @property
-    def typical_s(self) -> float:
-        return float(np.median(self.samples)) if self.samples else self.true_s
 
     def can_sample(self) -> bool:
         return not self.samples or len(self.samples) < self.budget_blocks
 
-    def rewarm(self, *, after_slower: bool = True) -> None:
+    def rewarm(self) -> None:
         self.rewarms += 1
-        self.after_slower.append(after_slower)
 
     def sample(self) -> float:
         self.samples.append(self.true_s * math.exp(self.rng.normal(0.0, self.noise)))
@@ -250,7 +244,7 @@ def test_a_neighbour_that_disturbs_the_next_calls_does_not_move_a_variants_media
 
 
 def test_without_the_rewarm_the_same_neighbour_would_move_the_median(monkeypatch):
-    monkeypatch.setattr(Sampler, "rewarm", lambda self, **_: None)
+    monkeypatch.setattr(Sampler, "rewarm", lambda self: None)
     assert median_of_fast(with_neighbour=True) > 1.1 * median_of_fast(with_neighbour=False)
 
 
@@ -265,35 +259,19 @@ def test_the_race_helpers_on_known_samples():
     assert race({"a": [1.0] * 3, "b": [9.0] * 3}, {"b"}, RacePlan(adaptive=False)) == {}
 
 
-def rewarm_calls(sampler: Sampler, world: Disturbed, *, after_slower: bool = False) -> int:
-    before = len(world.device.calls)
-    sampler.rewarm(after_slower=after_slower)
-    return len(world.device.calls) - before
-
-
-def test_a_rewarm_runs_until_a_block_is_back_to_the_variants_typical_time():
-    world = Disturbed(lasting=10)
-    fast, slow = world.kernel(0.004, disturbs=False), world.kernel(0.2, disturbs=True)
-    sampler = Sampler(fast, warmup=0, budget_s=1000, clock=world.device.clock)
-    assert sampler.calls == 5
-    assert rewarm_calls(sampler, world) == 10  # nothing to clear: two blocks, the same speed
-    slow.sync(slow.call(10**6))
-    # two disturbed blocks, a typical one (faster than the one before), a typical one
-    assert rewarm_calls(sampler, world) == 20
-    # after a slower neighbour (or preparing the others): the full REWARM_S, 0.12 s / 20 ms
-    assert rewarm_calls(sampler, world, after_slower=True) == 6 * 5
-    sampler.sample()
-    assert sampler.samples[-1] == pytest.approx(0.004, rel=1e-3)
-
-
-def test_a_rewarm_gives_up_after_its_time_however_long_the_disturbance():
-    world = Disturbed(lasting=10**6)
-    fast, slow = world.kernel(0.004, disturbs=False), world.kernel(0.2, disturbs=True)
-    sampler = Sampler(fast, warmup=0, budget_s=1000, clock=world.device.clock)
-    slow.sync(slow.call(10**6))
-    start = world.device.now
-    sampler.rewarm(after_slower=False)
-    assert REWARM_S <= world.device.now - start < REWARM_S + 0.03  # at most one block more
+def test_a_rewarm_makes_its_calls_whatever_they_read():
+    """Rules that stopped once the calls looked settled were measured biased beside
+    python_loop (docs/timing.md): the re-warm makes REWARM_S worth of the variant's calls,
+    disturbed or not."""
+    for lasting in (0, 10**6):
+        world = Disturbed(lasting=lasting)
+        fast, slow = world.kernel(0.004, disturbs=False), world.kernel(0.2, disturbs=True)
+        sampler = Sampler(fast, warmup=0, budget_s=1000, clock=world.device.clock)
+        sampler.sample()
+        slow.sync(slow.call(10**6))
+        before = len(world.device.calls)
+        sampler.rewarm()
+        assert len(world.device.calls) - before == math.ceil(REWARM_S / sampler.samples[-1])
 
 
 def test_one_sample_in_a_fast_mode_keeps_three_slow_looking_samples_in_the_race():
@@ -305,60 +283,16 @@ def test_one_sample_in_a_fast_mode_keeps_three_slow_looking_samples_in_the_race(
     assert set(race({"a": best, "b": [8.2e-3, 8.4e-3, 8.6e-3]}, {"b"}, plan)) == {"b"}
 
 
-@pytest.mark.parametrize(
-    ("usual", "rewarm_blocks"),
-    [((0.02, 0.02, 0.03, 0.03), 2), ((0.025,) * 4, 5)],
-    ids=["noisy machine", "quiet machine"],
-)
-def test_a_rewarm_block_within_the_variants_usual_spread_is_settled(usual, rewarm_blocks):
-    """1.12× the median: within a noisy machine's upper quartile (no neighbour's doing), so
-    two blocks at that speed settle it; on a quiet machine the same speed is a disturbance,
-    re-warmed for REWARM_S."""
-    device = AsyncDevice(work_s=0.02)  # 20 ms: one call per block
-    sampler = Sampler(device.kernel(), warmup=0, budget_s=1000, clock=device.clock)
-    for work in usual:
-        device.work_s = work
-        sampler.sample()
-    device.work_s = 0.028
-    before = len(device.calls)
-    sampler.rewarm(after_slower=False)
-    assert len(device.calls) - before == rewarm_blocks
-
-
 def test_a_rewarm_is_not_fooled_by_a_preparation_the_neighbour_slowed_too():
-    """The first sample's reference (the synced dispatch block) was taken while a neighbour's
-    disturbance lasted, so it reads slow; the re-warm still runs until the calls stop
-    getting faster, and the first sample is the undisturbed time."""
+    """The synced dispatch block was taken while a neighbour's disturbance lasted, so it reads
+    slow; the re-warm still spends the disturbance, and the first sample is the undisturbed
+    time."""
     world = Disturbed(lasting=10**6)
     fast, slow = world.kernel(0.004, disturbs=False), world.kernel(0.2, disturbs=True)
     slow.sync(slow.call(10**6))
     sampler = Sampler(fast, warmup=0, budget_s=1000, clock=world.device.clock)
     assert sampler.dispatch_block_s == pytest.approx(0.006, rel=1e-3)  # disturbed reference
     world.lasting, world.left = 8, 8  # the disturbance now wears off after 8 more calls
-    sampler.rewarm(after_slower=False)
+    sampler.rewarm()
     sampler.sample()
     assert sampler.samples[-1] == pytest.approx(0.004, rel=1e-3)
-
-
-def test_the_full_rewarm_follows_preparation_and_slower_neighbours_only():
-    times = {"fast": 0.004, "as_fast": 0.0045, "slow": 0.2}
-    items = []
-    for name, true_s in times.items():
-        result = StrategyResult(name, name, "single", "ok", 1, 1, 1)
-        items.append(Prepared(result, SyntheticSampler(true_s, np.random.default_rng(0), 0.0)))  # type: ignore[arg-type]
-    record = take_samples(
-        items,
-        plan=RacePlan(adaptive=False, max_samples=8),
-        order="interleaved",
-        seed=3,
-        emit=lambda _e: None,
-        on_failure=lambda *_: None,
-        load=lambda: 0.0,
-    )
-    blocks = [-1] + [index for round_ in record.rounds for index in round_]
-    expected: dict[int, list[bool]] = {0: [], 1: [], 2: []}
-    for before, now in itertools.pairwise(blocks):
-        if now != before:
-            expected[now].append(before == -1 or (before == 2 and now != 2))
-    assert [items[i].sampler.after_slower for i in range(3)] == [expected[i] for i in range(3)]
-    assert True in expected[0] and False in expected[0]  # both kinds happened
