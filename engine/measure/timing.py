@@ -139,17 +139,16 @@ class Sampler:
         # and not charged to the budget, which is for warm-up, autorange and samples.
         self.first_call_s = _run_block(kernel, self.counter, 1, clock)
         last = self._warm_up(warmup, every_call=fixed_calls is not None)
-        if fixed_calls:
-            self.calls = fixed_calls
-        elif last is not None and last[1] >= min_block_s:
+        if fixed_calls is None and last is not None and last[1] >= min_block_s:
             # One call already fills a block: autorange would only run it again, and the
             # last warm-up call was timed both ways, so it gives the dispatch time too.
             self.calls = 1
             self.dispatch_s, self.dispatch_block_s = last
-            return
         else:
-            self.calls = autorange(kernel, self.counter, self.deadline, min_block_s, clock)
-        self.dispatch_s, self.dispatch_block_s = self._timed_calls(self.calls)
+            self.calls = fixed_calls or autorange(
+                kernel, self.counter, self.deadline, min_block_s, clock
+            )
+            self.dispatch_s, self.dispatch_block_s = self._timed_calls(self.calls)
 
     def _timed_calls(self, calls: int) -> tuple[float, float]:
         """Per call: the time to return without a sync (dispatch), and with it."""
