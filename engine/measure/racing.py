@@ -5,10 +5,11 @@ Adaptive sampling (docs/statistics.md, "Adaptive sampling and racing"):
 - a variant is **precise** once it has at least `min_samples` samples and the 95% interval of
   its median (`uncertainty.median_ci`) is within ±`precision` of the median;
 - after every round, each correct variant still sampling is compared with the current best
-  (the correct variant with the lowest median); it is **eliminated** when its time over the
-  best's is, at the adjusted level below, above 1 + margin (the margin that decides ties),
-  and the rule that names the winner's ties separates it too, so an eliminated variant is
-  never listed as tied with the winner;
+  (the correct variant with the lowest median), from its 3rd sample if it is already shown
+  more than `CLEARLY_SLOWER` times slower, else from its `min_samples`-th; it is
+  **eliminated** when its time over the best's is, at the adjusted level below, above
+  1 + margin (the margin that decides ties), and the rule that names the winner's ties
+  separates it too, so an eliminated variant is never listed as tied with the winner;
 - the run ends when every variant has stopped (precise, eliminated, out of budget, or at
   `max_samples`, the config's `repeats`).
 
@@ -45,6 +46,11 @@ SAMPLINGS = ("adaptive", "fixed")
 DEFAULT_PRECISION = 0.03
 MIN_SAMPLES = 6  # the fewest for which the median's order-statistic interval reaches 95%
 RACE_AFTER = 3  # samples each side has before it can be eliminated
+# A variant not yet shown at least this much slower needs `min_samples` before it can go: a
+# shared VM's host can halve a two-thread kernel's speed for seconds (seen: three samples of
+# `batched_matvec` at 8.8, 8.9, 7.0 ms, eliminated as 1.96× numpy, in a run whose fixed twin
+# named it the winner), so three samples can all fall in one slow phase.
+CLEARLY_SLOWER = 2.5
 RACE_ALPHA = 0.05
 MAD_TO_SD = 1.4826  # a normal's standard deviation from its median absolute deviation
 
@@ -147,6 +153,8 @@ def race(
         if name == best or name not in running:
             continue
         bound = plan.ratio_bound(best, ready[best], samples, z)
+        if bound.low <= CLEARLY_SLOWER and len(samples) < plan.min_samples:
+            continue
         if plan.eliminates(bound) and not tied_by_the_winner_rule(ready[best], samples, plan):
             found[name] = bound
     return found
