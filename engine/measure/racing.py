@@ -35,9 +35,10 @@ from scipy import stats
 from engine.measure.uncertainty import (
     DEFAULT_MARGIN,
     DEFAULT_RATIO_LOG_SD,
+    NoiseFloor,
     busy_log_sd,
     median_ci,
-    ratio_interval,
+    winner_and_ties,
 )
 
 StopReason = Literal["precise", "eliminated", "budget", "max_samples"]
@@ -163,10 +164,11 @@ def race(
 def tied_by_the_winner_rule(
     best_samples: Sequence[float], samples: Sequence[float], plan: RacePlan
 ) -> bool:
-    """Whether the rule that names the winner's ties (`uncertainty.winner_and_ties`: a
-    bootstrap interval with the within-run floor on each side) would call it tied now. The
-    race eliminates only what that rule also separates, so an eliminated variant is never
-    listed among the winner's ties (seen before this check: `einsum` eliminated after three
-    samples by the race's own interval, then tied by the final one)."""
-    estimate = ratio_interval([best_samples], [samples], plan.floor_log_sd / math.sqrt(2))
-    return estimate.low <= 1 + plan.margin
+    """Whether the rule that names the winner's ties (`uncertainty.winner_and_ties`) would
+    call it tied now, with the race's floor. The race eliminates only what that rule also
+    separates, so an eliminated variant is never listed among the winner's ties (seen before
+    this check: `einsum` eliminated after three samples by the race's own interval, then tied
+    by the final one)."""
+    floor = NoiseFloor(ratio_log_sd=plan.floor_log_sd)
+    found = winner_and_ties({"best": best_samples, "other": samples}, floor, plan.margin)
+    return found is not None and (found.variant == "other" or "other" in found.tied_with)

@@ -191,7 +191,7 @@ class Sampler:
         does. Those calls are spent here, outside the clock, and counted in the variant's
         budget. A variant whose one call outlasts `REWARM_S` carries the disturbance diluted
         in its own call and gets none. Shorter rules that stop once the calls look settled
-        were tried and measured biased (docs/timing.md): the full time is the rule."""
+        were tried and not kept (docs/timing.md): the full time is the rule."""
         if self.fixed_calls:  # multi-worker: every worker must make exactly the same calls
             return
         per_call = self.last_block_s / self.calls if self.samples else self.dispatch_block_s
