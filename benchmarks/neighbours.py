@@ -9,7 +9,11 @@ first), so a drift of the machine falls on both. Between fresh processes a media
 the geometric mean of the ratios over the pairs with its 95% interval (Student's t on the log
 ratios, SciPy): the bias a neighbour causes, with the process-to-process noise averaged out.
 
-    python -m benchmarks.neighbours [--matrices 3000] [--dim 100] [--pairs 2]
+`--solo` makes the baseline each fast variant in a process of its own, and adds the fast set
+itself as a neighbour (`+fast`): then every block of the baseline follows its own variant's,
+and the rows say what sharing a run does, fast neighbours included.
+
+    python -m benchmarks.neighbours [--matrices 3000] [--dim 100] [--pairs 2] [--solo]
 """
 
 from __future__ import annotations
@@ -51,18 +55,30 @@ def main() -> None:
     parser.add_argument("--matrices", type=int, default=3000)
     parser.add_argument("--dim", type=int, default=100)
     parser.add_argument("--pairs", type=int, default=2, help="back-to-back pairs per neighbour")
+    parser.add_argument(
+        "--solo", action="store_true", help="baseline: each fast variant in a process of its own"
+    )
     args = parser.parse_args()
     out = Path(tempfile.mkdtemp(prefix="matvec-neighbours-")) / "run.json"
     worst = 0.0
     logs: dict[tuple[str, str], list[float]] = {}
-    for neighbour in NEIGHBOURS:
+
+    def baseline() -> dict:
+        if not args.solo:
+            return medians(FAST, args, out)
+        return {v: m for variant in FAST for v, m in medians((variant,), args, out).items()}
+
+    neighbours = {n: (*FAST, n) for n in NEIGHBOURS}
+    if args.solo:
+        neighbours = {"fast": FAST, **neighbours}
+    for neighbour, together in neighbours.items():
         for pair in range(args.pairs):
             if pair % 2 == 0:
-                alone = medians(FAST, args, out)
-                beside = medians((*FAST, neighbour), args, out)
+                alone = baseline()
+                beside = medians(together, args, out)
             else:
-                beside = medians((*FAST, neighbour), args, out)
-                alone = medians(FAST, args, out)
+                beside = medians(together, args, out)
+                alone = baseline()
             cells = []
             for variant in FAST:
                 ratio = beside[variant] / alone[variant]
