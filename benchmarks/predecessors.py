@@ -1,16 +1,17 @@
-"""Is one untimed call enough after a neighbour about as fast? Blocks compared within a run.
+"""Does a block's time depend on which neighbour ran just before it? Compared within a run.
 
-The re-warm before a block depends on what ran just before it (`Sampler.rewarm`): 0.12 s of
-the variant's own calls after a neighbour more than twice as slow per call, one call after one
-about as fast. Comparing fresh processes cannot show a 5% bias on a host whose medians move
-more than that between processes; comparing blocks of one run can: both kinds of block are
-interleaved through the same run, so a slow phase of the machine falls on both alike.
+Every block that follows another variant's is preceded by 0.12 s of the variant's own untimed
+calls (`Sampler.rewarm`), so a fast kernel's block should read the same after a slow eager
+neighbour as after a fast one. Comparing fresh processes cannot show a 5% bias on a host whose
+medians move more than that between processes; comparing the blocks of one run can: both kinds
+of block are interleaved through the same run, so a slow phase of the machine falls on both.
 
 Each of `--runs` fresh processes samples the dashboard's default set with fixed sampling and
 `--repeats` blocks each; every block of a fast variant is classed by its predecessor (the
-recorded order, `sampling.rounds`): after a fast neighbour (one-call re-warm) or after a slow
-one (the full re-warm). Per run, the ratio of the two medians; over the runs, the geometric
-mean with its 95% interval (Student's t, SciPy). No bias: the interval holds 1.
+recorded order, `sampling.rounds`): a neighbour about as fast (at most twice its time per call)
+or a slower one. Per run, the ratio of the two medians; over the runs, the geometric mean with
+its 95% interval (Student's t, SciPy). No bias: the interval holds 1. The runs are kept, and
+the medians after each named neighbour are printed too.
 
     python -m benchmarks.predecessors [--runs 5] [--repeats 40]
 """
@@ -27,7 +28,6 @@ import numpy as np
 
 from benchmarks.engine_cli import engine
 from benchmarks.neighbours import summary
-from engine.measure.timing import AS_FAST
 
 STRATEGIES = (
     "python_loop",
@@ -39,25 +39,34 @@ STRATEGIES = (
     "numpy",
 )
 FAST = ("vectorized_map", "batched_matvec", "einsum", "numpy")
+AS_FAST = 2.0  # a neighbour at most this many times slower per call counts as fast
 
 
 def by_predecessor(data: dict) -> dict[str, dict[str, list[float]]]:
-    """Each fast variant's samples after a fast and after a slow neighbour."""
+    """Each fast variant's samples by the variant whose block ran just before."""
     variants = data["sampling"]["variants"]
     results = {r["variant"]: r for r in data["results"]}
-    per_call = {v: results[v]["median_s"] for v in variants}
     taken = {v: 0 for v in variants}
-    found: dict[str, dict[str, list[float]]] = {v: {"fast": [], "slow": []} for v in FAST}
+    found: dict[str, dict[str, list[float]]] = {v: {} for v in FAST}
     previous = None
     for index in (i for round_ in data["sampling"]["rounds"] for i in round_):
         variant = variants[index]
         sample = results[variant]["samples_s"][taken[variant]]
         taken[variant] += 1
         if variant in FAST and previous is not None and previous != variant:
-            kind = "fast" if per_call[previous] <= AS_FAST * per_call[variant] else "slow"
-            found[variant][kind].append(sample)
+            found[variant].setdefault(previous, []).append(sample)
         previous = variant
     return found
+
+
+def by_speed(data: dict, after: dict[str, list[float]], variant: str) -> dict[str, list[float]]:
+    """Samples after a neighbour about as fast, and after a slower one."""
+    per_call = {r["variant"]: r["median_s"] for r in data["results"]}
+    kinds: dict[str, list[float]] = {"fast": [], "slow": []}
+    for previous, samples in after.items():
+        fast = per_call[previous] <= AS_FAST * per_call[variant]
+        kinds["fast" if fast else "slow"] += samples
+    return kinds
 
 
 def main() -> None:
@@ -65,9 +74,11 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--repeats", type=int, default=40)
     args = parser.parse_args()
-    out = Path(tempfile.mkdtemp(prefix="matvec-predecessors-")) / "run.json"
+    scratch = Path(tempfile.mkdtemp(prefix="matvec-predecessors-"))
+    print(f"runs kept in {scratch}", flush=True)
     logs: dict[str, list[float]] = {v: [] for v in FAST}
     for run in range(args.runs):
+        out = scratch / f"run{run + 1}.json"
         engine(
             "run",
             f"--strategy={','.join(STRATEGIES)}",
@@ -79,8 +90,14 @@ def main() -> None:
             f"--json={out}",
             quiet=True,
         )
-        cells = []
-        for variant, kinds in by_predecessor(json.loads(out.read_text())).items():
+        cells, named = [], []
+        data = json.loads(out.read_text())
+        for variant, after in by_predecessor(data).items():
+            kinds = by_speed(data, after, variant)
+            named.append(
+                f"  {variant:<15} after "
+                + ", ".join(f"{p} {np.median(s) * 1e3:.2f}" for p, s in sorted(after.items()))
+            )
             if not kinds["fast"] or not kinds["slow"]:
                 continue
             fast, slow = float(np.median(kinds["fast"])), float(np.median(kinds["slow"]))
@@ -90,7 +107,8 @@ def main() -> None:
                 f"{fast * 1e3:.2f} ms ({len(kinds['fast'])})"
             )
         print(f"run {run + 1}: after slow -> after fast: " + " · ".join(cells), flush=True)
-    print("after a fast neighbour / after a slow one: geometric mean over the runs [95% CI]")
+        print("\n".join(named), flush=True)
+    print("after a neighbour about as fast / after a slower one, over the runs [95% CI]")
     for variant, values in logs.items():
         if values:
             print(f"  {variant:<15} {summary(values).replace('pairs', 'runs')}")

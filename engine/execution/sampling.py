@@ -11,9 +11,8 @@ Neighbour independence: a block that follows other work (another variant's block
 preparation of the others) is preceded by untimed calls of its own variant (`Sampler.rewarm`).
 A slow neighbour (an eager loop of thousands of small ops) leaves the process in a state that
 slows the next calls of a fast kernel by up to 2× for about 0.1 s of running it; those calls
-are spent before the clock starts (0.12 s of them after preparation or a neighbour more than
-twice as slow per call, one call after one about as fast), so a variant's time does not depend
-on which others share the run (docs/timing.md).
+are now spent before the clock starts, so a variant's time does not depend on which others
+share the run (docs/timing.md).
 
 After each round the race runs: a correct variant confidently slower than the best by more
 than the tie margin is eliminated; it keeps its samples and is finished at once. A variant
@@ -158,9 +157,8 @@ def take_samples(
         assert item.sampler is not None
         try:
             with item.guard() if item.guard else contextlib.nullcontext():
-                if last[-1] != index:  # untimed: whatever the neighbour left is spent first
-                    neighbour = prepared[last[-1]].sampler if last[-1] >= 0 else None
-                    item.sampler.rewarm(neighbour.per_call_s if neighbour else None)
+                if last[-1] != index:
+                    item.sampler.rewarm()  # untimed: whatever the neighbour left is spent first
                 item.sampler.sample()
         except Exception as error:  # noqa: BLE001 - one variant's failure keeps the others
             on_failure(item, error)

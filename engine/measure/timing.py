@@ -30,10 +30,6 @@ MAX_CALLS_PER_SAMPLE = 100_000
 # a fast kernel's calls after an eager Python loop of 3,000 ops were up to 2x slow for about
 # 0.1 s of running it (benchmarks/neighbours.py).
 REWARM_S = 0.12
-# A neighbour at most this many times slower per call does the same work about as efficiently
-# (few large ops, not thousands of small ones): after its block, one untimed call is re-warm
-# enough (docs/timing.md, "Neighbours").
-AS_FAST = 2.0
 # Warm-up stops early once its calls have lasted this long (at least one call is made).
 WARMUP_S = 0.25
 
@@ -187,31 +183,19 @@ class Sampler:
         self.deadline.spend(elapsed)
         return elapsed
 
-    @property
-    def per_call_s(self) -> float:
-        """The latest time per call: the last block's, or the synced dispatch block's."""
-        return self.last_block_s / self.calls if self.samples else self.dispatch_block_s
-
-    def rewarm(self, neighbour_per_call_s: float | None = None) -> None:
-        """Untimed calls before a block that follows other work: another variant's block
-        (whose time per call is `neighbour_per_call_s`), or preparing the others (None).
-
-        A slow neighbour (an eager loop of thousands of small ops) leaves the process in a
-        state that slows a fast kernel's next calls by up to 2× for about 0.1 s of running it;
-        sleeping does not clear it, running does. So after preparation or a neighbour more
-        than `AS_FAST` times slower per call, the calls last `REWARM_S`; after a neighbour
-        about as fast (the same work done as efficiently), one call moves the switch itself
-        out of the clock. Those calls are counted in the variant's budget. A variant whose one
-        call outlasts `REWARM_S` carries the disturbance diluted in its own call and gets
-        none. Rules that stop once the calls look settled were tried and not kept
-        (docs/timing.md)."""
+    def rewarm(self) -> None:
+        """Untimed calls before a block that follows other work (another variant's block, or
+        preparing the others): enough to last `REWARM_S`. A slow neighbour (an eager loop of
+        thousands of small ops) leaves the process in a state that slows a fast kernel's next
+        calls by up to 2× for about 0.1 s of running it; sleeping does not clear it, running
+        does. Those calls are spent here, outside the clock, and counted in the variant's
+        budget. A variant whose one call outlasts `REWARM_S` carries the disturbance diluted
+        in its own call and gets none. Shorter rules that stop once the calls look settled
+        were tried and not kept (docs/timing.md): the full time is the rule."""
         if self.fixed_calls:  # multi-worker: every worker must make exactly the same calls
             return
-        per_call = self.per_call_s
+        per_call = self.last_block_s / self.calls if self.samples else self.dispatch_block_s
         if per_call >= REWARM_S:
-            return
-        if neighbour_per_call_s is not None and neighbour_per_call_s <= AS_FAST * per_call:
-            self._block(1)
             return
         calls = min(MAX_CALLS_PER_SAMPLE, math.ceil(REWARM_S / max(per_call, 1e-9)))
         self._block(calls)

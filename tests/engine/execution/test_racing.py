@@ -19,7 +19,7 @@ import pytest
 from engine.execution.base import Prepared
 from engine.execution.sampling import take_samples
 from engine.measure.racing import RacePlan, log_median_se, race, relative_half_width
-from engine.measure.timing import AS_FAST, REWARM_S, Kernel, Sampler
+from engine.measure.timing import REWARM_S, Kernel, Sampler
 from engine.results.events import Eliminated
 from engine.results.model import StrategyResult
 from tests.engine.measure.test_timing import AsyncDevice
@@ -38,14 +38,10 @@ class SyntheticSampler:
         self.budget_blocks = budget_blocks
         self.rewarms = 0
 
-    @property
-    def per_call_s(self) -> float:
-        return self.samples[-1] if self.samples else self.true_s
-
     def can_sample(self) -> bool:
         return not self.samples or len(self.samples) < self.budget_blocks
 
-    def rewarm(self, neighbour_per_call_s: float | None = None) -> None:
+    def rewarm(self) -> None:
         self.rewarms += 1
 
     def sample(self) -> float:
@@ -248,7 +244,7 @@ def test_a_neighbour_that_disturbs_the_next_calls_does_not_move_a_variants_media
 
 
 def test_without_the_rewarm_the_same_neighbour_would_move_the_median(monkeypatch):
-    monkeypatch.setattr(Sampler, "rewarm", lambda self, neighbour_per_call_s=None: None)
+    monkeypatch.setattr(Sampler, "rewarm", lambda self: None)
     assert median_of_fast(with_neighbour=True) > 1.1 * median_of_fast(with_neighbour=False)
 
 
@@ -276,60 +272,6 @@ def test_a_rewarm_makes_its_calls_whatever_they_read():
         before = len(world.device.calls)
         sampler.rewarm()
         assert len(world.device.calls) - before == math.ceil(REWARM_S / sampler.samples[-1])
-
-
-def test_after_a_neighbour_about_as_fast_the_rewarm_is_one_call():
-    """The full re-warm is for what follows preparation or a much slower neighbour; after a
-    neighbour doing the same work about as efficiently one call is enough."""
-    world = Disturbed(lasting=0)
-    sampler = Sampler(world.kernel(0.004, False), warmup=0, budget_s=1000, clock=world.device.clock)
-    sampler.sample()
-    full = math.ceil(REWARM_S / sampler.samples[-1])
-    for neighbour, calls in ((None, full), (0.002, 1), (AS_FAST * 0.004, 1), (0.009, full)):
-        before = len(world.device.calls)
-        sampler.rewarm(neighbour)
-        assert len(world.device.calls) - before == calls, neighbour
-
-
-def test_the_sampling_phase_tells_each_rewarm_its_neighbours_time_per_call():
-    """Two fast variants and a slow one, interleaved: a block after the slow one or after
-    preparation gets the full re-warm, a block after the other fast one gets one call."""
-    world = Disturbed(lasting=0)
-    kernels = {"fast": 0.004, "also_fast": 0.005, "slow": 0.05}
-    items, seen = [], []
-    for name, work_s in kernels.items():
-        sampler = Sampler(
-            world.kernel(work_s, False), warmup=0, budget_s=1000, clock=world.device.clock
-        )
-        original = sampler.rewarm
-
-        def rewarm(neighbour_per_call_s=None, name=name, original=original):
-            seen.append((name, neighbour_per_call_s))
-            original(neighbour_per_call_s)
-
-        sampler.rewarm = rewarm  # type: ignore[method-assign]
-        result = StrategyResult(name, name, "single", "ok", 1, 1, 1)
-        result.correct = True
-        items.append(Prepared(result, sampler))
-    record = take_samples(
-        items,
-        plan=RacePlan(adaptive=False, max_samples=6),
-        order="interleaved",
-        seed=3,
-        emit=lambda _e: None,
-        on_failure=lambda *_: None,
-        load=lambda: 0.0,
-    )
-    blocks = [-1] + [index for round_ in record.rounds for index in round_]
-    expected = [
-        (items[now].result.variant, None if before < 0 else kernels[items[before].result.variant])
-        for before, now in itertools.pairwise(blocks)
-        if now != before
-    ]
-    assert [name for name, _ in seen] == [name for name, _ in expected]
-    for (_, told), (_, true) in zip(seen, expected, strict=True):
-        assert told == (None if true is None else pytest.approx(true, rel=1e-3))
-    assert any(n == kernels["slow"] for _, n in expected) and any(n is None for _, n in expected)
 
 
 def test_one_sample_in_a_fast_mode_keeps_three_slow_looking_samples_in_the_race():
