@@ -31,6 +31,7 @@ from typing import Any
 
 from engine.execution.recording import Prepared
 from engine.machine.load import LoadMonitor
+from engine.measure.neighbours import neighbour_effect
 from engine.measure.racing import RacePlan, race
 from engine.measure.uncertainty import NoiseFloor
 from engine.results.events import Eliminated, Progress, Sample
@@ -124,6 +125,16 @@ def _race_round(prepared: list[Prepared], plan: RacePlan, emit: Progress) -> Non
         emit(Eliminated(variant, bound.best, bound.ratio, bound.low))
 
 
+def note_neighbour_effect(index: int, prepared: list[Prepared], record: SamplingRecord) -> None:
+    """A finished variant whose blocks after slower neighbours read differently, in its own
+    run's record, says so among its warnings (`engine.measure.neighbours`)."""
+    samples = {i: item.sampler.samples for i, item in enumerate(prepared) if item.sampler}
+    sequence = [i for round_ in record.rounds for i in round_]
+    effect = neighbour_effect(index, sequence, samples)
+    if effect is not None:
+        prepared[index].result.warnings.append(effect.warning())
+
+
 def take_samples(
     prepared: list[Prepared],
     *,
@@ -149,6 +160,7 @@ def take_samples(
         for index, item in enumerate(prepared):
             if index not in reported and not _still_sampling(item, plan):
                 reported.add(index)
+                note_neighbour_effect(index, prepared, record)
                 if on_done is not None:
                     on_done(item)
 

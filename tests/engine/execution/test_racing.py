@@ -307,3 +307,49 @@ def test_a_rewarm_is_not_fooled_by_a_preparation_the_neighbour_slowed_too():
     sampler.rewarm()
     sampler.sample()
     assert sampler.samples[-1] == pytest.approx(0.004, rel=1e-3)
+
+
+def run_beside_a_disturbing_neighbour() -> list[Prepared]:
+    """Two fast variants and a slow one that slows the next calls, interleaved."""
+    world = Disturbed(lasting=3)
+    kernels = {
+        "fast": world.kernel(0.004, disturbs=False),
+        "also_fast": world.kernel(0.0041, disturbs=False),
+        "python_loop": world.kernel(0.2, disturbs=True),
+    }
+    items = []
+    for name, kernel in kernels.items():
+        sampler = Sampler(kernel, warmup=0, budget_s=1000, clock=world.device.clock)
+        result = StrategyResult(name, name, "single", "ok", 1, 1, 1)
+        result.correct = True
+        items.append(Prepared(result, sampler))
+    take_samples(
+        items,
+        plan=RacePlan(adaptive=False, max_samples=20),
+        order="interleaved",
+        seed=0,
+        emit=lambda _e: None,
+        on_failure=lambda *_: None,
+        load=lambda: 0.0,
+    )
+    return items
+
+
+def neighbour_notes(items: list[Prepared]) -> dict[str, list[str]]:
+    return {
+        item.result.variant: [n for n in item.result.warnings if "slower neighbours" in n]
+        for item in items
+    }
+
+
+def test_a_run_says_when_its_blocks_after_slower_neighbours_read_slow(monkeypatch):
+    """What the re-warm does not clear, the run sees in its own record and says."""
+    assert neighbour_notes(run_beside_a_disturbing_neighbour()) == {
+        "fast": [],
+        "also_fast": [],
+        "python_loop": [],
+    }
+    monkeypatch.setattr(Sampler, "rewarm", lambda self: None)
+    notes = neighbour_notes(run_beside_a_disturbing_neighbour())
+    assert len(notes["fast"]) == len(notes["also_fast"]) == 1
+    assert "read 1.3" in notes["fast"][0] and notes["python_loop"] == []
