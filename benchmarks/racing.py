@@ -17,10 +17,13 @@ import argparse
 import itertools
 import json
 import multiprocessing
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 
 from benchmarks.engine_cli import ENV, ROOT, engine
@@ -113,23 +116,37 @@ def fresh_runs(count: int, matrices: int, args: argparse.Namespace, scratch: Pat
     return runs
 
 
+def called_rows(pairs: Iterable[tuple[RunResult, RunResult]], verdicts: set[str]) -> Counter:
+    """Per variant: the rows compared, and those whose verdict is in `verdicts`."""
+    counts: Counter = Counter()
+    for a, b in pairs:
+        rows = compare_runs([a, b])
+        rows = rows[~rows["baseline"]]
+        for variant, verdict in zip(rows["variant"], rows["verdict"]):
+            counts[(variant, "rows")] += 1
+            counts[(variant, "called")] += verdict in verdicts
+    return counts
+
+
+def tally(counts: Counter) -> str:
+    """'called of rows (share); per variant' from `called_rows`."""
+    called = sum(n for (_, kind), n in counts.items() if kind == "called")
+    total = sum(n for (_, kind), n in counts.items() if kind == "rows")
+    each = ", ".join(
+        f"{variant} {counts[(variant, 'called')]}/{n}"
+        for (variant, kind), n in counts.items()
+        if kind == "rows"
+    )
+    return f"{called} of {total} ({called / max(total, 1):.0%}; {each})"
+
+
 def aa_and_power(args: argparse.Namespace, scratch: Path, tag: str) -> None:
     aa = fresh_runs(args.aa, args.matrices, args, scratch, f"{tag}aa")
     power = fresh_runs(args.aa, args.matrices * 3 // 2, args, scratch, f"{tag}power")
-    called = total = 0
-    for a, b in itertools.combinations(aa, 2):
-        rows = compare_runs([a, b])
-        rows = rows[~rows["baseline"]]
-        called += int(rows["verdict"].isin(["faster", "slower"]).sum())
-        total += len(rows)
-    print(f"{tag}A/A: {called} of {total} called faster/slower ({called / max(total, 1):.0%})")
-    slower = total = 0
-    for a, b in itertools.product(aa, power):
-        rows = compare_runs([a, b])
-        rows = rows[~rows["baseline"]]
-        slower += int((rows["verdict"] == "slower").sum())
-        total += len(rows)
-    print(f"{tag}1.5x work: {slower} of {total} called slower ({slower / max(total, 1):.0%})")
+    aa_calls = called_rows(itertools.combinations(aa, 2), {"faster", "slower"})
+    print(f"{tag}A/A called faster/slower: {tally(aa_calls)}")
+    power_calls = called_rows(itertools.product(aa, power), {"slower"})
+    print(f"{tag}1.5x work called slower: {tally(power_calls)}")
     loads = [r.machine_load.other_cpu_fraction for r in aa + power if r.machine_load]
     print(f"{tag}other processes' CPU share: {min(loads):.0%}-{max(loads):.0%}")
 
@@ -153,7 +170,7 @@ def main() -> None:
             for a, f in pairs
         )
         print(
-            f"adaptive measuring time / fixed: median {sorted(ratio)[len(ratio) // 2]:.2f} "
+            f"adaptive measuring time / fixed: median {statistics.median(ratio):.2f} "
             f"(range {min(ratio):.2f}-{max(ratio):.2f}); the adaptive winner-or-tie set held "
             f"the fixed winner in {held} of {len(pairs)} pairs"
         )
