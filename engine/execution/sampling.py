@@ -91,12 +91,12 @@ def _still_sampling(item: Prepared, plan: RacePlan) -> bool:
     if sampler is None or result.stop_reason is not None:
         return False
     samples = sampler.samples
-    if len(samples) >= plan.max_samples:
+    if plan.is_precise(samples):  # first: precise at its last allowed sample is still precise
+        result.stop_reason = "precise"
+    elif len(samples) >= plan.max_samples:
         result.stop_reason = "max_samples"
     elif not sampler.can_sample():
         result.stop_reason = "budget"
-    elif plan.is_precise(samples):
-        result.stop_reason = "precise"
     return result.stop_reason is None
 
 

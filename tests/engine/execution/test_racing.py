@@ -18,7 +18,13 @@ import pytest
 
 from engine.execution.base import Prepared
 from engine.execution.sampling import take_samples
-from engine.measure.racing import RacePlan, log_median_se, race, relative_half_width
+from engine.measure.racing import (
+    MIN_SAMPLES,
+    RacePlan,
+    log_median_se,
+    race,
+    relative_half_width,
+)
 from engine.measure.timing import REWARM_S, Kernel, Sampler
 from engine.results.events import Eliminated
 from engine.results.model import StrategyResult
@@ -152,6 +158,15 @@ def test_a_budget_ends_a_variant_that_never_gets_precise():
 def test_max_samples_ends_a_noisy_variant_without_a_budget():
     items, _ = synthetic_run({"noisy": 0.004}, seed=3, noise=0.6, plan=RacePlan(max_samples=12))
     assert stop(items, "noisy") == "max_samples" and len(items[0].sampler.samples) == 12
+
+
+def test_precise_at_its_last_allowed_sample_is_precise():
+    """Reaching ±3% exactly at `max_samples` (or at the budget's last block) is precise."""
+    plan = RacePlan(max_samples=MIN_SAMPLES)
+    items, _ = synthetic_run({"steady": 0.004}, seed=3, noise=0.001, plan=plan)
+    assert stop(items, "steady") == "precise" and len(items[0].sampler.samples) == MIN_SAMPLES
+    items, _ = synthetic_run({"steady": 0.004}, seed=3, noise=0.001, budget_blocks=MIN_SAMPLES)
+    assert stop(items, "steady") == "precise"
 
 
 def test_a_wrong_variant_is_neither_a_reference_nor_raced():
