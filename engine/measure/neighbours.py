@@ -5,13 +5,13 @@ shared VM that does not always hold a fast kernel's time: within runs, the Tenso
 blocks right after a slower neighbour read about 10% slow on average, some runs 30–50%
 (`benchmarks/predecessors.py`, docs/timing.md), and at some moments a two-thread kernel stays
 slow for longer than any re-warm a run can afford. A run cannot see that by comparing
-processes, but it can in its own record: its blocks are interleaved in a
-recorded order, so each variant's blocks split into those right after a neighbour more than
-`SLOWER` times slower per call and those after the others, both spread through the same run.
-A two-sided Mann–Whitney U test (SciPy) on the two groups, Bonferroni-adjusted over the run's
-variants, with the ratio of their medians beyond `MARGIN`, is a measured neighbour effect: the
-variant gets a warning saying so and what to do. A variant's first block (after preparation)
-is in neither group.
+processes, but it can in its own record: its blocks are interleaved in a recorded order, so
+each variant's blocks split into those right after a neighbour more than `SLOWER` times slower
+per call and those after the others, both spread through the same run. A two-sided
+Mann–Whitney U test (SciPy) on the two groups, Bonferroni-adjusted over the run's variants,
+with the ratio of their medians beyond `MARGIN`, is a measured neighbour effect: the variant
+gets a warning saying so and what to do. A variant's first block (after preparation) is in
+neither group.
 """
 
 from __future__ import annotations
