@@ -28,6 +28,7 @@ import numpy as np
 
 from benchmarks.engine_cli import engine
 from benchmarks.neighbours import summary
+from engine.measure.neighbours import blocks_by_neighbour
 
 STRATEGIES = (
     "python_loop",
@@ -39,7 +40,6 @@ STRATEGIES = (
     "numpy",
 )
 FAST = ("vectorized_map", "batched_matvec", "einsum", "numpy")
-AS_FAST = 2.0  # a neighbour at most this many times slower per call counts as fast
 
 
 def by_predecessor(data: dict) -> dict[str, dict[str, list[float]]]:
@@ -59,14 +59,15 @@ def by_predecessor(data: dict) -> dict[str, dict[str, list[float]]]:
     return found
 
 
-def by_speed(data: dict, after: dict[str, list[float]], variant: str) -> dict[str, list[float]]:
-    """Samples after a neighbour about as fast, and after a slower one."""
-    per_call = {r["variant"]: r["median_s"] for r in data["results"]}
-    kinds: dict[str, list[float]] = {"fast": [], "slow": []}
-    for previous, samples in after.items():
-        fast = per_call[previous] <= AS_FAST * per_call[variant]
-        kinds["fast" if fast else "slow"] += samples
-    return kinds
+def by_speed(data: dict, variant: str) -> dict[str, list[float]]:
+    """Samples after a neighbour about as fast, and after a slower one: the split the run's
+    own neighbour check makes (`engine.measure.neighbours`)."""
+    variants = data["sampling"]["variants"]
+    by_name = {r["variant"]: r["samples_s"] for r in data["results"]}
+    samples = {i: by_name[v] for i, v in enumerate(variants)}
+    sequence = [i for round_ in data["sampling"]["rounds"] for i in round_]
+    slow, fast = blocks_by_neighbour(variants.index(variant), sequence, samples)
+    return {"fast": fast, "slow": slow}
 
 
 def main() -> None:
@@ -93,7 +94,7 @@ def main() -> None:
         cells, named = [], []
         data = json.loads(out.read_text())
         for variant, after in by_predecessor(data).items():
-            kinds = by_speed(data, after, variant)
+            kinds = by_speed(data, variant)
             named.append(
                 f"  {variant:<15} after "
                 + ", ".join(f"{p} {np.median(s) * 1e3:.2f}" for p, s in sorted(after.items()))
