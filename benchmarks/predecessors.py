@@ -28,18 +28,10 @@ import numpy as np
 
 from benchmarks.engine_cli import engine
 from benchmarks.neighbours import summary
+from benchmarks.racing import BATCHED, DEFAULT_SET
 from engine.measure.neighbours import blocks_by_neighbour
 
-STRATEGIES = (
-    "python_loop",
-    "while_loop",
-    "map_fn",
-    "vectorized_map",
-    "batched_matvec",
-    "einsum",
-    "numpy",
-)
-FAST = ("vectorized_map", "batched_matvec", "einsum", "numpy")
+FAST = BATCHED  # the fast variants of the default set
 
 
 def by_predecessor(data: dict) -> dict[str, dict[str, list[float]]]:
@@ -82,7 +74,7 @@ def main() -> None:
         out = scratch / f"run{run + 1}.json"
         engine(
             "run",
-            f"--strategy={','.join(STRATEGIES)}",
+            f"--strategy={','.join(DEFAULT_SET)}",
             "--sampling=fixed",
             f"--repeats={args.repeats}",
             f"--seed={run}",

@@ -224,11 +224,8 @@ class Disturbed:
         return Kernel(call=call, sync=self.device.sync)
 
 
-def median_of_fast(with_neighbour: bool) -> float:
-    world = Disturbed()
-    kernels = {"fast": world.kernel(0.004, disturbs=False)}
-    if with_neighbour:
-        kernels["python_loop"] = world.kernel(0.2, disturbs=True)
+def interleaved(world: Disturbed, kernels: dict[str, Kernel], samples: int) -> list[Prepared]:
+    """Real samplers on the virtual clock, `samples` each, interleaved (fixed sampling)."""
     items = []
     for name, kernel in kernels.items():
         sampler = Sampler(kernel, warmup=0, budget_s=1000, clock=world.device.clock)
@@ -237,13 +234,22 @@ def median_of_fast(with_neighbour: bool) -> float:
         items.append(Prepared(result, sampler))
     take_samples(
         items,
-        plan=RacePlan(adaptive=False, max_samples=10),
+        plan=RacePlan(adaptive=False, max_samples=samples),
         order="interleaved",
         seed=0,
         emit=lambda _e: None,
         on_failure=lambda *_: None,
         load=lambda: 0.0,
     )
+    return items
+
+
+def median_of_fast(with_neighbour: bool) -> float:
+    world = Disturbed()
+    kernels = {"fast": world.kernel(0.004, disturbs=False)}
+    if with_neighbour:
+        kernels["python_loop"] = world.kernel(0.2, disturbs=True)
+    items = interleaved(world, kernels, samples=10)
     return float(np.median(items[0].sampler.samples))
 
 
@@ -332,22 +338,7 @@ def run_beside_a_disturbing_neighbour() -> list[Prepared]:
         "also_fast": world.kernel(0.0041, disturbs=False),
         "python_loop": world.kernel(0.2, disturbs=True),
     }
-    items = []
-    for name, kernel in kernels.items():
-        sampler = Sampler(kernel, warmup=0, budget_s=1000, clock=world.device.clock)
-        result = StrategyResult(name, name, "single", "ok", 1, 1, 1)
-        result.correct = True
-        items.append(Prepared(result, sampler))
-    take_samples(
-        items,
-        plan=RacePlan(adaptive=False, max_samples=20),
-        order="interleaved",
-        seed=0,
-        emit=lambda _e: None,
-        on_failure=lambda *_: None,
-        load=lambda: 0.0,
-    )
-    return items
+    return interleaved(world, kernels, samples=20)
 
 
 def neighbour_notes(items: list[Prepared]) -> dict[str, list[str]]:
