@@ -39,12 +39,34 @@ def make_venv(where: Path, beside_these_packages: bool = False) -> Path:
     return where / "bin"
 
 
+LEFTOVERS = shutil.ignore_patterns(
+    ".git", "__pycache__", "*.pyc", "build", "*.egg-info", "test-artifacts", ".venv"
+)
+
+
+def not_the_source(directory: str, names: list[str]) -> set[str]:
+    """Build leftovers, and virtual environments whatever their name (a directory holding a
+    `pyvenv.cfg`): a venv made inside the checkout (`python -m venv .v`) is gigabytes, and
+    copying it filled the disk of a fresh clone's test run."""
+    skipped = set(LEFTOVERS(directory, names))
+    skipped.update(name for name in names if (Path(directory, name) / "pyvenv.cfg").is_file())
+    return skipped
+
+
 def source_copy(where: Path) -> Path:
     """The package's files in a scratch directory: a build must never write into the repo."""
-    ignore = shutil.ignore_patterns(
-        ".git", "__pycache__", "*.pyc", "build", "*.egg-info", "test-artifacts", ".venv"
-    )
-    return Path(shutil.copytree(ROOT, where / "source", ignore=ignore))
+    return Path(shutil.copytree(ROOT, where / "source", ignore=not_the_source))
+
+
+def test_the_source_copy_leaves_out_virtual_environments_whatever_their_name(tmp_path):
+    (tmp_path / "engine").mkdir()
+    (tmp_path / "engine" / "core.py").write_text("")
+    for environment in (".v", "venv", "anything"):
+        (tmp_path / environment / "lib").mkdir(parents=True)
+        (tmp_path / environment / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (tmp_path / "__pycache__").mkdir()
+    names = sorted(path.name for path in tmp_path.iterdir())
+    assert not_the_source(str(tmp_path), names) == {".v", "venv", "anything", "__pycache__"}
 
 
 def pip_install(bin_dir: Path) -> None:
