@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Callable
 
 import numpy as np
 import tensorflow as tf
@@ -29,13 +30,15 @@ BREAKS = {
 WINDOWS_MS = ((0, 50), (50, 100), (100, 200), (200, 300), (300, 450))
 
 
-def take_a_break(kind: str, seconds: float) -> None:
-    if kind == "sleep":
-        time.sleep(seconds)
-        return
+def run_for(seconds: float, work: Callable[[], object] = lambda: None) -> None:
+    """`work` again and again for `seconds` (the default spins one thread)."""
     end = time.perf_counter() + seconds
     while time.perf_counter() < end:
-        pass
+        work()
+
+
+def take_a_break(kind: str, seconds: float) -> None:
+    (time.sleep if kind == "sleep" else run_for)(seconds)
 
 
 def main() -> None:
@@ -52,16 +55,11 @@ def main() -> None:
     def call() -> None:
         tf.linalg.matmul(a, x).numpy()  # .numpy() waits for the result
 
-    def steady(seconds: float) -> None:
-        end = time.perf_counter() + seconds
-        while time.perf_counter() < end:
-            call()
-
-    steady(1.0)
+    run_for(1.0, call)
     timed: dict[str, list[np.ndarray]] = {name: [] for name in BREAKS}
     for _ in range(args.repeats):
         for name in rng.permutation(list(BREAKS)).tolist():
-            steady(0.6)
+            run_for(0.6, call)
             take_a_break(*BREAKS[name])
             starts, times, start = [], [], time.perf_counter()
             while time.perf_counter() - start < 0.45:

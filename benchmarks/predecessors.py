@@ -29,35 +29,35 @@ import numpy as np
 from benchmarks.engine_cli import engine
 from benchmarks.neighbours import summary
 from benchmarks.racing import BATCHED, DEFAULT_SET
-from engine.measure.neighbours import blocks_by_neighbour
+from engine.measure.neighbours import after_each_block, blocks_by_neighbour
 
 FAST = BATCHED  # the fast variants of the default set
 
 
 def by_predecessor(data: dict) -> dict[str, dict[str, list[float]]]:
     """Each fast variant's samples by the variant whose block ran just before."""
-    variants = data["sampling"]["variants"]
-    results = {r["variant"]: r for r in data["results"]}
-    taken = {v: 0 for v in variants}
+    variants, samples, sequence = recorded(data)
     found: dict[str, dict[str, list[float]]] = {v: {} for v in FAST}
-    previous = None
-    for index in (i for round_ in data["sampling"]["rounds"] for i in round_):
-        variant = variants[index]
-        sample = results[variant]["samples_s"][taken[variant]]
-        taken[variant] += 1
-        if variant in FAST and previous is not None and previous != variant:
-            found[variant].setdefault(previous, []).append(sample)
-        previous = variant
+    for previous, current, sample in after_each_block(sequence, samples):
+        variant = variants[current]
+        if variant in FAST and previous >= 0 and previous != current:
+            found[variant].setdefault(variants[previous], []).append(sample)
     return found
+
+
+def recorded(data: dict) -> tuple[list[str], dict[int, list[float]], list[int]]:
+    """A run's variants, each one's samples by index, and its blocks in the order they ran."""
+    variants = data["sampling"]["variants"]
+    by_name = {r["variant"]: r["samples_s"] for r in data["results"]}
+    samples = {i: by_name[v] for i, v in enumerate(variants)}
+    sequence = [i for round_ in data["sampling"]["rounds"] for i in round_]
+    return variants, samples, sequence
 
 
 def by_speed(data: dict, variant: str) -> dict[str, list[float]]:
     """Samples after a neighbour about as fast, and after a slower one: the split the run's
     own neighbour check makes (`engine.measure.neighbours`)."""
-    variants = data["sampling"]["variants"]
-    by_name = {r["variant"]: r["samples_s"] for r in data["results"]}
-    samples = {i: by_name[v] for i, v in enumerate(variants)}
-    sequence = [i for round_ in data["sampling"]["rounds"] for i in round_]
+    variants, samples, sequence = recorded(data)
     slow, fast = blocks_by_neighbour(variants.index(variant), sequence, samples)
     return {"fast": fast, "slow": slow}
 

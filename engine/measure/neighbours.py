@@ -16,7 +16,7 @@ neither group.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -47,29 +47,36 @@ class NeighbourEffect:
         )
 
 
-def blocks_by_neighbour(
-    index: int, sequence: Sequence[int], samples: Mapping[int, Sequence[float]]
-) -> tuple[list[float], list[float]]:
-    """Variant `index`'s samples after a slower neighbour, and after the others.
+def after_each_block(
+    sequence: Sequence[int], samples: Mapping[int, Sequence[float]]
+) -> Iterator[tuple[int, int, float]]:
+    """(the variant whose block ran just before, or -1 at the start; this block's variant;
+    its sample) for every block of the run, in the order it ran.
 
     `sequence`: every block of the run in the order it ran (indices into the run's variants);
     `samples[i]`: variant i's samples in the order taken, one per block of i in `sequence`.
     """
-    medians = {i: float(np.median(s)) for i, s in samples.items() if len(s)}
     taken = dict.fromkeys(samples, 0)
-    after_slower: list[float] = []
-    after_others: list[float] = []
     previous = -1
     for current in sequence:
-        if current not in taken or taken[current] >= len(samples[current]):
-            previous = current
-            continue
-        sample = samples[current][taken[current]]
-        taken[current] += 1
+        if current in taken and taken[current] < len(samples[current]):
+            yield previous, current, samples[current][taken[current]]
+            taken[current] += 1
+        previous = current
+
+
+def blocks_by_neighbour(
+    index: int, sequence: Sequence[int], samples: Mapping[int, Sequence[float]]
+) -> tuple[list[float], list[float]]:
+    """Variant `index`'s samples after a slower neighbour, and after the others (arguments
+    as for `after_each_block`)."""
+    medians = {i: float(np.median(s)) for i, s in samples.items() if len(s)}
+    after_slower: list[float] = []
+    after_others: list[float] = []
+    for previous, current, sample in after_each_block(sequence, samples):
         if current == index and previous >= 0 and previous != index and previous in medians:
             slower = medians[previous] > SLOWER * medians[index]
             (after_slower if slower else after_others).append(sample)
-        previous = current
     return after_slower, after_others
 
 
