@@ -1,6 +1,8 @@
 """Shared test setup: quiet TensorFlow logs and the repo root on sys.path."""
 
+import atexit
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -9,6 +11,7 @@ ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 # Tests never touch the user's real run history or queue: every process they start inherits.
 _SCRATCH = Path(tempfile.mkdtemp(prefix="matvec-tests-"))
+atexit.register(shutil.rmtree, _SCRATCH, True)
 os.environ["MATVEC_HISTORY"] = str(_SCRATCH / "history.sqlite3")
 os.environ["MATVEC_QUEUE_DIR"] = str(_SCRATCH / "queue")
 os.environ["MATVEC_PROFILES"] = str(_SCRATCH / "profiles")

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -129,6 +131,9 @@ class TrackedRun:
         self.config = config  # a run's settings, for the results as they come
         self.workdir = Path(tempfile.mkdtemp(prefix="matvec-run-"))
         self.result_path = self.workdir / "results.json"
+        # The page reads the results into its session once the run is done; the directory goes
+        # with the job (a later run replaces it) or with the server, never left in /tmp.
+        self.remove_workdir = weakref.finalize(self, shutil.rmtree, self.workdir, True)
         self.started_at = time.monotonic()
         self._status = JobStatus(max_samples=config.repeats if config else 0)
         self._lock = threading.Lock()

@@ -1,5 +1,6 @@
 """The worker process for real: a run, a refusal, a cancel, a death, and the queue."""
 
+import gc
 import json
 import os
 import signal
@@ -40,6 +41,19 @@ def test_a_real_run_reports_progress_and_writes_results():
     kinds = {e.name for e in status.events}
     assert {"start", "variant_start", "sample", "variant_done", "result"} <= kinds
     assert status.variant_index == status.variant_count == 2
+
+
+def test_a_finished_jobs_directory_goes_with_the_job():
+    job = Job.for_run(BenchConfig(**TINY, strategies=("numpy",)))
+    status = wait(job)
+    workdir = job.workdir
+    assert Path(status.result_path).parent == workdir and workdir.is_dir()
+    del job
+    deadline = time.monotonic() + 10  # the follower thread lets go of it as it ends
+    while workdir.exists() and time.monotonic() < deadline:
+        gc.collect()
+        time.sleep(0.05)
+    assert not workdir.exists()
 
 
 def test_a_preflight_refusal_is_a_message_not_a_traceback():
