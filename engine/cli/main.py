@@ -19,6 +19,7 @@ from engine.machine.accelerators import DeviceError
 from engine.machine.frameworks import FrameworkMissing, check_tensorflow
 from engine.measure.memory import PreflightError
 from engine.process.children import die_with_parent, end_children_on_signals
+from engine.process.leftovers import remove_autograph_sources
 from engine.results.reader import ResultsRejected
 from engine.spec.fields import ConfigError
 
@@ -221,12 +222,14 @@ def run_and_exit() -> NoReturn:
 
     Once TensorFlow is loaded, its own teardown at exit takes about a second and has nothing
     left to do (every file is written and closed, every process it started has ended), so the
-    process ends at once after flushing its output.
+    process ends at once after flushing its output, having removed the one thing that
+    teardown would have: AutoGraph's generated sources in the temporary directory.
     """
     die_with_parent()
     end_children_on_signals()
     code = main()
     if "tensorflow" in sys.modules:
+        remove_autograph_sources()
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)
