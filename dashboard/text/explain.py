@@ -48,16 +48,41 @@ def verdict_lines(winner: dict, busy_share: float | None = None) -> list[str]:
                 "is a real difference, not noise."
             )
         return lines + busy_lines(busy_share)
-    tied = ", ".join(tied_ratio(name, ratios.get(name)) for name in winner["tied_with"])
-    lines = [
-        f"**Tie.** `{winner['variant']}` had the lowest median, but {tied} cannot be told apart "
-        f"from it: their 95% intervals reach within {margin} of it."
-    ]
+    noise = [n for n in winner["tied_with"] if "phase" not in ratios.get(n, {})]
+    tied = ", ".join(tied_ratio(name, ratios.get(name)) for name in noise)
+    lines = [f"**Tie.** `{winner['variant']}` had the lowest median over the run"]
+    if noise:
+        lines[0] += (
+            f", but {tied} cannot be told apart from it: their 95% intervals reach within "
+            f"{margin} of it."
+        )
+    else:
+        lines[0] += ", but not all through it."
+    lines += phase_lines(winner)
     why = f" ({winner['simplest_reason']})" if winner.get("simplest_reason") else ""
     lines.append(
         f"The code shown is **{winner['simplest']}**, the simplest of the tied strategies{why}."
     )
     return lines + busy_lines(busy_share)
+
+
+def phase_lines(winner: dict) -> list[str]:
+    """Ties that a change of the machine's speed during the run made, in words."""
+    ratios = winner["ratios"]
+    phased = [name for name in winner["tied_with"] if "phase" in ratios.get(name, {})]
+    if not phased:
+        return []
+    shown = "; ".join(
+        f"`{name}` took {ratios[name]['phase']['before']:.2f}× the winner's time over the "
+        f"first {ratios[name]['phase']['round']} rounds and "
+        f"{ratios[name]['phase']['after']:.2f}× after"
+        for name in phased
+    )
+    return [
+        f"The machine changed speed during the run, and not every strategy alike: {shown}. "
+        "Which is fastest depends on the machine's state; run again, or use repetitions, "
+        "before choosing between them."
+    ]
 
 
 def tied_ratio(name: str, ratio: dict | None) -> str:

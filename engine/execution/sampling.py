@@ -32,6 +32,7 @@ from typing import Any
 from engine.execution.recording import Prepared
 from engine.machine.load import LoadMonitor
 from engine.measure.neighbours import neighbour_effect
+from engine.measure.phases import phase_shift
 from engine.measure.racing import RacePlan, race
 from engine.measure.uncertainty import NoiseFloor
 from engine.results.events import Eliminated, Progress, Sample
@@ -135,6 +136,18 @@ def note_neighbour_effect(index: int, prepared: list[Prepared], record: Sampling
         prepared[index].result.warnings.append(effect.warning())
 
 
+def note_phase_shift(index: int, prepared: list[Prepared]) -> None:
+    """A finished variant whose time changed during the run says so among its warnings
+    (`engine.measure.phases`); the winner's ties take the change into account from the
+    run's record."""
+    item = prepared[index]
+    if item.sampler is None:
+        return
+    shift = phase_shift(item.result.variant, item.sampler.samples, tested=len(prepared))
+    if shift is not None:
+        item.result.warnings.append(shift.warning())
+
+
 def take_samples(
     prepared: list[Prepared],
     *,
@@ -161,6 +174,7 @@ def take_samples(
             if index not in reported and not _still_sampling(item, plan):
                 reported.add(index)
                 note_neighbour_effect(index, prepared, record)
+                note_phase_shift(index, prepared)
                 if on_done is not None:
                     on_done(item)
 

@@ -17,11 +17,14 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 from scipy import stats
+
+if TYPE_CHECKING:
+    from engine.measure.phases import PhaseTie
 
 CONFIDENCE = 0.95
 Z = float(stats.norm.ppf(0.5 + CONFIDENCE / 2))
@@ -193,6 +196,9 @@ class Winner:
     tied_with: tuple[str, ...]
     margin: float
     ratios: dict[str, RatioEstimate]  # every other candidate's time over the winner's
+    # Tied because the machine changed speed during the run (`engine.measure.phases`): the
+    # variant was within the margin of the winner, or faster, on one side of the change.
+    by_phase: Mapping[str, PhaseTie] = field(default_factory=dict)
 
 
 def winner_and_ties(

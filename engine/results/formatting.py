@@ -56,9 +56,28 @@ def winner_line(winner: Mapping[str, Any] | None) -> str:
         return f"fastest: {winner['variant']} (faster than every other by more than {margin})"
     names = ", ".join([winner["variant"], *winner["tied_with"]])
     return (
-        f"tied: {names} are within the noise of each other (margin {margin}); "
-        f"simplest to copy: {simplest}{why}"
+        f"tied: {names} are within the noise of each other (margin {margin})"
+        f"{phase_clause(winner)}; simplest to copy: {simplest}{why}"
     )
+
+
+def phase_clause(winner: Mapping[str, Any]) -> str:
+    """ ", or changed places when the machine changed speed (...)": the ties that only a
+    change of the machine's speed during the run made, with their ratios on both sides."""
+    ratios = winner.get("ratios") or {}
+    phased = {
+        name: ratios[name]["phase"]
+        for name in winner["tied_with"]
+        if "phase" in ratios.get(name, {})
+    }
+    if not phased:
+        return ""
+    told = "; ".join(
+        f"{name}: {phase['before']:.2f}x {winner['variant']}'s time over the first "
+        f"{phase['round']} rounds, {phase['after']:.2f}x after"
+        for name, phase in phased.items()
+    )
+    return f", or changed places when the machine changed speed during the run ({told})"
 
 
 def reduced_precision_line(record: Mapping[str, Any] | None, dtype: str) -> str | None:

@@ -177,7 +177,9 @@ class RunResult:
 
     def winner(self) -> Winner | None:
         """The fastest correct variant and those not distinguishable from it (ties)."""
-        return verdict.winner_of(self.results, self.effective_floor, self.config.seed)
+        return verdict.winner_of(
+            self.results, self.effective_floor, self.config.seed, self.sampling
+        )
 
     @property
     def effective_floor(self) -> NoiseFloor:

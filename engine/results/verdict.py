@@ -5,11 +5,13 @@ history's list); derived from the samples each time, never stored as a second tr
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from engine.measure.phases import phase_ties
 from engine.measure.uncertainty import (
     RATIO_CI_METHOD,
     NoiseFloor,
@@ -29,15 +31,34 @@ def effective_floor(floor: NoiseFloor, load: MachineLoad | None) -> NoiseFloor:
     return floor.under_load(load.other_cpu_fraction if load else None)
 
 
-def winner_of(results: Sequence[StrategyResult], floor: NoiseFloor, seed: int) -> Winner | None:
+def winner_of(
+    results: Sequence[StrategyResult],
+    floor: NoiseFloor,
+    seed: int,
+    sampling: Mapping[str, Any] | None = None,
+) -> Winner | None:
     """The fastest correct variant and those not distinguishable from it (ties), among the
-    variants of the requested dtype's accuracy (a reduced-precision point is never one)."""
+    variants of the requested dtype's accuracy (a reduced-precision point is never one).
+    With the run's `sampling` record, a variant within the margin of the winner, or faster,
+    on one side of a change of the machine's speed is tied too (`engine.measure.phases`)."""
     candidates = tuple(
         (r.variant, tuple(r.samples_s), own_process(r.variant))
         for r in results
         if r.status == "ok" and r.correct and r.samples_s and not r.accuracy_class
     )
-    return _bootstrapped(candidates, floor, seed)
+    found = _bootstrapped(candidates, floor, seed)
+    if found is None or not sampling:
+        return found
+    eliminated = {r.variant for r in results if r.stop_reason == "eliminated"}
+    others = [  # an eliminated variant stays separated, as the race promised its ties
+        name for name in found.ratios if name not in found.tied_with and name not in eliminated
+    ]
+    samples = {name: s for name, s, _ in candidates}
+    by_phase = phase_ties(found.variant, others, samples, sampling, found.margin)
+    if not by_phase:
+        return found
+    tied = tuple(name for name in found.ratios if name in found.tied_with or name in by_phase)
+    return dataclasses.replace(found, tied_with=tied, by_phase=by_phase)
 
 
 @functools.lru_cache(maxsize=256)
@@ -70,12 +91,28 @@ def winner_record(found: Winner | None) -> dict[str, Any] | None:
         "tied_with": list(found.tied_with),
         "margin": found.margin,
         "ratios": {
-            name: {"ratio": r.ratio, "ratio_ci": [r.low, r.high]}
+            name: {"ratio": r.ratio, "ratio_ci": [r.low, r.high], **phase_record(found, name)}
             for name, r in found.ratios.items()
         },
         "simplest": simplest,
         "simplest_reason": strategy_info(simplest).simplicity_reason if is_known(simplest) else "",
         "method": RATIO_CI_METHOD,
+    }
+
+
+def phase_record(found: Winner, name: str) -> dict[str, Any]:
+    """`phase` of a ratio tied by a change of the machine's speed: whose samples changed, at
+    which round, and the variant's time over the winner's before and after ({} otherwise)."""
+    tie = found.by_phase.get(name)
+    if tie is None:
+        return {}
+    return {
+        "phase": {
+            "changed": tie.changed,
+            "round": tie.round,
+            "before": tie.before,
+            "after": tie.after,
+        }
     }
 
 

@@ -18,6 +18,7 @@ import pytest
 
 from engine.execution.base import Prepared
 from engine.execution.sampling import take_samples
+from engine.measure.phases import phase_ties
 from engine.measure.racing import (
     MIN_SAMPLES,
     RacePlan,
@@ -359,3 +360,46 @@ def test_a_run_says_when_its_blocks_after_slower_neighbours_read_slow(monkeypatc
     notes = neighbour_notes(run_beside_a_disturbing_neighbour())
     assert len(notes["fast"]) == len(notes["also_fast"]) == 1
     assert "read 1.3" in notes["fast"][0] and notes["python_loop"] == []
+
+
+class PhasedSampler(SyntheticSampler):
+    """A variant the host slows `slowed`× from its `from_sample`-th sample on (a slow phase)."""
+
+    def __init__(self, true_s: float, rng: np.random.Generator, from_sample: int, slowed: float):
+        super().__init__(true_s, rng, noise=0.03)
+        self.from_sample, self.slowed = from_sample, slowed
+
+    def sample(self) -> float:
+        value = super().sample()
+        if len(self.samples) > self.from_sample:
+            self.samples[-1] = value * self.slowed
+        return self.samples[-1]
+
+
+def test_a_variant_the_machine_slowed_mid_run_says_so_and_is_tied_by_the_record():
+    rng = np.random.default_rng(7)
+    names = {"batched_matvec": 0.0037, "numpy": 0.0044, "python_loop": 0.45}
+    items = []
+    for name, true_s in names.items():
+        if name == "batched_matvec":
+            sampler = PhasedSampler(true_s, rng, from_sample=8, slowed=2.2)
+        else:
+            sampler = SyntheticSampler(true_s, rng, noise=0.03)
+        items.append(Prepared(StrategyResult(name, name, "single", "ok", 1, 1, 1), sampler))
+        items[-1].result.correct = True
+    record = take_samples(
+        items,  # type: ignore[arg-type]
+        plan=RacePlan(adaptive=False, max_samples=20),
+        order="interleaved",
+        seed=3,
+        emit=lambda _: None,
+        on_failure=lambda *_: None,
+        load=lambda: 0.0,
+    )
+    warned = {
+        i.result.variant for i in items if any("time changed" in w for w in i.result.warnings)
+    }
+    assert warned == {"batched_matvec"}
+    samples = {i.result.variant: i.sampler.samples for i in items}
+    found = phase_ties("numpy", ["batched_matvec", "python_loop"], samples, record.to_dict())
+    assert set(found) == {"batched_matvec"} and found["batched_matvec"].round == 8
