@@ -149,11 +149,11 @@ def phase_ties(
     rounds = {name: rounds_of(record, name, len(s)) for name, s in samples.items()}
     if rounds.get(best) is None:
         return {}
-    samples = {name: s for name, s in samples.items() if rounds[name] is not None}
+    timed = {name: s for name, s in samples.items() if rounds[name] is not None}
     moments: dict[int, str] = {}  # round -> the first variant (by name) whose samples changed
-    for name in sorted(samples):
-        shift = phase_shift(name, samples[name], len(samples), margin)
-        if shift is not None and rounds[name] is not None:
+    for name in sorted(timed):
+        shift = phase_shift(name, timed[name], len(timed), margin)
+        if shift is not None:
             moments.setdefault(rounds[name][shift.at_sample], name)
     found: dict[str, PhaseTie] = {}
     for other in others:
@@ -161,7 +161,7 @@ def phase_ties(
             continue
         for at, changed in sorted(moments.items()):
             (best_before, best_after), (other_before, other_after) = (
-                _split(samples[v], rounds[v], at) for v in (best, other)
+                _split(timed[v], rounds[v], at) for v in (best, other)
             )
             if min(map(len, (best_before, best_after, other_before, other_after))) < MIN_SEGMENT:
                 continue
