@@ -1,9 +1,9 @@
 """Every state the engine can produce renders in every report, table, figure and page.
 
 States: no results at all, one point, every variant failed, every variant wrong, two runs with
-no variant in common, a distributed run, a one-point sweep. And the rule of the door: a file
-that imports renders; one that does not render is refused naming the bad field (property-based,
-over mutations of a real results file).
+no variant in common, a distributed run, a one-point sweep, a run whose machine changed speed.
+And the rule of the door: a file that imports renders; one that does not render is refused
+naming the bad field (property-based, over mutations of a real results file).
 """
 
 from __future__ import annotations
@@ -131,7 +131,18 @@ def from_elsewhere() -> RunResult:
     return RunResult.from_dict(data)
 
 
+def changed_speed() -> RunResult:
+    """A run the machine slowed mid-way for one kernel only: tied by the phase, with a warning."""
+    fast, slow = [0.0037, 0.0038, 0.0036, 0.0037] * 2, [0.0082, 0.0081, 0.0083, 0.0082] * 3
+    run = make_run({"batched_matvec": fast + slow, "numpy": [0.0044, 0.0045, 0.0043, 0.0044] * 5})
+    run.sampling = {"order": "interleaved", "variants": ["batched_matvec", "numpy"]}
+    run.sampling["rounds"] = [[0, 1]] * 20
+    run.results[0].warnings.append("its time changed during the run: 3.7 ms for its first 8")
+    return run
+
+
 STATES = {
+    "changed speed": changed_speed,
     "from elsewhere": from_elsewhere,
     "empty": empty_run,
     "profiled": profiled,
