@@ -8,7 +8,13 @@
 3. `--load`: the same with a load generator busy on one core half of the time (an on/off busy
    loop in another process, 50 ms on, 50 ms off).
 
+4. The A/A and power rows are judged twice: with the default floor, and with the floor each
+   side's history would give (`History.floor_of`: its runs stored in a scratch history, so
+   the spread between them is the floor when it is wider).
+
     python -m benchmarks.racing [--pairs 20] [--aa 5] [--load]
+    python -m benchmarks.racing --rejudge DIR   # the runs an earlier invocation kept, judged
+                                                # again by this checkout's code
 """
 
 from __future__ import annotations
@@ -27,8 +33,9 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from benchmarks.engine_cli import ENV, ROOT, engine
-from engine.analysis.compare import compare_runs
+from engine.analysis.compare import compare_runs, floor_for, sides_of
 from engine.results.model import RunResult
+from engine.storage.history import History
 
 DEFAULT_SET = (
     "python_loop",
@@ -116,11 +123,17 @@ def fresh_runs(count: int, matrices: int, args: argparse.Namespace, scratch: Pat
     return runs
 
 
-def called_rows(pairs: Iterable[tuple[RunResult, RunResult]], verdicts: set[str]) -> Counter:
-    """Per variant: the rows compared, and those whose verdict is in `verdicts`."""
+def called_rows(
+    pairs: Iterable[tuple[RunResult, RunResult]],
+    verdicts: set[str],
+    history: History | None = None,
+) -> Counter:
+    """Per variant: the rows compared, and those whose verdict is in `verdicts`; with a
+    `history`, each pair is judged with the floor it gives (as `compare` does)."""
     counts: Counter = Counter()
     for a, b in pairs:
-        rows = compare_runs([a, b])
+        floor = floor_for(sides_of([a, b]), history.floor_of) if history else None
+        rows = compare_runs([a, b], floor=floor)
         rows = rows[~rows["baseline"]]
         for variant, verdict in zip(rows["variant"], rows["verdict"]):
             counts[(variant, "rows")] += 1
@@ -143,12 +156,58 @@ def tally(counts: Counter) -> str:
 def aa_and_power(args: argparse.Namespace, scratch: Path, tag: str) -> None:
     aa = fresh_runs(args.aa, args.matrices, args, scratch, f"{tag}aa")
     power = fresh_runs(args.aa, args.matrices * 3 // 2, args, scratch, f"{tag}power")
-    aa_calls = called_rows(itertools.combinations(aa, 2), {"faster", "slower"})
-    print(f"{tag}A/A called faster/slower: {tally(aa_calls)}")
-    power_calls = called_rows(itertools.product(aa, power), {"slower"})
-    print(f"{tag}1.5x work called slower: {tally(power_calls)}")
+    judge(aa, power, scratch, tag)
+
+
+def judge(aa: list[RunResult], power: list[RunResult], scratch: Path, tag: str) -> None:
+    """A/A and power rows, with the default floor and with the floor their history gives."""
+    history = History(scratch / f"{tag.strip() or 'runs'}-history.sqlite3")
+    for run in aa + power:
+        history.add_run(run)
+    for floors, lookup in (("default floor", None), ("the history's floor", history)):
+        aa_calls = called_rows(itertools.combinations(aa, 2), {"faster", "slower"}, lookup)
+        print(f"{tag}A/A called faster/slower ({floors}): {tally(aa_calls)}")
+        power_calls = called_rows(itertools.product(aa, power), {"slower"}, lookup)
+        print(f"{tag}1.5x work called slower ({floors}): {tally(power_calls)}")
     loads = [r.machine_load.other_cpu_fraction for r in aa + power if r.machine_load]
     print(f"{tag}other processes' CPU share: {min(loads):.0%}-{max(loads):.0%}")
+
+
+def stored(scratch: Path, prefix: str) -> list[RunResult]:
+    """The runs an earlier invocation kept as `{prefix}{index}.json`, in index order."""
+    found = {
+        int(path.stem[len(prefix) :]): RunResult.from_json(path.read_text())
+        for path in scratch.glob(f"{prefix}*.json")
+        if path.stem[len(prefix) :].isdigit()
+    }
+    return [found[index] for index in sorted(found)]
+
+
+def same_answer(pairs: list[tuple[RunResult, RunResult]]) -> int:
+    """Pairs whose adaptive winner-or-tie set holds the fixed run's winner (this checkout's
+    winner rule, derived from the stored samples)."""
+    held = 0
+    for adaptive, fixed in pairs:
+        mine, theirs = adaptive.winner(), fixed.winner()
+        held += bool(mine and theirs and theirs.variant in {mine.variant, *mine.tied_with})
+    return held
+
+
+def rejudge(scratch: Path) -> None:
+    fixed = stored(scratch, "fixed")
+    adaptive = stored(scratch, "adaptive")[: len(fixed)]  # not adaptive999, the warm-up run
+    pairs = list(zip(adaptive, fixed, strict=True))
+    if pairs:
+        ratio = [a.timings["variants_s"] / f.timings["variants_s"] for a, f in pairs]
+        print(
+            f"adaptive measuring time / fixed: median {statistics.median(ratio):.2f} "
+            f"(range {min(ratio):.2f}-{max(ratio):.2f}); the adaptive winner-or-tie set held "
+            f"the fixed winner in {same_answer(pairs)} of {len(pairs)} pairs"
+        )
+    for tag in ("quiet ", "loaded "):
+        aa, power = stored(scratch, f"{tag}aa"), stored(scratch, f"{tag}power")
+        if aa and power:
+            judge(aa, power, Path(tempfile.mkdtemp(prefix="matvec-rejudge-")), tag)
 
 
 def main() -> None:
@@ -159,7 +218,11 @@ def main() -> None:
     parser.add_argument("--dim", type=int, default=100)
     parser.add_argument("--load", action="store_true", help="also with a load generator")
     parser.add_argument("--skip-time", action="store_true", help="only A/A and power")
+    parser.add_argument("--rejudge", type=Path, help="judge the runs kept in this folder again")
     args = parser.parse_args()
+    if args.rejudge:
+        rejudge(args.rejudge)
+        return
     scratch = Path(tempfile.mkdtemp(prefix="matvec-racing-"))
     print(f"runs kept in {scratch}", flush=True)
     if not args.skip_time and args.pairs:

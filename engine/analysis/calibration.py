@@ -5,6 +5,12 @@ From R repetitions of one configuration (A/A: nothing changed between them):
   variants (root mean square of the per-variant standard deviations);
 - `ratio_log_sd`: the spread of log(median_v / median_w) for every pair of variants of one
   run, across runs, pooled the same way: what a within-run comparison (a tie) cannot see.
+
+`calibrate` makes those repetitions on purpose. `observed_floor` reads the same two spreads
+from runs the user already made: earlier runs of the same measurement on the same machine
+with the same framework versions (`same_measurement`), where what differed was the moment.
+A host whose speed swings between processes (on the development VM, NumPy's median moved
+4.8–7.6 ms over five fresh A/A processes in one quiet hour) then shows it in its own history.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from engine.machine.load import BUSY_FRACTION
 from engine.measure.uncertainty import NoiseFloor
 from engine.results.model import RunResult
 
@@ -50,4 +57,62 @@ def noise_floor(runs: Sequence[RunResult], source: str) -> NoiseFloor:
         between_run_log_sd=_pooled_sd(list(table.values())),
         ratio_log_sd=_pooled_sd(ratios) if ratios else 0.0,
         source=source,
+    )
+
+
+def same_measurement(run: RunResult, other: RunResult) -> bool:
+    """Whether two runs measured the same thing the same way: one problem and layout, one
+    machine and device, the same framework versions, and neither on a busy machine (a busy
+    run's spread is the load's, which the busy widening covers on its own)."""
+    a, b = run.config, other.config
+    problem = ("matrices", "rows", "columns", "dtype", "mode", "replicas", "cache", "threads")
+    if any(getattr(a, name) != getattr(b, name) for name in problem):
+        return False
+    e, f = run.environment, other.environment
+    machine = ("hostname", "device_kind", "tensorflow", "numpy", "python")
+    if any(getattr(e, name) != getattr(f, name) for name in machine):
+        return False
+    if _versions(e.frameworks) != _versions(f.frameworks):
+        return False
+    return not any(
+        r.machine_load is not None and r.machine_load.other_cpu_fraction > BUSY_FRACTION
+        for r in (run, other)
+    )
+
+
+def _versions(frameworks: dict) -> dict:
+    return {
+        name: info.get("version") if isinstance(info, dict) else None
+        for name, info in frameworks.items()
+    }
+
+
+def observed_floor(runs: Sequence[RunResult], source: str) -> NoiseFloor | None:
+    """The floor that earlier runs of one measurement show, pooled over the variants timed
+    and correct in at least `MIN_RUNS` of them (and the pairs timed together that often), and
+    each such variant's own; None when no variant was. A user kernel is left out: its code
+    may differ between runs."""
+    per_run = [
+        {
+            entry.variant: math.log(entry.median_s)
+            for entry in run.results
+            if entry.status == "ok" and entry.correct and entry.median_s and not entry.user_kernel
+        }
+        for run in runs
+    ]
+    names = sorted({name for logs in per_run for name in logs})
+    timed = {v: [logs[v] for logs in per_run if v in logs] for v in names}
+    timed = {v: values for v, values in timed.items() if len(values) >= MIN_RUNS}
+    if not timed:
+        return None
+    pairs = [
+        [logs[v] - logs[w] for logs in per_run if v in logs and w in logs]
+        for v, w in itertools.combinations(names, 2)
+    ]
+    pairs = [values for values in pairs if len(values) >= MIN_RUNS]
+    return NoiseFloor(
+        between_run_log_sd=_pooled_sd(list(timed.values())),
+        ratio_log_sd=_pooled_sd(pairs) if pairs else 0.0,
+        source=source,
+        variant_log_sd=tuple((v, _pooled_sd([values])) for v, values in timed.items()),
     )

@@ -10,6 +10,7 @@ the interval excludes the equivalence margin; `same` when it lies inside it; oth
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -113,12 +114,18 @@ def _noisy(samples: Sequence[float]) -> bool:
 
 
 def floor_for(sides: Sequence[Side], lookup: FloorLookup | None) -> NoiseFloor:
-    """The largest calibrated floor among the machines involved, else the default."""
+    """The widest floor among the runs involved (calibrated or observed in the history), else
+    the default; a variant's own floor is the widest any of them gives it."""
     found = [lookup(run) for side in sides for run in side.runs] if lookup else []
     known = [f for f in found if f is not None]
     if not known:
         return NoiseFloor()
-    return max(known, key=lambda f: f.between_run_log_sd)
+    widest = max(known, key=lambda f: f.between_run_log_sd)
+    named = sorted({name for f in known for name, _ in f.variant_log_sd})
+    if not named:
+        return widest
+    own = tuple((name, max(f.between_run_for(name) for f in known)) for name in named)
+    return dataclasses.replace(widest, variant_log_sd=own)
 
 
 def compare_runs(
@@ -147,7 +154,11 @@ def compare_runs(
             busy = math.hypot(busy_log_sd(side_load(base)), busy_log_sd(side_load(side)))
             if samples and reference and index != baseline:
                 estimate = ratio_interval(
-                    reference, samples, floor.between_run_log_sd, seed=index, extra_log_sd=busy
+                    reference,
+                    samples,
+                    floor.between_run_for(variant),
+                    seed=index,
+                    extra_log_sd=busy,
                 )
             called = verdict(estimate, margin) if estimate else "no timing"
             median = float(pd.Series(pooled).median()) if pooled else None

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.cli.flags import raw_settings
+from engine.results.codec import floor_dict
 from engine.results.files import check_output_file
 from engine.results.formatting import format_interval, format_seconds
 from engine.results.model import RunResult
@@ -98,7 +99,7 @@ def command_compare(args: argparse.Namespace) -> int:
         payload = {
             "baseline": baseline,
             "margin": frame.attrs["margin"],
-            "noise_floor": vars(floor),
+            "noise_floor": floor_dict(floor),
             "rows": [row_for_json(r) for r in frame.to_dict(orient="records")],
         }
         write_text_atomically(args.json_path, json.dumps(payload, indent=1))

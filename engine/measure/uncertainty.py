@@ -94,6 +94,13 @@ class NoiseFloor:
     between_run_log_sd: float = DEFAULT_BETWEEN_RUN_LOG_SD  # same config, fresh processes
     ratio_log_sd: float = DEFAULT_RATIO_LOG_SD  # two variants of one run, across runs
     source: str = "default (not calibrated on this machine; run `python -m engine calibrate`)"
+    # A variant's own spread between runs where the history showed it (`observed_floor`), as
+    # (variant, log sd) pairs: a steady one-thread kernel is not judged by a swinging one's.
+    variant_log_sd: tuple[tuple[str, float], ...] = ()
+
+    def between_run_for(self, variant: str) -> float:
+        """The between-run floor of one variant: its own where known, else the machine's."""
+        return dict(self.variant_log_sd).get(variant, self.between_run_log_sd)
 
     def under_load(self, other_cpu_fraction: float | None) -> NoiseFloor:
         """This floor on a busy machine: both spreads widened by `busy_log_sd` of the share of
@@ -106,6 +113,7 @@ class NoiseFloor:
             math.hypot(self.ratio_log_sd, extra),
             f"{self.source}; widened for a busy machine (other processes used "
             f"{other_cpu_fraction:.0%} of the CPU)",
+            tuple((name, math.hypot(sd, extra)) for name, sd in self.variant_log_sd),
         )
 
     def side_log_sd(self, same_process: bool = True) -> float:

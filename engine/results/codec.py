@@ -185,7 +185,7 @@ def run_to_dict(run: RunResult) -> dict[str, Any]:
     data["uncertainty"] = {
         "confidence": CONFIDENCE,
         "median_ci": MEDIAN_CI_METHOD,
-        "noise_floor": asdict(run.noise_floor),
+        "noise_floor": floor_dict(run.noise_floor),
     }
     if run.sampling is not None:
         data["sampling"] = run.sampling
@@ -331,6 +331,20 @@ def _config_from(read: Reader | None) -> tuple[BenchConfig, int]:
             return BenchConfig.from_raw(values), cold
     except ConfigError as error:
         raise ResultsRejected(f"config.{error}") from None
+
+
+def floor_dict(floor: NoiseFloor) -> dict[str, Any]:
+    """`uncertainty.noise_floor`: the two spreads and their source (a run's floor is the
+    machine's; the per-variant spreads only a comparison reads from the history are left out
+    when there are none)."""
+    data: dict[str, Any] = {
+        "between_run_log_sd": floor.between_run_log_sd,
+        "ratio_log_sd": floor.ratio_log_sd,
+        "source": floor.source,
+    }
+    if floor.variant_log_sd:
+        data["variant_log_sd"] = dict(floor.variant_log_sd)
+    return data
 
 
 def _floor_from(read: Reader) -> NoiseFloor:

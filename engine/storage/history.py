@@ -21,12 +21,14 @@ from typing import Any
 import pandas as pd
 import platformdirs
 
+from engine.analysis.calibration import observed_floor, same_measurement
 from engine.measure.uncertainty import NoiseFloor
 from engine.results.files import check_output_file
 from engine.results.model import RunResult
 from engine.spec.fields import ConfigError
 
 HISTORY_VARIABLE = "MATVEC_HISTORY"
+LIKE_RUNS = 20  # the newest runs of one measurement its observed floor is read from
 BUSY_TIMEOUT_MS = 30_000
 
 SCHEMA = """
@@ -344,8 +346,58 @@ class History:
             )
 
     def floor_of(self, run: RunResult) -> NoiseFloor | None:
-        """The calibration of the machine and device a run was measured on, if any."""
-        return self.noise_floor(run.environment.hostname, run.environment.device_kind)
+        """The floor a comparison of `run` is judged with: the calibration of its machine and
+        device, if any (else None: the default), widened to the spread that the runs of the
+        same measurement in this history show when they moved more (`observed_floor`)."""
+        env = run.environment
+        calibrated = self.noise_floor(env.hostname, env.device_kind)
+        like = self.like_runs(run)
+        source = (
+            f"observed over {len(like)} runs of this measurement on {env.hostname} "
+            f"({env.device_kind})"
+        )
+        observed = observed_floor(like, source)
+        base = calibrated or NoiseFloor()
+        if observed is None:
+            return calibrated
+        own = tuple(
+            (name, max(sd, base.between_run_log_sd)) for name, sd in observed.variant_log_sd
+        )
+        if all(sd <= base.between_run_log_sd for _, sd in own):
+            return calibrated  # it only ever widens: runs that happened to agree never narrow
+        return NoiseFloor(
+            between_run_log_sd=max(observed.between_run_log_sd, base.between_run_log_sd),
+            ratio_log_sd=max(observed.ratio_log_sd, base.ratio_log_sd),
+            source=f"{observed.source}: wider than the {base.source}",
+            variant_log_sd=own,
+        )
+
+    def like_runs(self, run: RunResult, limit: int = LIKE_RUNS) -> list[RunResult]:
+        """`run` and the newest stored runs of the same measurement (`same_measurement`), at
+        most `limit` in all: what the machine's spread between processes is read from."""
+        config, env = run.config, run.environment
+        with self._connect() as conn:
+            rows = conn.execute(
+                "SELECT payload FROM runs WHERE hostname = ? AND device_kind = ? "
+                "AND matrices = ? AND dim = ? AND cols = ? AND dtype = ? AND mode = ? "
+                "AND replicas = ? AND cache = ? AND run_id != ? "
+                "ORDER BY created_at DESC, rowid DESC LIMIT ?",
+                (
+                    env.hostname,
+                    env.device_kind,
+                    config.matrices,
+                    config.rows,
+                    config.columns,
+                    config.dtype,
+                    config.mode,
+                    config.replicas,
+                    config.cache,
+                    run.run_id,
+                    2 * limit,
+                ),
+            ).fetchall()
+        stored = [RunResult.from_json(zlib.decompress(r[0]).decode("utf-8")) for r in rows]
+        return [r for r in (run, *stored) if same_measurement(run, r)][:limit]
 
     def noise_floor(self, hostname: str | None, device_kind: str | None) -> NoiseFloor | None:
         """The newest calibration of this machine and device, if any."""
