@@ -236,4 +236,16 @@ def comparison_method(floor: NoiseFloor, margin: float) -> str:
         f"machine's noise floor (medians move about ±{spread:.0%} between fresh processes; "
         f"{floor.source}) where it has one. A strategy is called faster or slower only when the "
         f"interval excludes ±{margin:.0%}; same when it lies inside it; otherwise inconclusive."
+        f"{own_spreads(floor)}"
     )
+
+
+def own_spreads(floor: NoiseFloor) -> str:
+    """ " Judged with their own spread between runs, from the history: `einsum` ±60%, ...":
+    the variants whose earlier runs moved more than the machine's floor says."""
+    if not floor.variant_log_sd:
+        return ""
+    shown = ", ".join(
+        f"`{name}` ±{math.exp(1.96 * sd) - 1:.0%}" for name, sd in floor.variant_log_sd
+    )
+    return f" Judged with their own spread between runs, from the history: {shown}."

@@ -6,8 +6,9 @@ from __future__ import annotations
 import random
 
 from dashboard.tables import run as data
-from dashboard.text.explain import answer_for
+from dashboard.text.explain import answer_for, comparison_method
 from engine.machine.load import MachineLoad
+from engine.measure.uncertainty import NoiseFloor
 from tests.factories import make_run
 
 
@@ -36,3 +37,10 @@ def test_a_busy_machine_that_widened_the_verdict_is_named_with_what_to_do():
     text = answer(run)
     assert "other processes used 80% of the CPU" in text
     assert "Close other work and run again, or use repetitions" in text
+
+
+def test_the_comparison_names_the_variants_judged_by_their_own_spread():
+    assert "their own spread" not in comparison_method(NoiseFloor(), 0.05)
+    floor = NoiseFloor(0.12, 0.06, "observed over 7 runs", (("einsum", 0.24), ("numpy", 0.08)))
+    text = comparison_method(floor, 0.05)
+    assert "from the history: `einsum` ±60%, `numpy` ±17%." in text
