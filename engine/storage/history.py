@@ -25,10 +25,13 @@ from engine.analysis.calibration import observed_floor, same_measurement
 from engine.measure.uncertainty import NoiseFloor
 from engine.results.files import check_output_file
 from engine.results.model import RunResult
+from engine.spec.config import BenchConfig
 from engine.spec.fields import ConfigError
 
 HISTORY_VARIABLE = "MATVEC_HISTORY"
 LIKE_RUNS = 20  # the newest runs of one measurement its observed floor is read from
+# The indexed columns that say which problem a run measured, in `problem_of`'s order.
+PROBLEM_COLUMNS = ("matrices", "dim", "cols", "dtype", "mode", "replicas", "cache")
 BUSY_TIMEOUT_MS = 30_000
 
 SCHEMA = """
@@ -98,6 +101,19 @@ LIST_COLUMNS = (
     "replicas, cache, strategies, best_variant, best_median_s, peak_bytes_per_s, sweep_id, source, "
     "group_id"
 )
+
+
+def problem_of(config: BenchConfig) -> tuple[Any, ...]:
+    """The values of `PROBLEM_COLUMNS` for a run's config."""
+    return (
+        config.matrices,
+        config.rows,
+        config.columns,
+        config.dtype,
+        config.mode,
+        config.replicas,
+        config.cache,
+    )
 
 
 def default_path() -> Path:
@@ -225,13 +241,7 @@ class History:
             env.device_kind,
             env.hostname,
             json.dumps(list(env.devices)),
-            config.matrices,
-            config.rows,
-            config.columns,
-            config.dtype,
-            config.mode,
-            config.replicas,
-            config.cache,
+            *problem_of(config),
             len(result.results),
             best_variant,
             best_median,
@@ -377,24 +387,11 @@ class History:
         most `limit` in all: what the machine's spread between processes is read from."""
         config, env = run.config, run.environment
         with self._connect() as conn:
+            same = " AND ".join(f"{column} = ?" for column in PROBLEM_COLUMNS)
             rows = conn.execute(
-                "SELECT payload FROM runs WHERE hostname = ? AND device_kind = ? "
-                "AND matrices = ? AND dim = ? AND cols = ? AND dtype = ? AND mode = ? "
-                "AND replicas = ? AND cache = ? AND run_id != ? "
-                "ORDER BY created_at DESC, rowid DESC LIMIT ?",
-                (
-                    env.hostname,
-                    env.device_kind,
-                    config.matrices,
-                    config.rows,
-                    config.columns,
-                    config.dtype,
-                    config.mode,
-                    config.replicas,
-                    config.cache,
-                    run.run_id,
-                    2 * limit,
-                ),
+                f"SELECT payload FROM runs WHERE hostname = ? AND device_kind = ? AND {same} "
+                "AND run_id != ? ORDER BY created_at DESC, rowid DESC LIMIT ?",
+                (env.hostname, env.device_kind, *problem_of(config), run.run_id, 2 * limit),
             ).fetchall()
         stored = [RunResult.from_json(zlib.decompress(r[0]).decode("utf-8")) for r in rows]
         return [r for r in (run, *stored) if same_measurement(run, r)][:limit]

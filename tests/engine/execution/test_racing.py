@@ -91,6 +91,19 @@ def synthetic_run(
     return items, events
 
 
+def fixed_interleaved(items: list[Prepared], seed: int):
+    """Twenty interleaved samples of each of `items`, on a quiet machine; the run's record."""
+    return take_samples(
+        items,
+        plan=RacePlan(adaptive=False, max_samples=20),
+        order="interleaved",
+        seed=seed,
+        emit=lambda _e: None,
+        on_failure=lambda *_: None,
+        load=lambda: 0.0,
+    )
+
+
 def stop(items: list[Prepared], name: str) -> str | None:
     return next(i.result.stop_reason for i in items if i.result.variant == name)
 
@@ -192,15 +205,7 @@ def test_a_block_after_another_variants_block_is_preceded_by_a_rewarm():
         result = StrategyResult(name, name, "single", "ok", 1, 1, 1)
         sampler = SyntheticSampler(0.004, np.random.default_rng(0), 0.05)
         items.append(Prepared(result, sampler))  # type: ignore[arg-type]
-    record = take_samples(
-        items,
-        plan=RacePlan(adaptive=False, max_samples=20),
-        order="interleaved",
-        seed=0,
-        emit=lambda _e: None,
-        on_failure=lambda *_: None,
-        load=lambda: 0.0,
-    )
+    record = fixed_interleaved(items, seed=0)
     blocks = [-1] + [index for round_ in record.rounds for index in round_]  # -1: preparing
     switches = [now for before, now in itertools.pairwise(blocks) if now != before]
     assert [items[i].sampler.rewarms for i in (0, 1)] == [switches.count(0), switches.count(1)]
@@ -387,15 +392,7 @@ def test_a_variant_the_machine_slowed_mid_run_says_so_and_is_tied_by_the_record(
             sampler = SyntheticSampler(true_s, rng, noise=0.03)
         items.append(Prepared(StrategyResult(name, name, "single", "ok", 1, 1, 1), sampler))
         items[-1].result.correct = True
-    record = take_samples(
-        items,  # type: ignore[arg-type]
-        plan=RacePlan(adaptive=False, max_samples=20),
-        order="interleaved",
-        seed=3,
-        emit=lambda _: None,
-        on_failure=lambda *_: None,
-        load=lambda: 0.0,
-    )
+    record = fixed_interleaved(items, seed=3)
     warned = {
         i.result.variant for i in items if any("time changed" in w for w in i.result.warnings)
     }
