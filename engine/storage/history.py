@@ -25,6 +25,7 @@ from engine.analysis.calibration import observed_floor, same_measurement
 from engine.measure.uncertainty import NoiseFloor
 from engine.results.files import check_output_file
 from engine.results.model import RunResult
+from engine.results.reader import ResultsRejected
 from engine.spec.config import BenchConfig
 from engine.spec.fields import ConfigError
 
@@ -101,6 +102,15 @@ LIST_COLUMNS = (
     "replicas, cache, strategies, best_variant, best_median_s, peak_bytes_per_s, sweep_id, source, "
     "group_id"
 )
+
+
+def _readable(row: tuple[bytes, ...]) -> RunResult | None:
+    """A stored run's payload, or None when this version cannot read it (a run stored by
+    another version): one unreadable neighbour never stops a comparison of others."""
+    try:
+        return RunResult.from_json(zlib.decompress(row[0]).decode("utf-8"))
+    except (ResultsRejected, zlib.error, UnicodeDecodeError):
+        return None
 
 
 def problem_of(config: BenchConfig) -> tuple[Any, ...]:
@@ -393,7 +403,7 @@ class History:
                 "AND run_id != ? ORDER BY created_at DESC, rowid DESC LIMIT ?",
                 (env.hostname, env.device_kind, *problem_of(config), run.run_id, 2 * limit),
             ).fetchall()
-        stored = [RunResult.from_json(zlib.decompress(r[0]).decode("utf-8")) for r in rows]
+        stored = [found for found in map(_readable, rows) if found is not None]
         return [r for r in (run, *stored) if same_measurement(run, r)][:limit]
 
     def noise_floor(self, hostname: str | None, device_kind: str | None) -> NoiseFloor | None:

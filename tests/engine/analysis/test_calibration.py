@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import sqlite3
+import zlib
 
 import pytest
 
@@ -128,3 +130,18 @@ def test_a_steady_variant_keeps_its_own_floor_beside_a_swinging_one(tmp_path):
     verdicts = dict(zip(rows["variant"], rows["verdict"], strict=True))
     assert verdicts["numpy"] == "slower"
     assert verdicts["einsum"] == "inconclusive"
+
+
+def test_a_stored_run_this_version_cannot_read_is_passed_over(tmp_path):
+    history = History(tmp_path / "h.sqlite3")
+    for run in series():
+        history.add_run(run)
+    broken = run_at(0.0)
+    history.add_run(broken)
+    with sqlite3.connect(tmp_path / "h.sqlite3") as conn:  # as another version stored it
+        conn.execute(
+            "UPDATE runs SET payload = ? WHERE run_id = ?",
+            (zlib.compress(b'{"schema_version": 99}'), broken.run_id),
+        )
+    like = history.like_runs(run_at(0.05))
+    assert len(like) == 4 and broken.run_id not in {r.run_id for r in like}
