@@ -34,7 +34,9 @@ from pathlib import Path
 
 from benchmarks.engine_cli import ENV, ROOT, engine
 from engine.analysis.compare import compare_runs, floor_for, sides_of
+from engine.measure.phases import phase_shift
 from engine.results.model import RunResult
+from engine.results.verdict import winner_of
 from engine.storage.history import History
 
 DEFAULT_SET = (
@@ -193,10 +195,30 @@ def same_answer(pairs: list[tuple[RunResult, RunResult]]) -> int:
     return held
 
 
+def phase_changes(runs: list[RunResult]) -> tuple[int, int]:
+    """Runs where a variant's time changed during the run (`engine.measure.phases`), and runs
+    whose ties that change altered (against the rule that sees only the noise)."""
+    changed = altered = 0
+    for run in runs:
+        tested = len(run.results)
+        changed += any(phase_shift(r.variant, r.samples_s, tested) for r in run.results)
+        found = run.winner()
+        noise_only = winner_of(run.results, run.effective_floor, run.config.seed)
+        altered += bool(found and noise_only and found.tied_with != noise_only.tied_with)
+    return changed, altered
+
+
 def rejudge(scratch: Path) -> None:
     fixed = stored(scratch, "fixed")
     adaptive = stored(scratch, "adaptive")[: len(fixed)]  # not adaptive999, the warm-up run
     pairs = list(zip(adaptive, fixed, strict=True))
+    for kind, runs in (("fixed", fixed), ("adaptive", adaptive)):
+        if runs:
+            changed, altered = phase_changes(runs)
+            print(
+                f"{kind} runs where the machine changed speed: {changed} of {len(runs)}; "
+                f"ties those changes altered: {altered}"
+            )
     if pairs:
         ratio = [a.timings["variants_s"] / f.timings["variants_s"] for a, f in pairs]
         print(
