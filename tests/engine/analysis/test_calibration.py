@@ -56,6 +56,9 @@ def test_only_the_same_measurement_on_a_quiet_machine_counts():
     base = run_at(0.0)
     assert same_measurement(base, run_at(0.1))
     assert not same_measurement(base, run_at(0.0, matrices=150))  # another problem
+    sequential = run_at(0.0)
+    sequential.config = dataclasses.replace(sequential.config, order="sequential")
+    assert not same_measurement(base, sequential)  # other neighbours before each block
     other_host = run_at(0.0)
     other_host.environment = dataclasses.replace(other_host.environment, hostname="colab")
     assert not same_measurement(base, other_host)
