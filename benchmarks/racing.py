@@ -195,6 +195,16 @@ def same_answer(pairs: list[tuple[RunResult, RunResult]]) -> int:
     return held
 
 
+def report_time(pairs: list[tuple[RunResult, RunResult]]) -> None:
+    """Adaptive over fixed measuring time, and how often both gave the same answer."""
+    ratio = [a.timings["variants_s"] / f.timings["variants_s"] for a, f in pairs]
+    print(
+        f"adaptive measuring time / fixed: median {statistics.median(ratio):.2f} "
+        f"(range {min(ratio):.2f}-{max(ratio):.2f}); the adaptive winner-or-tie set held "
+        f"the fixed winner in {same_answer(pairs)} of {len(pairs)} pairs"
+    )
+
+
 def phase_changes(runs: list[RunResult]) -> tuple[int, int]:
     """Runs where a variant's time changed during the run (`engine.measure.phases`), and runs
     whose ties that change altered (against the rule that sees only the noise)."""
@@ -220,12 +230,7 @@ def rejudge(scratch: Path) -> None:
                 f"ties those changes altered: {altered}"
             )
     if pairs:
-        ratio = [a.timings["variants_s"] / f.timings["variants_s"] for a, f in pairs]
-        print(
-            f"adaptive measuring time / fixed: median {statistics.median(ratio):.2f} "
-            f"(range {min(ratio):.2f}-{max(ratio):.2f}); the adaptive winner-or-tie set held "
-            f"the fixed winner in {same_answer(pairs)} of {len(pairs)} pairs"
-        )
+        report_time(pairs)
     for tag in ("quiet ", "loaded "):
         aa, power = stored(scratch, f"{tag}aa"), stored(scratch, f"{tag}power")
         if aa and power:
@@ -248,17 +253,8 @@ def main() -> None:
     scratch = Path(tempfile.mkdtemp(prefix="matvec-racing-"))
     print(f"runs kept in {scratch}", flush=True)
     if not args.skip_time and args.pairs:
-        pairs = warm_runs(args.pairs, args, scratch)
-        ratio = [a["timings"]["variants_s"] / f["timings"]["variants_s"] for a, f in pairs]
-        held = sum(
-            f["winner"]["variant"] in {a["winner"]["variant"], *a["winner"]["tied_with"]}
-            for a, f in pairs
-        )
-        print(
-            f"adaptive measuring time / fixed: median {statistics.median(ratio):.2f} "
-            f"(range {min(ratio):.2f}-{max(ratio):.2f}); the adaptive winner-or-tie set held "
-            f"the fixed winner in {held} of {len(pairs)} pairs"
-        )
+        kept = warm_runs(args.pairs, args, scratch)
+        report_time([(RunResult.from_dict(a), RunResult.from_dict(f)) for a, f in kept])
     if args.aa:
         aa_and_power(args, scratch, "quiet ")
         if args.load:

@@ -10,7 +10,12 @@ import pandas as pd
 from engine.measure.memory import format_bytes, input_set_bytes
 from engine.measure.roofline import arithmetic_intensity, regime
 from engine.measure.uncertainty import NoiseFloor
-from engine.results.formatting import format_seconds, reduced_precision_line, speed_words
+from engine.results.formatting import (
+    format_seconds,
+    phased_ties,
+    reduced_precision_line,
+    speed_words,
+)
 from engine.spec.catalog import baseline_strategies, is_known, split_variant, strategy_info
 from engine.spec.config import BenchConfig
 
@@ -48,7 +53,7 @@ def verdict_lines(winner: dict, busy_share: float | None = None) -> list[str]:
                 "is a real difference, not noise."
             )
         return lines + busy_lines(busy_share)
-    noise = [n for n in winner["tied_with"] if "phase" not in ratios.get(n, {})]
+    noise = [n for n in winner["tied_with"] if n not in phased_ties(winner)]
     tied = ", ".join(tied_ratio(name, ratios.get(name)) for name in noise)
     lines = [f"**Tie.** `{winner['variant']}` had the lowest median over the run"]
     if noise:
@@ -68,15 +73,13 @@ def verdict_lines(winner: dict, busy_share: float | None = None) -> list[str]:
 
 def phase_lines(winner: dict) -> list[str]:
     """Ties that a change of the machine's speed during the run made, in words."""
-    ratios = winner["ratios"]
-    phased = [name for name in winner["tied_with"] if "phase" in ratios.get(name, {})]
+    phased = phased_ties(winner)
     if not phased:
         return []
     shown = "; ".join(
-        f"`{name}` took {ratios[name]['phase']['before']:.2f}× the winner's time over the "
-        f"first {ratios[name]['phase']['round']} rounds and "
-        f"{ratios[name]['phase']['after']:.2f}× after"
-        for name in phased
+        f"`{name}` took {phase['before']:.2f}× the winner's time over the first "
+        f"{phase['round']} rounds and {phase['after']:.2f}× after"
+        for name, phase in phased.items()
     )
     return [
         f"The machine changed speed during the run, and not every strategy alike: {shown}. "

@@ -61,15 +61,21 @@ def winner_line(winner: Mapping[str, Any] | None) -> str:
     )
 
 
-def phase_clause(winner: Mapping[str, Any]) -> str:
-    """ ", or changed places when the machine changed speed (...)": the ties that only a
-    change of the machine's speed during the run made, with their ratios on both sides."""
+def phased_ties(winner: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    """The ties that only a change of the machine's speed during the run made, each with its
+    `phase` record ({changed, round, before, after}), in the order of `tied_with`."""
     ratios = winner.get("ratios") or {}
-    phased = {
+    return {
         name: ratios[name]["phase"]
         for name in winner["tied_with"]
         if "phase" in ratios.get(name, {})
     }
+
+
+def phase_clause(winner: Mapping[str, Any]) -> str:
+    """ ", or changed places when the machine changed speed (...)": the phase ties, with
+    their ratios on both sides."""
+    phased = phased_ties(winner)
     if not phased:
         return ""
     told = "; ".join(

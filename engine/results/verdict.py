@@ -104,16 +104,7 @@ def phase_record(found: Winner, name: str) -> dict[str, Any]:
     """`phase` of a ratio tied by a change of the machine's speed: whose samples changed, at
     which round, and the variant's time over the winner's before and after ({} otherwise)."""
     tie = found.by_phase.get(name)
-    if tie is None:
-        return {}
-    return {
-        "phase": {
-            "changed": tie.changed,
-            "round": tie.round,
-            "before": tie.before,
-            "after": tie.after,
-        }
-    }
+    return {"phase": dataclasses.asdict(tie)} if tie is not None else {}
 
 
 def reduced_precision_record(
