@@ -83,3 +83,27 @@ def real_result(real_result_path):
     from engine.results.model import RunResult
 
     return RunResult.from_json(real_result_path.read_text())
+
+
+# Tests that share a module- or session-scoped fixture defined beside them (a real run, a
+# probe process per framework, a Streamlit server) run on one xdist worker, so the fixture is
+# made once, not once per worker. The root fixtures above are cheap enough to make per worker.
+SHARED_SCOPES = ("module", "package", "session")
+
+
+def shared_fixture_group(item: pytest.Item) -> str | None:
+    for name in item.fixturenames:
+        for definition in item._fixtureinfo.name2fixturedefs.get(name, ()):
+            if definition.scope in SHARED_SCOPES and definition.baseid not in ("", "tests"):
+                return f"{definition.baseid}::{name}"
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups into the test ids
+def pytest_collection_modifyitems(config, items):
+    if not config.pluginmanager.hasplugin("xdist"):
+        return
+    for item in items:
+        group = shared_fixture_group(item)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import site
 import subprocess
 import sys
 import venv
@@ -21,21 +20,9 @@ from engine.machine import frameworks
 from tests.conftest import ROOT
 
 
-def make_venv(where: Path, beside_these_packages: bool = False) -> Path:
-    """A fresh venv; `beside_these_packages` lets it see the packages of the interpreter that
-    runs the tests (their TensorFlow included), whether that is a venv or not.
-
-    `system_site_packages=True` would not do: from inside a venv it shows the *base*
-    interpreter's packages, not the venv's, so the test would depend on where it runs.
-    """
+def make_venv(where: Path) -> Path:
+    """A fresh venv that sees none of the packages of the interpreter running the tests."""
     venv.EnvBuilder(with_pip=True).create(where)
-    if beside_these_packages:
-        probe = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
-        own = subprocess.run(
-            [str(where / "bin" / "python"), "-c", probe], capture_output=True, text=True, check=True
-        ).stdout.strip()
-        visible = [p for p in site.getsitepackages() if Path(p).is_dir()]
-        (Path(own) / "_tests_parent_packages.pth").write_text("\n".join(visible) + "\n")
     return where / "bin"
 
 
@@ -69,53 +56,54 @@ def test_the_source_copy_leaves_out_virtual_environments_whatever_their_name(tmp
     assert not_the_source(str(tmp_path), names) == {".v", "venv", "anything", "__pycache__"}
 
 
-def pip_install(bin_dir: Path) -> None:
-    source = source_copy(bin_dir.parent.parent)
+def pip_install(bin_dir: Path, *requirements: str) -> None:
     done = subprocess.run(
-        [str(bin_dir / "python"), "-m", "pip", "install", "--quiet", str(source)],
+        [str(bin_dir / "python"), "-m", "pip", "install", "--quiet", *requirements],
         capture_output=True,
         text=True,
-        timeout=900,
+        timeout=1500,
     )
     assert done.returncode == 0, done.stderr[-3000:]
 
 
-@pytest.mark.slow
-def test_pip_install_gives_a_console_command_that_works_from_any_directory(tmp_path):
-    bin_dir = make_venv(tmp_path / "env")
-    pip_install(bin_dir)
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
-    command = str(bin_dir / "matvec-profiler")
-    listed = subprocess.run(
-        [command, "strategies", "--json"], capture_output=True, text=True, cwd=elsewhere
-    )
-    assert listed.returncode == 0, listed.stderr
-    assert "batched_matvec" in {row["name"] for row in json.loads(listed.stdout)}
-    # The engine installs with the small scientific stack only: no TensorFlow came with it.
-    rows = {row["name"]: row for row in json.loads(listed.stdout)}
-    assert rows["numpy"]["installed"] and not rows["batched_matvec"]["installed"]
-    out = elsewhere / "run.json"
-    run = subprocess.run(
-        [
-            command,
-            "run",
-            "--matrices",
-            "40",
-            "--dim",
-            "6",
-            "--strategy",
-            "numpy,batched_matvec",
-            "--no-history",
-            "--progress",
-            "none",
-            "--json",
-            str(out),
-        ],
+def console(bin_dir: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [str(bin_dir / "matvec-profiler"), *args],
         capture_output=True,
         text=True,
-        cwd=elsewhere,
-        timeout=600,
+        cwd=cwd,
+        timeout=900,
+    )
+
+
+TENSORFLOW_STRATEGIES = (
+    "python_loop,while_loop,map_fn,vectorized_map,batched_matvec,batched_matmul,einsum,dataset"
+)
+MINIMUM_TENSORFLOW = "tensorflow-cpu==2.16.2"  # the documented minimum, 2.16 (frameworks.py)
+
+
+@pytest.mark.slow
+def test_a_fresh_machine_gets_a_console_command_then_runs_on_the_minimum_tensorflow(tmp_path):
+    """One fresh venv, as a new user's machine goes: `pip install .` alone (NumPy and the small
+    scientific stack, no TensorFlow) gives a console command that works from any directory and
+    says what to install; then, with the oldest supported TensorFlow (and the NumPy 1.x it
+    needs) added, every TensorFlow strategy, with +xla, runs correct and the version is
+    recorded. Without xprof there, `--profile` says what to install instead of failing."""
+    bin_dir = make_venv(tmp_path / "env")
+    source = source_copy(tmp_path)
+    pip_install(bin_dir, str(source))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    listed = console(bin_dir, "strategies", "--json", cwd=elsewhere)
+    assert listed.returncode == 0, listed.stderr
+    rows = {row["name"]: row for row in json.loads(listed.stdout)}
+    assert "batched_matvec" in rows
+    # The engine installs with the small scientific stack only: no TensorFlow came with it.
+    assert rows["numpy"]["installed"] and not rows["batched_matvec"]["installed"]
+    out = elsewhere / "run.json"
+    small = ("run", "--matrices", "40", "--dim", "6", "--no-history", "--progress", "none")
+    run = console(
+        bin_dir, *small, "--strategy", "numpy,batched_matvec", "--json", str(out), cwd=elsewhere
     )
     assert run.returncode == 0, run.stderr[-2000:]
     data = json.loads(out.read_text())
@@ -125,54 +113,58 @@ def test_pip_install_gives_a_console_command_that_works_from_any_directory(tmp_p
     assert tf_result["status"] == "unsupported"
     assert "pip install tensorflow==" in tf_result["error"]
     assert data["peak"]["bandwidth_bytes_per_s"] > 0 and data["environment"]["tensorflow"] is None
-    everything = subprocess.run(
-        [
-            command,
-            "run",
-            "--matrices",
-            "40",
-            "--dim",
-            "6",
-            "--strategy",
-            "all",
-            "--no-history",
-            "--progress",
-            "none",
-            "--json",
-            str(out),
-        ],
-        capture_output=True,
-        text=True,
-        cwd=elsewhere,
-        timeout=600,
-    )
+    everything = console(bin_dir, *small, "--strategy", "all", "--json", str(out), cwd=elsewhere)
     assert everything.returncode == 0, everything.stderr[-2000:]
     assert [r["variant"] for r in json.loads(out.read_text())["results"]] == ["numpy"]
-    devices = subprocess.run([command, "devices", "--json"], capture_output=True, text=True)
+    devices = console(bin_dir, "devices", "--json", cwd=elsewhere)
     assert devices.returncode == 0 and json.loads(devices.stdout)["tensorflow"] is None
-    board = subprocess.run([command, "dashboard"], capture_output=True, text=True, cwd=elsewhere)
+    board = console(bin_dir, "dashboard", cwd=elsewhere)
     assert board.returncode == 2 and "Streamlit is not installed" in board.stderr
+
+    pip_install(bin_dir, MINIMUM_TENSORFLOW, "numpy<2")
+    oldest = console(
+        bin_dir,
+        *small,
+        "--repeats",
+        "2",
+        "--warmup",
+        "0",
+        "--strategy",
+        f"{TENSORFLOW_STRATEGIES},numpy",
+        "--xla",
+        "--profile",
+        "--json",
+        str(out),
+        cwd=elsewhere,
+    )
+    assert oldest.returncode == 0, oldest.stderr[-3000:]
+    data = json.loads(out.read_text())
+    assert data["environment"]["tensorflow"].startswith("2.16.")
+    for entry in data["results"]:
+        assert entry["status"] == "ok" and entry["correct"], (entry["variant"], entry["error"])
+        if entry["strategy"] != "numpy":
+            assert entry["profile"]["status"] == "unsupported"
+            assert "install xprof" in entry["profile"]["error"]
 
 
 @pytest.mark.slow
 def test_installing_beside_an_existing_tensorflow_leaves_it_unchanged(tmp_path):
-    before = metadata.version("tensorflow")
-    bin_dir = make_venv(tmp_path / "env", beside_these_packages=True)
-    pip_install(bin_dir)
-    probe = "from importlib import metadata; print(metadata.version('tensorflow'))"
-    after = subprocess.run(
-        [str(bin_dir / "python"), "-c", probe], capture_output=True, text=True, check=True
-    )
-    assert after.stdout.strip() == before
-    devices = subprocess.run(
-        [str(bin_dir / "matvec-profiler"), "devices", "--json"],
+    """What `pip install .` would do to the environment running these tests, which has
+    TensorFlow: pip's own resolution (a dry run, with its report), so nothing is changed."""
+    report = tmp_path / "report.json"
+    dry_run = ["install", "--dry-run", "--quiet", "--report", str(report)]
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", *dry_run, str(source_copy(tmp_path))],
         capture_output=True,
         text=True,
-        cwd=tmp_path,
-        timeout=300,
+        timeout=900,
     )
-    assert devices.returncode == 0, devices.stderr[-2000:]
-    assert json.loads(devices.stdout)["tensorflow"] == before
+    assert done.returncode == 0, done.stderr[-3000:]
+    planned = {
+        item["metadata"]["name"].lower() for item in json.loads(report.read_text())["install"]
+    }
+    assert planned <= {"batched-matvec-profiler"}, planned  # nothing beside it changes
+    assert metadata.version("tensorflow")  # there was a TensorFlow to leave alone
 
 
 def test_too_old_a_tensorflow_is_refused_for_its_own_strategies(monkeypatch, capsys, tmp_path):
@@ -268,66 +260,3 @@ def test_the_dashboard_command_carries_the_apps_safe_settings():
     # The repository's own config (used by `streamlit run dashboard/app.py`) is the same file.
     assert (ROOT / ".streamlit" / "config.toml").read_text() == SETTINGS.read_text()
     assert sys.version_info >= (3, 10)
-
-
-MINIMUM_TENSORFLOW = "tensorflow-cpu==2.16.2"  # the documented minimum, 2.16 (frameworks.py)
-
-
-@pytest.mark.slow
-def test_the_engine_runs_on_the_minimum_tensorflow(tmp_path):
-    """Every TensorFlow strategy, with +xla, on the oldest supported TensorFlow (with the
-    NumPy 1.x it needs): correct, and the version recorded. Without xprof installed there,
-    `--profile` says what to install instead of failing."""
-    bin_dir = make_venv(tmp_path / "env")
-    source = source_copy(tmp_path)
-    done = subprocess.run(
-        [
-            str(bin_dir / "python"),
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            MINIMUM_TENSORFLOW,
-            "numpy<2",
-            str(source),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=1500,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    out = tmp_path / "run.json"
-    names = "python_loop,while_loop,map_fn,vectorized_map,batched_matvec,batched_matmul,einsum"
-    run = subprocess.run(
-        [
-            str(bin_dir / "matvec-profiler"),
-            "run",
-            "--matrices",
-            "40",
-            "--dim",
-            "6",
-            "--repeats",
-            "2",
-            "--warmup",
-            "0",
-            "--strategy",
-            f"{names},dataset,numpy",
-            "--xla",
-            "--profile",
-            "--json",
-            str(out),
-            "--no-history",
-        ],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=900,
-    )
-    assert run.returncode == 0, run.stderr[-3000:]
-    data = json.loads(out.read_text())
-    assert data["environment"]["tensorflow"].startswith("2.16.")
-    for entry in data["results"]:
-        assert entry["status"] == "ok" and entry["correct"], (entry["variant"], entry["error"])
-        if entry["strategy"] != "numpy":
-            assert entry["profile"]["status"] == "unsupported"
-            assert "install xprof" in entry["profile"]["error"]

@@ -3,6 +3,7 @@ import subprocess
 import sys
 
 from dashboard.report import run_report
+from dashboard.report.__main__ import main as report_main
 from dashboard.report.html import markdown_to_html
 from tests.conftest import ROOT
 
@@ -50,36 +51,23 @@ def test_report_command_line(real_result_path, tmp_path):
     assert out.read_text().startswith("<!DOCTYPE html>")
 
 
-def test_report_command_line_bad_file(tmp_path):
+def test_report_command_line_bad_file(tmp_path, capsys):
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
-    done = subprocess.run(
-        [sys.executable, "-m", "dashboard.report", str(bad), "-o", str(tmp_path / "r.html")],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 2
-    assert done.stderr.startswith("error: results: cannot read") and "Traceback" not in done.stderr
+    assert report_main([str(bad), "-o", str(tmp_path / "r.html")]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("error: results: cannot read") and "Traceback" not in error
 
 
-def test_report_command_line_bad_outputs_are_one_line(real_result_path, tmp_path):
+def test_report_command_line_bad_outputs_are_one_line(real_result_path, tmp_path, capsys):
     for output, fragment in (
         (tmp_path, "error: output: "),
         (tmp_path / "missing" / "r.html", "error: output: directory"),
         ("/dev/null", "error: output: "),
     ):
-        done = subprocess.run(
-            [sys.executable, "-m", "dashboard.report", str(real_result_path), "-o", str(output)],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert done.returncode == 2, done.stderr
-        (line,) = done.stderr.strip().splitlines()
-        assert line.startswith(fragment) and "Traceback" not in done.stderr
+        assert report_main([str(real_result_path), "-o", str(output)]) == 2
+        (line,) = capsys.readouterr().err.strip().splitlines()
+        assert line.startswith(fragment)
 
 
 def test_the_report_command_renders_groups_sweeps_and_comparisons(tmp_path, capsys):

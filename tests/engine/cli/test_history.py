@@ -1,11 +1,9 @@
 """The `import` command: what is valid is stored, what is not is refused in one line."""
 
 import json
-import subprocess
-import sys
 
 from engine.storage.history import History
-from tests.conftest import ROOT
+from tests.cli import engine_process, run_cli
 
 
 def test_import_command(tmp_path):
@@ -17,26 +15,9 @@ def test_import_command(tmp_path):
     bad.write_text('{"schema_version": 1, "run_id": ')
     history_path = tmp_path / "h.sqlite3"
 
-    def imports(*files):
-        return subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "engine",
-                "import",
-                *map(str, files),
-                "--history",
-                str(history_path),
-            ],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-
-    first = imports(good)
+    first = engine_process("import", str(good), "--history", str(history_path), timeout=60)
     assert first.returncode == 0 and "imported" in first.stdout
-    second = imports(good, bad)
+    second = run_cli("import", str(good), str(bad), "--history", str(history_path))
     assert second.returncode == 2
     assert "already stored" in second.stdout
     assert "not valid JSON (truncated?)" in second.stderr and "Traceback" not in second.stderr
@@ -57,19 +38,15 @@ def test_compare_command_exit_codes_and_json(tmp_path):
     base, same, slow = write("base", 0.001), write("same", 0.001), write("slow", 0.0015)
 
     def compare(*args):
-        return subprocess.run(
-            [sys.executable, "-m", "engine", "compare", *args, "--history", str(tmp_path / "h")],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        return run_cli("compare", *args, "--history", str(tmp_path / "h"))
 
     ok = compare(base, same, "--fail-if-slower", "10", "--json", str(tmp_path / "c.json"))
     assert ok.returncode == 0, ok.stderr
     rows = json.loads((tmp_path / "c.json").read_text())["rows"]
     assert {"ratio", "ratio_ci", "verdict"} <= set(rows[1]) and rows[1]["verdict"] == "same"
-    gate = compare(base, slow, "--fail-if-slower", "10")
+    gate = engine_process(
+        "compare", base, slow, "--fail-if-slower", "10", "--history", str(tmp_path / "h")
+    )
     assert gate.returncode == 1 and "confirmed slower" in gate.stderr
     assert compare(base, slow).returncode == 0  # no gate, no failure
     for bad in ([base], [base, str(tmp_path / "nope.json")], [base, same, "--baseline", "5"]):
@@ -78,22 +55,14 @@ def test_compare_command_exit_codes_and_json(tmp_path):
 
 
 def test_a_sweep_whose_every_point_is_refused_exits_2_before_tensorflow(tmp_path):
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "engine",
-            "sweep",
-            "--matrices",
-            "100000000",
-            "--dim",
-            "1000",
-            "--history",
-            str(tmp_path / "h.sqlite3"),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
+    done = engine_process(
+        "sweep",
+        "--matrices",
+        "100000000",
+        "--dim",
+        "1000",
+        "--history",
+        str(tmp_path / "h.sqlite3"),
         timeout=60,
     )
     assert done.returncode == 2
@@ -107,12 +76,6 @@ def test_history_listing_shows_control_characters_as_text(tmp_path):
 
     history = History(tmp_path / "h.sqlite3")
     history.add_run(make_run(label="evil \x1b[31mred\x1b[0m"))
-    done = subprocess.run(
-        [sys.executable, "-m", "engine", "history", "--history", str(tmp_path / "h.sqlite3")],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = engine_process("history", "--history", str(tmp_path / "h.sqlite3"), timeout=60)
     assert done.returncode == 0 and "\x1b" not in done.stdout
     assert "\\x1b[31mred" in done.stdout

@@ -1,25 +1,11 @@
-"""The CLI contract, through real subprocesses: exit codes, one-line errors, the JSON file."""
+"""The CLI contract: exit codes, one-line errors, the JSON file. Each check runs in this
+process; one per kind (bad input, a run, devices) also through a real `python -m engine`."""
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 
-from tests.conftest import ROOT
-
-
-def engine(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
-    return subprocess.run(
-        [sys.executable, "-m", "engine", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=env,
-    )
+from tests.cli import engine_process, run_cli
 
 
 @pytest.mark.parametrize(
@@ -44,7 +30,7 @@ def engine(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
     ],
 )
 def test_bad_input_exits_2_with_one_line_and_no_traceback(args, message):
-    done = engine("run", *args, timeout=60)
+    done = run_cli("run", *args)
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, done.stderr
@@ -53,13 +39,20 @@ def test_bad_input_exits_2_with_one_line_and_no_traceback(args, message):
 
 
 def test_no_command_is_a_usage_error():
-    done = engine(timeout=60)
+    done = run_cli()
     assert done.returncode == 2 and done.stderr.startswith("error:")
+
+
+def test_a_real_process_exits_2_with_one_line_on_bad_input():
+    done = engine_process("run", "--matrices", "0", timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith("error: matrices: must be an integer from 1 to")
 
 
 def test_run_writes_json_and_prints_a_table(tmp_path):
     out = tmp_path / "out.json"
-    done = engine(
+    done = engine_process(
         "run",
         "--matrices",
         "30",
@@ -94,7 +87,7 @@ def test_run_writes_json_and_prints_a_table(tmp_path):
 
 def test_jsonl_progress_is_machine_readable(tmp_path):
     out = tmp_path / "r.json"
-    done = engine(
+    done = run_cli(
         "run",
         "--matrices",
         "10",
@@ -118,7 +111,7 @@ def test_jsonl_progress_is_machine_readable(tmp_path):
 
 
 def test_strategies_lists_every_name_as_json():
-    done = engine("strategies", "--json", timeout=60)
+    done = run_cli("strategies", "--json")
     assert done.returncode == 0
     rows = json.loads(done.stdout)
     catalogue = [row["name"] for row in rows if not row["search_only"]]
@@ -153,7 +146,7 @@ def test_strategies_lists_every_name_as_json():
 
 
 def test_devices_reports_the_cpu():
-    done = engine("devices", "--json", timeout=120)
+    done = engine_process("devices", "--json", timeout=120)
     assert done.returncode == 0, done.stderr
     info = json.loads(done.stdout)
     assert info["device_kind"] == "CPU" and info["default_device"].endswith("CPU:0")

@@ -1,27 +1,14 @@
 """Bad outputs are refused before any work; a finished measurement is never lost."""
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 
 from engine.results.files import check_output_file, write_text_atomically
 from engine.spec.fields import ConfigError
-from tests.conftest import ROOT
+from tests.cli import engine_process, run_cli
 
-
-def engine_run(*args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
-    return subprocess.run(
-        [sys.executable, "-m", "engine", "run", "--matrices", "8", "--dim", "4", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-    )
+SMALL = ("run", "--matrices", "8", "--dim", "4")
 
 
 @pytest.fixture
@@ -63,7 +50,7 @@ def places(tmp_path):
     ],
 )
 def test_a_bad_output_is_refused_before_any_work(places, case, tmp_path):
-    done = engine_run(*places[case])
+    done = run_cli(*SMALL, *places[case])
     assert done.returncode == 2, done.stderr
     (line,) = done.stderr.strip().splitlines()
     flag = "history" if case.startswith("history") else "json"
@@ -71,6 +58,13 @@ def test_a_bad_output_is_refused_before_any_work(places, case, tmp_path):
     assert "Traceback" not in done.stderr and "TensorFlow" not in done.stderr
     assert not list(tmp_path.glob(".*.tmp")) and not list(tmp_path.glob(".*.check"))
     assert (tmp_path / "read-only.json").read_text() == "keep me"
+
+
+def test_a_real_process_refuses_a_bad_output_in_one_line(tmp_path):
+    done = engine_process(*SMALL, "--json", str(tmp_path), timeout=120)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith("error: json: ")
 
 
 def test_atomic_write_keeps_permissions_and_leaves_nothing_behind(tmp_path):

@@ -1,12 +1,15 @@
 """Run several configs with one replica layout in one fresh process (the layout is fixed at
-TensorFlow start-up).
-Usage: python -m tests.engine.execution.distributed_probe REPLICAS MODE B[,B...]
-Prints one JSON list of results dicts."""
+TensorFlow start-up, and starting it is most of a small run's time).
+Usage: python -m tests.engine.execution.distributed_probe REPLICAS MODE:B[,B...] [MODE:B...]
+MODE is `sharded`, `replicated` or `padded` (sharded into the TPU's padded equal shards).
+Prints one JSON object: each MODE:B... argument's list of results dicts."""
 
 import json
+import os
 import sys
 
 from engine.backends.tensorflow.devices import setup_devices
+from engine.execution.distributed import FORCE_PADDING_VARIABLE
 from engine.execution.runner import run_benchmark
 from engine.results.parts import Peak
 from engine.spec.catalog import strategies
@@ -20,9 +23,7 @@ NO_PEAK = Peak(None, "not measured (tests of distribution)")
 XLA_LAYOUTS = (2,)  # +xla is the same sharding code on every layout: compiled on one
 
 
-def main() -> None:
-    replicas, mode, sizes = int(sys.argv[1]), sys.argv[2], sys.argv[3]
-    setup = setup_devices(replicas)
+def run_all(setup, replicas: int, mode: str, sizes: str) -> list[dict]:
     runs = []
     for matrices in map(int, sizes.split(",")):
         config = BenchConfig(
@@ -39,7 +40,20 @@ def main() -> None:
             time_budget_s=5,
         )
         runs.append(run_benchmark(config, setup=setup, peak=NO_PEAK).to_dict())
-    print(json.dumps(runs))
+    return runs
+
+
+def main() -> None:
+    replicas = int(sys.argv[1])
+    setup = setup_devices(replicas)
+    found = {}
+    for case in sys.argv[2:]:
+        mode, sizes = case.split(":")
+        if mode == "padded":
+            os.environ[FORCE_PADDING_VARIABLE] = "1"
+        found[case] = run_all(setup, replicas, "sharded" if mode == "padded" else mode, sizes)
+        os.environ.pop(FORCE_PADDING_VARIABLE, None)
+    print(json.dumps(found))
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""Replicated and sharded runs on 2, 3 and 4 simulated CPU replicas, each in a fresh process."""
+"""Replicated and sharded runs on 2, 3 and 4 simulated CPU replicas, one fresh process per
+layout (each layout's modes share it)."""
 
 import json
 import os
@@ -12,33 +13,42 @@ from engine.backends.tensorflow.devices import DeviceError, _pick
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.slow
-# B % N != 0 and B < N on every layout; 403 also leaves a remainder in the dataset global batch
-SHARDED_CASES = {2: "10,7,1", 3: "9,10,2", 4: "12,403,3"}
+# B % N != 0 and B < N on every layout, B % N == 0 on one; 403 also leaves a remainder in the
+# dataset global batch. Each layout's process runs its other modes too.
+SHARDED_CASES = {2: "sharded:10,7,1", 3: "sharded:10,2", 4: "sharded:403,3"}
+OTHER_CASES = {2: ("replicated:7",), 3: ("padded:7",), 4: ()}
 
 
-def probe(replicas: int, mode: str, sizes: str, **env: str) -> list[dict]:
+def probe(replicas: int, *cases: str) -> dict[str, list[dict]]:
     done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "tests.engine.execution.distributed_probe",
-            str(replicas),
-            mode,
-            sizes,
-        ],
+        [sys.executable, "-m", "tests.engine.execution.distributed_probe", str(replicas), *cases],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=600,
-        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", **env},
+        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"},
     )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-@pytest.fixture(scope="module", params=sorted(SHARDED_CASES))
-def sharded(request):
-    return request.param, probe(request.param, "sharded", SHARDED_CASES[request.param])
+@pytest.fixture(scope="module")
+def layouts():
+    """Each layout's runs, probed once, the first time a test asks for that layout."""
+    probed: dict[int, dict[str, list[dict]]] = {}
+
+    def runs(replicas: int) -> dict[str, list[dict]]:
+        if replicas not in probed:
+            cases = (SHARDED_CASES[replicas], *OTHER_CASES[replicas])
+            probed[replicas] = probe(replicas, *cases)
+        return probed[replicas]
+
+    return runs
+
+
+@pytest.fixture(params=sorted(SHARDED_CASES))
+def sharded(request, layouts):
+    return request.param, layouts(request.param)[SHARDED_CASES[request.param]]
 
 
 def test_sharded_results_equal_the_reference(sharded):
@@ -75,8 +85,8 @@ def test_sharded_replicas_split_b_and_are_complete(sharded):
                 assert result["work_multiplier"] == 1
 
 
-def test_replicated_every_replica_holds_b_and_is_checked():
-    (run,) = probe(2, "replicated", "7")
+def test_replicated_every_replica_holds_b_and_is_checked(layouts):
+    (run,) = layouts(2)["replicated:7"]
     for result in run["results"]:
         if result["strategy"] == "dataset":
             assert result["status"] == "skipped" and "sharded" in result["error"]
@@ -87,8 +97,8 @@ def test_replicated_every_replica_holds_b_and_is_checked():
         assert any("2x the necessary work" in note for note in result["notes"])
 
 
-def test_padded_equal_shards_as_on_tpu_are_masked_and_correct():
-    (run,) = probe(3, "sharded", "7", MATVEC_FORCE_PADDED_SHARDS="1")
+def test_padded_equal_shards_as_on_tpu_are_masked_and_correct(layouts):
+    (run,) = layouts(3)["padded:7"]
     for result in run["results"]:
         assert result["correct"], result["variant"]
         if result["strategy"] != "dataset":

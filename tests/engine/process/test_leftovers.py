@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from engine.process.leftovers import AUTOGRAPH_PREFIX, remove_autograph_sources
-from tests.engine.cli.test_main import engine
+from tests.cli import engine_process
 
 
 @pytest.fixture
@@ -54,7 +54,7 @@ def test_a_tensorflow_run_leaves_no_generated_sources_behind(tmp_path, monkeypat
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     monkeypatch.setenv("TMPDIR", str(scratch))
-    done = engine(
+    done = engine_process(
         "run",
         *("--matrices", "16", "--dim", "4", "--repeats", "2", "--warmup", "0"),
         *("--strategy", "while_loop,map_fn", "--progress", "none", "--no-history"),
