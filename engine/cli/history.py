@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 
 from engine.cli.flags import raw_settings
+from engine.cli.terminal import printable
 from engine.machine.accelerators import probe_kind
 from engine.machine.host import last_level_cache_bytes
 from engine.measure import memory
@@ -99,17 +99,6 @@ def command_import(args: argparse.Namespace) -> int:
         else:
             print(f"{path}: run {run.run_id} is already stored")
     return status
-
-
-CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-
-
-def printable(value: object) -> object:
-    """Text from the history without control characters: an imported label must not move the
-    cursor or recolour the terminal (ANSI escapes are shown as visible text)."""
-    if not isinstance(value, str):
-        return value
-    return CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", value)
 
 
 def command_history(args: argparse.Namespace) -> int:

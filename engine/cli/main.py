@@ -15,6 +15,7 @@ from typing import Any, NoReturn
 from engine.cli import compare, dashboard, history, run, serve
 from engine.cli.flags import add_config_flags
 from engine.cli.repetitions import RepetitionFailed
+from engine.cli.terminal import printable_output
 from engine.machine.accelerators import DeviceError
 from engine.machine.frameworks import FrameworkMissing, check_tensorflow
 from engine.measure.memory import PreflightError
@@ -179,6 +180,11 @@ NEEDS_TENSORFLOW = {"sweep", "calibrate"}
 
 def main(argv: Sequence[str] | None = None, warm: Any = None) -> int:
     """`warm`: the state `serve` keeps between its runs (None: a fresh process's run)."""
+    with printable_output():
+        return command_main(argv, warm)
+
+
+def command_main(argv: Sequence[str] | None, warm: Any) -> int:
     try:
         argv = list(sys.argv[1:] if argv is None else argv)
         if argv[:1] == ["dashboard"] and not {"-h", "--help"} & set(argv[1:2]):

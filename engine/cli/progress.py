@@ -13,6 +13,7 @@ from typing import TextIO
 
 from tqdm import tqdm
 
+from engine.cli.terminal import unfiltered
 from engine.results.events import (
     Done,
     Eliminated,
@@ -31,8 +32,8 @@ from engine.results.events import (
 class JsonLinesProgress:
     """One JSON object per line, flushed at once, each stamped with elapsed seconds."""
 
-    def __init__(self, stream: TextIO = sys.stdout) -> None:
-        self.stream = stream
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self.stream = stream or sys.stdout  # the one in force now (serve redirects it)
         self.start = time.perf_counter()
 
     def __call__(self, event: Event) -> None:
@@ -46,8 +47,8 @@ class BarProgress:
     follows the work left: a variant that stops (precise, eliminated, out of budget) is
     credited with all of its samples at once, and each elimination is said as it happens."""
 
-    def __init__(self, stream: TextIO = sys.stderr, bar: type[tqdm] = tqdm) -> None:
-        self.stream = stream
+    def __init__(self, stream: TextIO | None = None, bar: type[tqdm] = tqdm) -> None:
+        self.stream = stream or unfiltered(sys.stderr)
         self.make_bar = bar  # tqdm.auto's class in a notebook: a widget bar there
         self.bar: tqdm | None = None
         self.taken: dict[str, int] = {}
@@ -101,8 +102,8 @@ class BarProgress:
 class SweepBarProgress:
     """One tqdm bar over the sweep's points (tqdm's own ETA), on stderr."""
 
-    def __init__(self, stream: TextIO = sys.stderr) -> None:
-        self.stream = stream
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self.stream = stream or unfiltered(sys.stderr)
         self.bar: tqdm | None = None
 
     def __call__(self, event: Event) -> None:

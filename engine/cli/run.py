@@ -55,6 +55,23 @@ def machine_floor(history_path: str | None, device_kind: str) -> NoiseFloor:
     return found or NoiseFloor()
 
 
+def tensorflow_runner() -> tuple[Any, str | None]:
+    """TensorFlow's runner, or, when TensorFlow's import raises or exits (a broken install,
+    a missing native library), None and why: the run then measures every other framework
+    as it would without TensorFlow, and TensorFlow's strategies say that reason."""
+    try:
+        from engine.execution.runner import run_benchmark
+    except (Exception, SystemExit) as error:  # noqa: BLE001 - any failure makes it unusable
+        return None, import_failure(error)
+    return run_benchmark, None
+
+
+def import_failure(error: BaseException) -> str:
+    """Why TensorFlow is unusable, in the words every strategy and `devices` show."""
+    words = str(error).strip().splitlines()[0][:200] if str(error).strip() else ""
+    return f"TensorFlow cannot be imported here ({type(error).__name__}: {words})"
+
+
 def command_run(args: argparse.Namespace, warm: Any = None) -> int:
     """`warm`: a `WarmState` kept by `serve` between runs; None for a fresh process."""
     config = config_from_args(args)
@@ -91,18 +108,20 @@ def command_run(args: argparse.Namespace, warm: Any = None) -> int:
     with queue:
         floor = machine_floor(args.history, probe_kind())  # ties and the race both use it
         started = time.perf_counter()
-        if problem is not None:
-            from engine.execution.without_tensorflow import run_without_tensorflow
-
-            imported_s = 0.0
-            result = run_without_tensorflow(config, problem, progress, floor)
-        else:
+        run_benchmark = None
+        if problem is None:
             if warm is None or not warm.warm:
                 progress(Phase("starting TensorFlow"))
-            from engine.execution.runner import run_benchmark
-
-            imported_s = time.perf_counter() - started  # TensorFlow's import: part of starting
+            run_benchmark, problem = tensorflow_runner()
+        imported_s = time.perf_counter() - started  # TensorFlow's import: part of starting
+        if run_benchmark is not None:
             result = run_benchmark(config, progress=progress, state=warm, floor=floor)
+        else:
+            from engine.execution.without_tensorflow import check_runnable, run_without_tensorflow
+
+            assert problem is not None
+            check_runnable(config, problem)
+            result = run_without_tensorflow(config, problem, progress, floor)
     if result.timings is not None:
         result.timings["startup_s"] = result.timings.get("startup_s", 0.0) + imported_s
         result.timings["total_s"] += imported_s
@@ -226,11 +245,16 @@ def group_medians(runs: list) -> dict[str, list[float]]:
 def command_devices(args: argparse.Namespace) -> int:
     quiet_tensorflow()
     problem = tensorflow_problem()
+    info = None
     if problem is None:
-        from engine.backends.tensorflow.devices import describe_devices
-
-        info = describe_devices()
-    else:
+        try:
+            from engine.backends.tensorflow.devices import describe_devices
+        except (Exception, SystemExit) as error:  # noqa: BLE001 - as a run treats it
+            problem = import_failure(error)
+        else:
+            info = describe_devices()
+    if info is None:
+        assert problem is not None
         info = devices_without_tensorflow(problem)
     if args.json:
         print(json.dumps(info, indent=2))

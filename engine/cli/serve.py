@@ -24,9 +24,11 @@ from typing import Any, TextIO
 
 from engine.cli.run import EXIT_OK, quiet_tensorflow
 from engine.machine.accelerators import probe_kind
+from engine.process.children import StopRequested
 from engine.results.events import Exit
 
 EXIT_INVALID = 2
+INTERRUPTED = 130  # `main`'s code for a run stopped by SIGINT
 DEFAULT_IDLE_TIMEOUT_S = 600.0
 MAX_IDLE_TIMEOUT_S = 7 * 86_400.0  # a week: beyond what `select` and any user needs
 MAX_REQUEST_BYTES = 1 << 20
@@ -47,6 +49,40 @@ class LastLine:
 
     def flush(self) -> None:
         self.stream.flush()
+
+
+class ProtocolLines:
+    """stdout while a request runs: its JSON event lines go to the protocol stream, anything
+    else a request prints (a summary table, `--help`) to stderr, so a reader of stdout only
+    ever sees protocol lines."""
+
+    def __init__(self, protocol: TextIO, other: TextIO) -> None:
+        self.protocol, self.other, self.pending = protocol, other, ""
+
+    @staticmethod
+    def is_protocol(line: str) -> bool:
+        try:
+            data = json.loads(line)
+        except (ValueError, RecursionError):
+            return False
+        return isinstance(data, dict) and "event" in data
+
+    def write(self, text: str) -> int:
+        self.pending += text
+        while "\n" in self.pending:
+            line, _, self.pending = self.pending.partition("\n")
+            (self.protocol if self.is_protocol(line) else self.other).write(line + "\n")
+        return len(text)
+
+    def flush(self) -> None:
+        self.protocol.flush()
+        self.other.flush()
+
+    def close_request(self) -> None:
+        if self.pending:
+            self.other.write(self.pending + "\n")
+            self.pending = ""
+        self.flush()
 
 
 def run_arguments(line: str) -> list[str] | None:
@@ -124,11 +160,16 @@ def handle(line: str, state: Any, main: Main) -> Exit:
         print(f"error: {REQUEST_SHAPE}", file=sys.stderr)
         return Exit(EXIT_INVALID, REQUEST_SHAPE)
     tee = LastLine(sys.stderr)
-    with contextlib.redirect_stderr(tee):  # type: ignore[type-var]
+    stdout = ProtocolLines(sys.stdout, tee)  # type: ignore[arg-type]
+    with contextlib.redirect_stderr(tee), contextlib.redirect_stdout(stdout):  # type: ignore[type-var]
         try:
             code = main(["run", *arguments], warm=state)
+        except StopRequested:  # SIGTERM: the worker ends, its children already ended
+            raise
         except SystemExit as stop:  # `--help` and the like: argparse ends the command
             code = stop.code if isinstance(stop.code, int) else EXIT_INVALID
+        finally:
+            stdout.close_request()
     return Exit(code, tee.last.removeprefix("error: ") if code else "")
 
 
@@ -158,4 +199,7 @@ def command_serve(args: argparse.Namespace, main: Main) -> int:
             return EXIT_OK
         if not line.strip():
             continue
-        print(json.dumps(handle(line, state, main).to_dict()), flush=True)
+        ended = handle(line, state, main)
+        print(json.dumps(ended.to_dict()), flush=True)
+        if ended.code == INTERRUPTED:  # Ctrl-C ends the worker, not only its request
+            return INTERRUPTED

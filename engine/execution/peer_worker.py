@@ -19,6 +19,7 @@ import importlib
 import json
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable
 from typing import IO, Any
@@ -155,6 +156,7 @@ def run(request: dict[str, Any], write: Callable[[dict[str, Any]], None]) -> dic
         write(event.to_dict())
 
     start = time.perf_counter()
+    threads_before = set(threading.enumerate())
     emit(Phase(f"starting {framework}"))
     runtime = load_runtime(framework, config.dtype, threads)
     started_s = time.perf_counter() - start
@@ -183,6 +185,8 @@ def run(request: dict[str, Any], write: Callable[[dict[str, Any]], None]) -> dic
         emit(Phase(f"profiles ({framework})"))
         for item in prepared:
             item.result.profile = profile_in_process(runtime, item)
+    if config.kernels:  # a user kernel's own process: what it left running is its doing
+        note_threads_left(prepared, threads_before)
     results = [item.result.to_dict(None) for item in prepared]
     environment = runtime.environment()
     memory = runtime.memory_stats()  # the peak covers the inputs and every variant's calls
@@ -201,6 +205,21 @@ def run(request: dict[str, Any], write: Callable[[dict[str, Any]], None]) -> dic
         "startup_s": started_s,
         "wall_s": time.perf_counter() - start,
     }
+
+
+def note_threads_left(prepared: list[Prepared], before: set[threading.Thread]) -> None:
+    """Threads started since the process began and still running: a kernel that computes in
+    the background is not timed whole. Each result says so; they never hold the process,
+    which ends without waiting for them (`os._exit` below)."""
+    left = [t for t in threading.enumerate() if t not in before and t.is_alive()]
+    if not left:
+        return
+    names = ", ".join(sorted(t.name for t in left)[:5])
+    for item in prepared:
+        item.result.warnings.append(
+            f"left {len(left)} thread(s) running after its calls ({names}): work it does in "
+            "the background is not in the timed calls; the process ended without waiting"
+        )
 
 
 def protocol_stream() -> IO[str]:
@@ -226,10 +245,13 @@ def main() -> int:
         write({RESULT_KEY: {"import_error": one_line(error)}})
     except Exception as error:  # noqa: BLE001 - said to the parent in one line, not a traceback
         write({RESULT_KEY: {"error": one_line(error)}})
-    except SystemExit as stop:  # a framework that calls sys.exit while it loads
-        write({RESULT_KEY: {"error": f"the framework ended the process (sys.exit({stop.code}))"}})
+    except SystemExit as stop:  # a framework that calls sys.exit while it loads, or a kernel
+        who = "the kernel" if request.get("config", {}).get("kernels") else "the framework"
+        write({RESULT_KEY: {"error": f"{who} ended the process (sys.exit({stop.code}))"}})
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    code = main()
+    sys.stderr.flush()
+    os._exit(code)  # every result is written: no thread a kernel left may hold the process

@@ -152,9 +152,20 @@ def spawn_peer(
     return payload, ""
 
 
+def process_words(process: str) -> str:
+    """Who a process's failure is told about: a user kernel's own process ("numpy:mine") is
+    the kernel's, not its framework's (a kernel that exits ends it)."""
+    framework, _, kernel = process.partition(":")
+    if kernel:
+        return f"the process of kernel {kernel}"
+    return f"the {framework.partition('@')[0]} process"
+
+
 def _results_from(
-    config: BenchConfig, framework: str, wanted: list[Variant], payload: Any, problem: str
+    config: BenchConfig, process: str, wanted: list[Variant], payload: Any, problem: str
 ) -> dict[Variant, StrategyResult]:
+    framework = process.partition(":")[0].partition("@")[0]
+    who = process_words(process)
     hint = f"{framework} could not be imported"
     if isinstance(payload, dict) and "import_error" in payload:
         return _ended(
@@ -164,9 +175,7 @@ def _results_from(
             f"{hint}: {payload['import_error']}; {install_hint(framework)}",
         )
     if isinstance(payload, dict) and "error" in payload:
-        return _ended(
-            config, wanted, "failed", f"the {framework} process failed: {payload['error']}"
-        )
+        return _ended(config, wanted, "failed", f"{who} failed: {payload['error']}")
     found: dict[Variant, StrategyResult] = {}
     entries = payload.get("results") if isinstance(payload, dict) else None
     if isinstance(entries, list):
@@ -177,10 +186,10 @@ def _results_from(
                 )
                 found[(result.strategy, result.variant.partition("+")[2])] = result
         except ResultsRejected as error:
-            return _ended(config, wanted, "failed", f"the {framework} process said: {error}")
+            return _ended(config, wanted, "failed", f"{who} said: {error}")
     missing = [v for v in wanted if v not in found]
     why = problem or "ended without reporting this variant"
-    found.update(_ended(config, missing, "failed", f"the {framework} process {why}"))
+    found.update(_ended(config, missing, "failed", f"{who} {why}"))
     return {v: found[v] for v in wanted}
 
 
@@ -232,7 +241,7 @@ def run_peers(
             "probe_bytes": bandwidth_buffer_bytes(last_level_cache_bytes()[0]),
         }
         payload, problem = spawn_peer(request, emit, process_timeout_s(config, len(wanted)))
-        found = _results_from(config, framework, wanted, payload, problem)
+        found = _results_from(config, process, wanted, payload, problem)
         probes = _probes_from(payload, framework)
         if probes:
             outcome.probes[process] = probes

@@ -171,6 +171,11 @@ def stop_children(grace_s: float = KILL_GRACE_S) -> None:
 atexit.register(end_children)
 
 
+class StopRequested(SystemExit):
+    """A stop signal (SIGTERM, SIGHUP) ending this process: unlike argparse's SystemExit, no
+    command loop (the warm worker's) may take it for the end of one request."""
+
+
 def end_children_on_signals(
     on_stop: Callable[[int], None] | None = None, signals: Sequence[int] = STOP_SIGNALS
 ) -> None:
@@ -183,7 +188,7 @@ def end_children_on_signals(
             on_stop(signum)
         if signum == signal.SIGINT:
             raise KeyboardInterrupt
-        raise SystemExit(128 + signum)
+        raise StopRequested(128 + signum)
 
     if threading.current_thread() is not threading.main_thread():
         return

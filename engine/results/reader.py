@@ -50,6 +50,8 @@ def load_json(text: str | bytes) -> Any:
         raise ResultsRejected("not a results file: JSON nested too deeply") from None
     except UnicodeDecodeError:
         raise ResultsRejected("not a results file: the text is not UTF-8") from None
+    except ResultsRejected:  # already worded (NaN, Infinity): a ValueError too, not re-wrapped
+        raise
     except ValueError as error:  # e.g. an integer of thousands of digits
         raise ResultsRejected(f"not valid results JSON: {str(error)[:200]}") from None
 

@@ -21,6 +21,7 @@ import hashlib
 import importlib.util
 import os
 import re
+import stat
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -84,22 +85,37 @@ def parse_kernel_spec(text: Any) -> UserKernel:
     assert found is not None
     path = Path(found["path"]).expanduser().resolve()
     try:
-        stat = path.stat()
+        info = path.stat()
     except OSError as error:
         raise ConfigError(FIELD, f"cannot read {str(path)!r}: {error.strerror}") from None
-    return _read_kernel(path, found["function"], found["fw"], stat.st_mtime_ns, stat.st_size)
+    return _read_kernel(path, found["function"], found["fw"], info.st_mtime_ns, info.st_size)
+
+
+def read_source(path: Path) -> bytes:
+    """A kernel file's bytes, refused in one line unless it is a regular file of at most
+    MAX_SOURCE_BYTES. Opened without blocking (a FIFO never hangs the run) and checked on the
+    open file before anything is read (a link to /dev/zero is never read into memory)."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as error:
+        raise ConfigError(FIELD, f"cannot read {str(path)!r}: {error.strerror}") from None
+    with os.fdopen(descriptor, "rb") as handle:
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode):
+            raise ConfigError(FIELD, f"{str(path)!r} is not a regular file")
+        if info.st_size > MAX_SOURCE_BYTES:
+            raise ConfigError(FIELD, f"{path.name} is larger than {MAX_SOURCE_BYTES // 1024} KiB")
+        raw = handle.read(MAX_SOURCE_BYTES + 1)
+    if len(raw) > MAX_SOURCE_BYTES:  # it grew between the check and the read
+        raise ConfigError(FIELD, f"{path.name} is larger than {MAX_SOURCE_BYTES // 1024} KiB")
+    return raw
 
 
 @functools.lru_cache(maxsize=256)
 def _read_kernel(
     path: Path, function: str, declared: str | None, _mtime_ns: int, _size: int
 ) -> UserKernel:
-    try:
-        raw = path.read_bytes()
-    except OSError as error:
-        raise ConfigError(FIELD, f"cannot read {str(path)!r}: {error.strerror}") from None
-    if len(raw) > MAX_SOURCE_BYTES:
-        raise ConfigError(FIELD, f"{path.name} is larger than {MAX_SOURCE_BYTES // 1024} KiB")
+    raw = read_source(path)
     try:
         text_source = raw.decode("utf-8")
         tree = ast.parse(text_source, filename=str(path))
@@ -179,7 +195,7 @@ def user_kernel(name: str) -> UserKernel | None:
 def load_kernel(kernel: UserKernel) -> Callable[..., Any]:
     """Import the kernel's file and return its function, refusing a file changed since the
     run read it (the measured code must be the stored code)."""
-    raw = Path(kernel.path).read_bytes()
+    raw = read_source(Path(kernel.path))
     if hashlib.sha256(raw).hexdigest() != kernel.sha256:
         raise RuntimeError(f"{Path(kernel.path).name} changed since the run read it")
     spec = importlib.util.spec_from_file_location(f"matvec_user_{kernel.name}", kernel.path)

@@ -3,6 +3,7 @@ reuse between runs, refusals that leave it usable, and how it ends."""
 
 import json
 import os
+import signal
 import subprocess
 import sys
 
@@ -26,7 +27,7 @@ def serve(lines: list[str], *flags: str, timeout: float = 300) -> tuple[list[dic
         timeout=timeout,
         env=env,
     )
-    events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    events = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
     return events, done.stderr, done.returncode
 
 
@@ -49,6 +50,7 @@ def session(tmp_path_factory):
         request("--mode", "replicated", "--replicas", "2", "--strategy", "einsum"),
         json.dumps({"run": ["--help"]}),
         request("--strategy", "einsum,numpy", "--json", str(out / "second.json")),
+        json.dumps({"run": [*SMALL, "--no-history", "--progress", "none", "--strategy=numpy"]}),
     ]
     events, stderr, code = serve(lines)
     return events, stderr, code, out
@@ -57,7 +59,15 @@ def session(tmp_path_factory):
 def test_every_request_ends_with_its_exit_line(session):
     events, _, code, _ = session
     assert code == 0
-    assert [e["code"] for e in exits(events)] == [0, 2, 2, 2, 2, 0, 0]  # --help: exit 0
+    assert [e["code"] for e in exits(events)] == [0, 2, 2, 2, 2, 0, 0, 0]  # --help: exit 0
+
+
+def test_stdout_carries_only_protocol_lines(session):
+    """Help text and a request's summary table (no `--progress jsonl`) go to stderr: every
+    line on stdout is a JSON event (`serve` above reads each one as JSON)."""
+    events, stderr, _, _ = session
+    assert all("event" in e for e in events)
+    assert "usage:" in stderr and "strategy" in stderr and "median" in stderr
 
 
 def test_bad_requests_get_one_line_and_the_worker_stays_usable(session):
@@ -124,3 +134,34 @@ def test_a_prewarmed_worker_still_measures_its_first_peak_in_full(tmp_path):
     before = [p for p in result.peak.probes if p.when == "before"]
     assert len(before) == 3 and all(len(p.samples_s) == 15 for p in before)
     assert result.sampling["worker"]["warm"] is False  # no run had finished in it
+
+
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, 128 + 15), (signal.SIGINT, 130)])
+def test_a_stop_signal_mid_request_ends_the_worker_not_only_the_request(signum, code):
+    """The signal, taken in the middle of a long run, ends the worker itself (and any children
+    of the run), which does not go on to the next request waiting on its input."""
+    long_run = request(
+        "--strategy", "numpy", "--sampling", "fixed", "--repeats", "100000", "--time-budget", "600"
+    )
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "engine", "serve"],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"},
+    )
+    try:
+        worker.stdin.write(long_run + "\n" + request("--strategy", "numpy") + "\n")
+        worker.stdin.flush()  # left open: only the signal can end it
+        for line in worker.stdout:
+            if json.loads(line)["event"] == "sample":
+                break  # the run is measuring
+        worker.send_signal(signum)
+        assert worker.wait(timeout=60) == code
+        rest = [json.loads(line) for line in worker.stdout.read().splitlines() if line.strip()]
+        assert len(exits(rest)) <= 1  # the interrupted request's at most, never the next one's
+    finally:
+        worker.kill()
+        worker.wait()

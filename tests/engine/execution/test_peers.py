@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import engine.spec.catalog as catalog
-from engine.execution.peers import peer_threads, run_peers, spawn_peer
+from engine.execution.peers import peer_threads, process_words, run_peers, spawn_peer
 from engine.measure.uncertainty import NoiseFloor, winner_and_ties
 from engine.results.model import RunResult
 from engine.spec.catalog import PEER_INSTALL_HINT, strategy_info
@@ -326,3 +326,11 @@ def test_a_broken_jax_fails_only_the_jax_variants_of_a_whole_run(fixture, tmp_pa
     assert found["einsum"]["correct"] and found["numpy"]["correct"]
     assert found["jax_vmap"]["status"] in ("failed", "unsupported"), found["jax_vmap"]
     assert found["jax_vmap"]["error"]
+
+
+def test_a_failure_is_told_of_the_process_it_happened_in():
+    """A user kernel that exits ends its own process: the message names the kernel, not the
+    framework it was written with."""
+    assert process_words("numpy:mine") == "the process of kernel mine"
+    assert process_words("jax") == "the jax process"
+    assert process_words("torch@1thread") == "the torch process"

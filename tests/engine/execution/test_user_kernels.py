@@ -44,6 +44,23 @@ def test_a_bad_kernel_is_refused_in_one_line_naming_the_field(tmp_path, source, 
     assert str(refused.value).startswith("kernel: ")
 
 
+def test_a_kernel_path_that_is_no_regular_file_is_refused_without_reading_it(tmp_path):
+    """A FIFO would block a plain read forever; a link to /dev/zero would fill the memory."""
+    fifo = tmp_path / "pipe.py"
+    os.mkfifo(fifo)
+    zeros = tmp_path / "zeros.py"
+    zeros.symlink_to("/dev/zero")
+    huge = tmp_path / "huge.py"
+    huge.write_text("import numpy\n" + "#" * 300_000 + "\ndef f(A, x): return A\n")
+    for path, message in (
+        (fifo, "is not a regular file"),
+        (zeros, "is not a regular file"),
+        (huge, "is larger than 256 KiB"),
+    ):
+        with pytest.raises(ConfigError, match=message):
+            BenchConfig.from_raw({"kernels": f"{path}:f", "strategies": "numpy"})
+
+
 def test_a_kernel_given_is_a_kernel_measured_and_its_spec_survives_a_command_line():
     from engine.cli.flags import cli_args, config_from_args
     from engine.cli.main import build_parser
@@ -156,6 +173,28 @@ def test_a_kernel_that_hangs_in_a_timed_block_fails_alone_within_its_limit(tmp_p
         "KernelHung: a timed block did not return within 3 s"
     ), by_name["late_stuck"]
     assert by_name["numpy"]["status"] == "ok" and by_name["numpy"]["correct"]
+
+
+def test_a_kernel_that_leaves_a_thread_or_exits_is_said_so_and_never_holds_the_run(tmp_path):
+    out = tmp_path / "run.json"
+    kernels = [f"--kernel={FIXTURES / 'numpy_kernels.py'}:{k}" for k in ("threads_left", "quits")]
+    sizes = ["--matrices=40", "--dim=6", "--repeats=3", "--time-budget=2"]
+    outputs = [f"--json={out}", "--no-history", "--progress=none"]
+    done = subprocess.run(
+        [sys.executable, "-m", "engine", "run", "--strategy=numpy", *kernels, *sizes, *outputs],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=200,  # the peer process timeout is longer: a held process would fail here
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    by_name = {entry["variant"]: entry for entry in json.loads(out.read_text())["results"]}
+    left = by_name["threads_left"]
+    assert left["status"] == "ok" and left["correct"], left
+    assert any("left 1 thread(s) running" in w and "kernel-helper" in w for w in left["warnings"])
+    assert by_name["quits"]["status"] == "failed"
+    assert by_name["quits"]["error"].endswith("the kernel ended the process (sys.exit(3))")
+    assert by_name["numpy"]["status"] == "ok"
 
 
 def test_a_run_with_user_kernels_opens_renders_and_is_stored_without_the_files(measured, tmp_path):
