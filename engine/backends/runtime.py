@@ -15,6 +15,7 @@ import numpy as np
 class Runtime(Protocol):
     framework: str
     device_kind: str  # CPU, GPU or TPU: where this framework's arrays live
+    array_types: tuple[type, ...]  # its array classes: what a user's kernel must return
 
     def unsupported(self, dtype: str) -> str | None:
         """Why `dtype` cannot run here (None: it can)."""

@@ -125,13 +125,15 @@ def prepare_variant(
             )
             emit(Phase("check", result.variant))
             output = fn(*inputs.check)
+            if found is not None:  # before anything converts it: a lazy object computes then
+                refuse_non_array(output, runtime)
             runtime.sync(output)
         host = runtime.to_host(output)  # one copy to the host, for both checks
         check_outputs(
             result, [host], inputs.reference, config, convert=np.asarray, dtype=storage or None
         )
         if found is not None:
-            check_user_dtype(result, host, config.dtype)
+            check_user_dtype(result, output, config.dtype)
     except Exception as error:  # noqa: BLE001 - one variant's failure keeps the others
         result.status, result.error = runtime.classify(error), one_line(error)  # type: ignore[assignment]
         return Prepared(result)
@@ -148,11 +150,35 @@ def prepare_variant(
     return prepared
 
 
+class NotAnArray(TypeError):
+    """A user kernel returned something that is not its framework's array."""
+
+
+def refuse_non_array(output: Any, runtime: Any) -> None:
+    """A user kernel's output must be its framework's own array: an object that computes only
+    when converted (a lazy result) would be timed without its work, since the sync and the
+    timing see only the object."""
+    if not isinstance(output, runtime.array_types):
+        kind = type(output).__module__ + "." + type(output).__qualname__
+        raise NotAnArray(f"returns a {kind}, not an array of {runtime.framework}")
+
+
+def dtype_name(output: Any) -> str | None:
+    """An array's dtype in the engine's words, whatever the framework ("torch.bfloat16",
+    NumPy's and ml_dtypes' dtypes, TensorFlow's DType: all "bfloat16")."""
+    dtype = getattr(output, "dtype", None)
+    if dtype is None:
+        return None
+    name = getattr(dtype, "name", None)
+    return (name if isinstance(name, str) else str(dtype)).removeprefix("torch.")
+
+
 def check_user_dtype(result: Any, output: Any, dtype: str) -> None:
-    """A user kernel must return the requested dtype: float64 from float32 inputs would be
-    right in value and wrong in cost (twice the bytes written)."""
-    returned = getattr(output, "dtype", None)
-    if dtype in ("float16", "float32", "float64") and returned is not None and returned != dtype:
+    """A user kernel must return the requested dtype, read on its device before any widening
+    copy: float64 from float32 inputs (or float32 from bfloat16) would be right in value and
+    wrong in cost (more bytes written)."""
+    returned = dtype_name(output)
+    if returned is not None and returned != dtype:
         result.correct = False
         result.warnings.append(f"incorrect: it returned {returned}, not {dtype}")
 

@@ -21,6 +21,7 @@ from engine.results.formatting import classify_error
 class CupyRuntime:
     framework = "cupy"
     device_kind = "GPU"
+    array_types: tuple[type, ...] = (cp.ndarray,)  # what a user kernel must return
 
     def __init__(self, dtype: str, threads: int) -> None:
         self.device = cp.cuda.Device(0)

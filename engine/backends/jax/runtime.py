@@ -28,6 +28,7 @@ PRECISION = "highest"
 
 class JaxRuntime:
     framework = "jax"
+    array_types: tuple[type, ...] = (jax.Array,)  # what a user kernel must return
 
     def __init__(self, dtype: str, threads: int) -> None:
         jax.config.update("jax_default_matmul_precision", PRECISION)

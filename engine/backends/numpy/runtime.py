@@ -24,6 +24,7 @@ _LIMITS: list[Any] = []  # keeps the BLAS thread limit in force for the life of 
 class NumpyRuntime:
     framework = "numpy"
     device_kind = "CPU"
+    array_types: tuple[type, ...] = (np.ndarray,)  # what a user kernel must return
 
     def __init__(self, dtype: str, threads: int) -> None:
         _LIMITS.append(threadpool_limits(limits=threads, user_api="blas"))

@@ -29,6 +29,7 @@ DTYPES = {
 
 class TensorflowRuntime:
     framework = "tensorflow"
+    array_types: tuple[type, ...] = (tf.Tensor, tf.Variable)  # what a user kernel must return
 
     def __init__(self, dtype: str, device: str, device_kind: str, threads: int | None) -> None:
         self.dtype = DTYPES[dtype]

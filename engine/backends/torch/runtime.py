@@ -28,6 +28,7 @@ DTYPES = {
 
 class TorchRuntime:
     framework = "torch"
+    array_types: tuple[type, ...] = (torch.Tensor,)  # what a user kernel must return
 
     def __init__(self, dtype: str, threads: int) -> None:
         torch.set_num_threads(threads)

@@ -197,6 +197,34 @@ def test_a_kernel_that_leaves_a_thread_or_exits_is_said_so_and_never_holds_the_r
     assert by_name["numpy"]["status"] == "ok"
 
 
+def test_an_output_that_is_no_array_or_of_another_dtype_is_refused(tmp_path):
+    """An object that computes only when converted would be timed without its work; float32
+    out of a bfloat16 run would be timed with twice the bytes written, unseen."""
+    out = tmp_path / "run.json"
+    kernels = [f"--kernel={FIXTURES / 'numpy_kernels.py'}:deferred"]
+    if installed("torch"):
+        kernels.append(f"--kernel={FIXTURES / 'torch_kernels.py'}:torch_upcast")
+    sizes = ["--matrices=40", "--dim=6", "--repeats=3", "--time-budget=2", "--dtype=bfloat16"]
+    outputs = [f"--json={out}", "--no-history", "--progress=none"]
+    done = subprocess.run(
+        [sys.executable, "-m", "engine", "run", "--strategy=numpy", *kernels, *sizes, *outputs],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    by_name = {entry["variant"]: entry for entry in json.loads(out.read_text())["results"]}
+    deferred = by_name["deferred"]
+    assert deferred["status"] == "failed" and not deferred["correct"]
+    assert deferred["error"].startswith("NotAnArray: returns a ")
+    assert deferred["error"].endswith("._Deferred, not an array of numpy")
+    if installed("torch"):
+        upcast = by_name["torch_upcast"]
+        assert not upcast["correct"], upcast
+        assert "incorrect: it returned float32, not bfloat16" in upcast["warnings"]
+
+
 def test_a_run_with_user_kernels_opens_renders_and_is_stored_without_the_files(measured, tmp_path):
     _, path = measured
     script = f"""
