@@ -121,7 +121,8 @@ def test_a_fresh_machine_gets_a_console_command_then_runs_on_the_minimum_tensorf
     board = console(bin_dir, "dashboard", cwd=elsewhere)
     assert board.returncode == 2 and "Streamlit is not installed" in board.stderr
 
-    pip_install(bin_dir, MINIMUM_TENSORFLOW, "numpy<2")
+    # With the package again: pip then re-resolves what depends on NumPy (pandas) for 1.x.
+    pip_install(bin_dir, MINIMUM_TENSORFLOW, "numpy<2", str(source))
     oldest = console(
         bin_dir,
         *small,

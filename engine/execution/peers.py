@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,8 +25,14 @@ from engine.execution.recording import blank_result
 from engine.machine.host import last_level_cache_bytes, usable_cores
 from engine.measure.memory import bandwidth_buffer_bytes
 from engine.measure.uncertainty import NoiseFloor
-from engine.process.children import Child
-from engine.results.events import Phase, Progress, VariantDone, event_from_dict
+from engine.process.children import Child, exchange
+from engine.results.events import (
+    Phase,
+    Progress,
+    VariantDone,
+    VariantStarted,
+    event_from_dict,
+)
 from engine.results.model import StrategyResult
 from engine.results.parts import Probe
 from engine.results.reader import ResultsRejected
@@ -40,9 +44,13 @@ from engine.spec.catalog import (
     variant_name,
 )
 from engine.spec.config import BenchConfig
+from engine.spec.user_kernels import call_limit_s
 
 ENGINE_ROOT = Path(__file__).resolve().parents[2]  # the directory that holds `engine/`
 STARTUP_ALLOWANCE_S = 180.0  # importing a framework and compiling, on a slow shared machine
+# A user kernel's process that says nothing for its call limit and this much more is ended
+# from outside: its own limit (a signal in the process) can be caught by the kernel.
+SILENCE_GRACE_S = 30.0
 
 Variant = tuple[str, str]
 
@@ -104,52 +112,62 @@ def _child_environment() -> dict[str, str]:
 WORKER_COMMAND = (sys.executable, "-m", "engine.execution.peer_worker")
 
 
+def starts_a_variant(line: str) -> bool:
+    """A peer's line that says a variant's first calls begin (its import and inputs are done)."""
+    try:
+        data = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(data, dict) and data.get("event") == VariantStarted.name
+
+
 def spawn_peer(
     request: dict[str, Any],
     emit: Progress,
     timeout_s: float,
     command: list[str] | None = None,
+    silence_s: float | None = None,
 ) -> tuple[Any, str]:
     """Run one peer process; returns its `peer_result` (None if it never said one) and, when
-    it did not end cleanly, why (exit code and the last line it wrote to stderr)."""
+    it did not end cleanly, why (exit code and the last line it wrote to stderr). `silence_s`:
+    end it, from outside, when it writes nothing for that long (a user kernel's call that does
+    not return, even one that catches the signals of its own call limit)."""
     child = Child(command or list(WORKER_COMMAND), stdin=subprocess.PIPE, env=_child_environment())
-    process = child.process
-    timed_out = threading.Event()
+    payload: list[Any] = [None]
 
-    def expire() -> None:
-        timed_out.set()
-        child.signal_group(signal.SIGKILL)
-
-    timer = threading.Timer(timeout_s, expire)
-    timer.start()
-    payload = None
-    try:
-        assert process.stdin is not None and process.stdout is not None
+    def on_line(line: str) -> None:
         try:
-            process.stdin.write(json.dumps(request))
-            process.stdin.close()
-        except BrokenPipeError:
-            pass  # it ended already: its exit code and stderr say why
-        for line in process.stdout:
-            try:
-                data = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(data, dict) and RESULT_KEY in data:
-                payload = data[RESULT_KEY]
-                continue
-            event = event_from_dict(data)
-            if event is not None and not isinstance(event, VariantDone):
-                emit(event)
-        code = child.wait()
+            data = json.loads(line)
+        except ValueError:
+            return
+        if isinstance(data, dict) and RESULT_KEY in data:
+            payload[0] = data[RESULT_KEY]
+            return
+        event = event_from_dict(data)
+        if event is not None and not isinstance(event, VariantDone):
+            emit(event)
+
+    try:
+        ended = exchange(
+            child,
+            json.dumps(request),
+            on_line,
+            timeout_s=timeout_s,
+            silence_s=silence_s,
+            silence_from=starts_a_variant,  # the kernel's calls begin: its silence is watched
+        )
     finally:
-        timer.cancel()
         child.end(grace_s=0.5)  # nothing of it (or anything it started) outlives the run
-    if timed_out.is_set():
-        return payload, f"timed out after {timeout_s:.0f} s and was stopped"
-    if code != 0:
-        return payload, f"ended with exit code {code}: {child.last_line()[:500]}"
-    return payload, ""
+    if ended.timed_out:
+        return payload[0], f"timed out after {timeout_s:.0f} s and was stopped"
+    if ended.silent:
+        return payload[0], (
+            f"did not return from a call within {silence_s - SILENCE_GRACE_S:g} s "
+            "and was ended from outside"
+        )
+    if ended.code != 0:
+        return payload[0], f"ended with exit code {ended.code}: {child.last_line()[:500]}"
+    return payload[0], ""
 
 
 def process_words(process: str) -> str:
@@ -240,7 +258,10 @@ def run_peers(
             "ratio_log_sd": (floor or NoiseFloor()).ratio_log_sd,
             "probe_bytes": bandwidth_buffer_bytes(last_level_cache_bytes()[0]),
         }
-        payload, problem = spawn_peer(request, emit, process_timeout_s(config, len(wanted)))
+        silence = call_limit_s() + SILENCE_GRACE_S if ":" in process else None
+        payload, problem = spawn_peer(
+            request, emit, process_timeout_s(config, len(wanted)), silence_s=silence
+        )
         found = _results_from(config, process, wanted, payload, problem)
         probes = _probes_from(payload, framework)
         if probes:

@@ -28,6 +28,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import IO, Any
 
 KILL_GRACE_S = 3.0
@@ -130,6 +131,72 @@ class Child:
             self.signal_group(signal.SIGKILL)
         _live.discard(self)
         return self.process.returncode
+
+
+@dataclass(frozen=True)
+class Exchanged:
+    """How an exchange with a child ended: its exit code, and whether it was ended for running
+    past its time or for saying nothing for too long."""
+
+    code: int
+    timed_out: bool = False
+    silent: bool = False
+
+
+WATCH_INTERVAL_S = 0.2
+
+
+def exchange(
+    child: Child,
+    request: str | None,
+    on_line: Callable[[str], None],
+    *,
+    timeout_s: float | None = None,
+    silence_s: float | None = None,
+    silence_from: Callable[[str], bool] = lambda _line: True,
+) -> Exchanged:
+    """Write `request` to the child's stdin and close it, hand each line it writes to stdout to
+    `on_line` until it ends, and end it (its whole group, SIGKILL: what runs there may catch
+    any other signal) when it runs past `timeout_s`, or writes nothing for `silence_s` once a
+    line for which `silence_from` is true has come. Returns once it has ended; the caller's
+    `finally` may still `end()` it."""
+    process = child.process
+    assert process.stdout is not None
+    started = last = time.monotonic()
+    seen_a_line = False
+    why: list[str] = []
+    finished = threading.Event()
+
+    def watch() -> None:
+        while not finished.wait(WATCH_INTERVAL_S):
+            now = time.monotonic()
+            if timeout_s is not None and now - started > timeout_s:
+                why.append("timeout")
+            elif silence_s is not None and seen_a_line and now - last > silence_s:
+                why.append("silence")
+            else:
+                continue
+            child.signal_group(signal.SIGKILL)
+            return
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        if request is not None and process.stdin is not None:
+            try:
+                process.stdin.write(request)
+                process.stdin.close()
+            except BrokenPipeError:
+                pass  # it ended already: its exit code and stderr say why
+        for line in process.stdout:
+            last = time.monotonic()
+            seen_a_line = seen_a_line or silence_from(line)
+            on_line(line)
+        code = child.wait()
+    finally:
+        finished.set()
+        watcher.join()
+    return Exchanged(code, timed_out=why == ["timeout"], silent=why == ["silence"])
 
 
 def live_children() -> list[Child]:

@@ -21,19 +21,23 @@ STRATEGIES = tuple(s.name for s in strategies() if s.distribution)
 # The distributed tests check sharding and gathering, not the ceiling: no peak probes.
 NO_PEAK = Peak(None, "not measured (tests of distribution)")
 XLA_LAYOUTS = (2,)  # +xla is the same sharding code on every layout: compiled on one
+# Every strategy on a case's first size; its further sizes (B < N, remainders) take one graph
+# strategy and the dataset, the two ways a batch is split (each strategy's kernel is the same
+# code whatever B is, and tracing every one again is most of a probe's time).
+EDGE_STRATEGIES = ("batched_matvec", "dataset")
 
 
 def run_all(setup, replicas: int, mode: str, sizes: str) -> list[dict]:
     runs = []
-    for matrices in map(int, sizes.split(",")):
+    for index, matrices in enumerate(map(int, sizes.split(","))):
         config = BenchConfig(
             matrices=matrices,
             dim=5,
             cols=3,
             mode=mode,
             replicas=replicas,
-            xla=replicas in XLA_LAYOUTS or mode != "sharded",
-            strategies=STRATEGIES,
+            xla=index == 0 and (replicas in XLA_LAYOUTS or mode != "sharded"),
+            strategies=STRATEGIES if index == 0 else EDGE_STRATEGIES,
             warmup=0,
             repeats=2,
             dataset_batch=2,

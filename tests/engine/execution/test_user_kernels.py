@@ -175,33 +175,14 @@ def test_a_kernel_that_hangs_in_a_timed_block_fails_alone_within_its_limit(tmp_p
     assert by_name["numpy"]["status"] == "ok" and by_name["numpy"]["correct"]
 
 
-def test_a_kernel_that_leaves_a_thread_or_exits_is_said_so_and_never_holds_the_run(tmp_path):
-    out = tmp_path / "run.json"
-    kernels = [f"--kernel={FIXTURES / 'numpy_kernels.py'}:{k}" for k in ("threads_left", "quits")]
-    sizes = ["--matrices=40", "--dim=6", "--repeats=3", "--time-budget=2"]
-    outputs = [f"--json={out}", "--no-history", "--progress=none"]
-    done = subprocess.run(
-        [sys.executable, "-m", "engine", "run", "--strategy=numpy", *kernels, *sizes, *outputs],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=200,  # the peer process timeout is longer: a held process would fail here
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    by_name = {entry["variant"]: entry for entry in json.loads(out.read_text())["results"]}
-    left = by_name["threads_left"]
-    assert left["status"] == "ok" and left["correct"], left
-    assert any("left 1 thread(s) running" in w and "kernel-helper" in w for w in left["warnings"])
-    assert by_name["quits"]["status"] == "failed"
-    assert by_name["quits"]["error"].endswith("the kernel ended the process (sys.exit(3))")
-    assert by_name["numpy"]["status"] == "ok"
-
-
-def test_an_output_that_is_no_array_or_of_another_dtype_is_refused(tmp_path):
-    """An object that computes only when converted would be timed without its work; float32
-    out of a bfloat16 run would be timed with twice the bytes written, unseen."""
-    out = tmp_path / "run.json"
-    kernels = [f"--kernel={FIXTURES / 'numpy_kernels.py'}:deferred"]
+@pytest.fixture(scope="module")
+def tricks(tmp_path_factory):
+    """One bfloat16 run of kernels that try what a harness must not let pass: leave a thread
+    running, end their process, return an object that computes when converted, return
+    float32 out of bfloat16 inputs (each kernel in its own process, as always)."""
+    out = tmp_path_factory.mktemp("tricks") / "run.json"
+    names = ("threads_left", "quits", "deferred")
+    kernels = [f"--kernel={FIXTURES / 'numpy_kernels.py'}:{k}" for k in names]
     if installed("torch"):
         kernels.append(f"--kernel={FIXTURES / 'torch_kernels.py'}:torch_upcast")
     sizes = ["--matrices=40", "--dim=6", "--repeats=3", "--time-budget=2", "--dtype=bfloat16"]
@@ -211,18 +192,61 @@ def test_an_output_that_is_no_array_or_of_another_dtype_is_refused(tmp_path):
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=200,  # the peer process timeout is longer: a held process would fail here
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    by_name = {entry["variant"]: entry for entry in json.loads(out.read_text())["results"]}
-    deferred = by_name["deferred"]
+    return {entry["variant"]: entry for entry in json.loads(out.read_text())["results"]}
+
+
+def test_a_kernel_that_leaves_a_thread_is_said_so_and_never_holds_the_run(tricks):
+    left = tricks["threads_left"]
+    assert left["status"] == "ok" and left["correct"], left
+    assert any("left 1 thread(s) running" in w and "kernel-helper" in w for w in left["warnings"])
+
+
+def test_a_kernel_that_ends_its_process_is_named_as_the_cause(tricks):
+    assert tricks["quits"]["status"] == "failed"
+    assert tricks["quits"]["error"].endswith("the kernel ended the process (sys.exit(3))")
+
+
+def test_an_output_that_is_no_array_or_of_another_dtype_is_refused(tricks):
+    """An object that computes only when converted would be timed without its work; float32
+    out of a bfloat16 run would be timed with twice the bytes written, unseen."""
+    deferred = tricks["deferred"]
     assert deferred["status"] == "failed" and not deferred["correct"]
     assert deferred["error"].startswith("NotAnArray: returns a ")
     assert deferred["error"].endswith("._Deferred, not an array of numpy")
     if installed("torch"):
-        upcast = by_name["torch_upcast"]
+        upcast = tricks["torch_upcast"]
         assert not upcast["correct"], upcast
         assert "incorrect: it returned float32, not bfloat16" in upcast["warnings"]
+
+
+def test_a_kernel_that_catches_its_call_limit_is_ended_from_outside(tmp_path, monkeypatch):
+    """The call limit is a signal in the kernel's process, which a kernel can catch; then its
+    silence ends the process from outside, with the call limit's words."""
+    import engine.execution.peers as peers
+
+    monkeypatch.setattr(peers, "SILENCE_GRACE_S", 3.0)
+    monkeypatch.setenv("MATVEC_KERNEL_CALL_LIMIT_S", "1")
+    config = BenchConfig.from_raw(
+        {
+            "kernels": f"{FIXTURES / 'numpy_kernels.py'}:stubborn",
+            "strategies": "numpy",
+            "matrices": 8,
+            "dim": 4,
+            "time_budget_s": 2,
+        }
+    )
+    outcome = peers.run_peers(
+        config, [("stubborn", "")], copies=1, device_kind="CPU", emit=lambda e: None
+    )
+    (result,) = outcome.results.values()
+    assert result.status == "failed"
+    assert result.error == (
+        "the process of kernel stubborn did not return from a call within 1 s "
+        "and was ended from outside"
+    )
 
 
 def test_a_run_with_user_kernels_opens_renders_and_is_stored_without_the_files(measured, tmp_path):
