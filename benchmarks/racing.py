@@ -35,6 +35,7 @@ from pathlib import Path
 from benchmarks.engine_cli import ENV, ROOT, engine
 from engine.analysis.compare import compare_runs, floor_for, sides_of
 from engine.measure.phases import phase_shift
+from engine.process.children import Child
 from engine.results.model import RunResult
 from engine.results.verdict import winner_of
 from engine.storage.history import History
@@ -61,14 +62,14 @@ def busy_half_the_time(stop: multiprocessing.synchronize.Event) -> None:
 
 def warm_runs(pairs: int, args: argparse.Namespace, scratch: Path) -> list[tuple[dict, dict]]:
     """Adaptive and fixed runs, alternately, on one warm worker."""
-    worker = subprocess.Popen(
+    child = Child(
         [sys.executable, "-m", "engine", "serve", "--prewarm"],
         cwd=ROOT,
         env=ENV,
         stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
+        stderr="inherit",
     )
+    worker = child.process
     assert worker.stdin is not None and worker.stdout is not None
     found = []
 
@@ -103,7 +104,7 @@ def warm_runs(pairs: int, args: argparse.Namespace, scratch: Path) -> list[tuple
             flush=True,
         )
     worker.stdin.close()
-    worker.wait()
+    child.wait()
     return found
 
 

@@ -15,6 +15,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
+from engine.process.children import Child
+
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -51,7 +53,7 @@ def streamlit_server(
     Raises RuntimeError when it does not answer within `startup_timeout_s`.
     """
     port = free_port()
-    process = subprocess.Popen(
+    server = Child(
         [
             sys.executable,
             "-m",
@@ -76,13 +78,9 @@ def streamlit_server(
                 with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2):
                     break
             except OSError:
-                if time.monotonic() > deadline or process.poll() is not None:
+                if time.monotonic() > deadline or server.poll() is not None:
                     raise RuntimeError("streamlit did not start") from None
                 time.sleep(0.1)
         yield url
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
+        server.end(grace_s=10)  # its whole group: the warm workers the app started too

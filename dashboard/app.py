@@ -17,7 +17,7 @@ if str(ROOT) not in sys.path:  # `streamlit run` puts only dashboard/ on the pat
 import streamlit as st  # noqa: E402
 
 from dashboard.components.plain import plain  # noqa: E402
-from engine.storage.history import HistoryUnavailable  # noqa: E402
+from engine.storage.history_file import HistoryUnavailable  # noqa: E402
 
 VIEWS = Path(__file__).parent / "views"
 # Material icons ship with Streamlit's own fonts: emoji drew as empty boxes on machines

@@ -12,7 +12,7 @@ import time
 import streamlit as st
 
 from dashboard.figures import run as charts
-from dashboard.services.worker import JobStatus
+from dashboard.services.job_status import JobStatus
 from dashboard.tables import partial
 from engine.spec.config import BenchConfig
 

@@ -11,7 +11,8 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from dashboard.services.worker import Job, JobStatus, WarmJob
+from dashboard.services.job_status import JobStatus
+from dashboard.services.worker import Job, WarmJob
 
 POLL_S = 0.5
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from engine.analysis.compare import run_name
-from engine.storage.history import History, default_path
+from engine.storage.history import History
+from engine.storage.history_file import default_path
 
 
 @st.cache_resource(show_spinner=False)

@@ -10,8 +10,9 @@ from dashboard.components.plain import plain
 from dashboard.components.progress import job_progress
 from dashboard.components.results import parse_result, show_results
 from dashboard.services import worker
+from dashboard.services.job_status import JobStatus
 from dashboard.services.links import config_from_settings
-from dashboard.services.worker import Job, JobStatus, WarmJob
+from dashboard.services.worker import Job, WarmJob
 from dashboard.text.progress import describe_run, run_fraction
 from engine.results.model import RunResult
 from engine.results.parse import read_run_group

@@ -12,7 +12,7 @@ from dashboard.components.store import history
 from dashboard.figures import sweep as sweep_figures
 from dashboard.report import sweep_report
 from dashboard.services import worker
-from dashboard.services.worker import JobStatus
+from dashboard.services.job_status import JobStatus
 from dashboard.tables.sweep import sweep_tables
 from dashboard.text.progress import sweep_progress_text
 from engine.spec.catalog import interactive_strategies, strategy_names

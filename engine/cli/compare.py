@@ -65,7 +65,8 @@ def command_compare(args: argparse.Namespace) -> int:
         mismatch_warnings,
         sides_of,
     )
-    from engine.storage.history import History, check_history_path
+    from engine.storage.history import History
+    from engine.storage.history_file import check_history_path
 
     if len(args.runs) < 2:
         raise ConfigError("runs", "give at least two results files or run ids to compare")

@@ -16,7 +16,7 @@ from engine.results.files import check_output_file
 from engine.results.parse import read_results_file
 from engine.results.reader import ResultsRejected
 from engine.spec.sweep import SweepSpec
-from engine.storage.history import check_history_path
+from engine.storage.history_file import check_history_path
 
 EXIT_OK, EXIT_INVALID = 0, 2
 

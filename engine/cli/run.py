@@ -24,7 +24,7 @@ from engine.results.files import check_output_file, save_fallback, write_text_at
 from engine.spec.catalog import strategies
 from engine.spec.config import BenchConfig
 from engine.spec.fields import Setting
-from engine.storage.history import check_history_path
+from engine.storage.history_file import check_history_path
 from engine.storage.run_queue import RunQueue
 
 EXIT_OK, EXIT_UNSAVED = 0, 1

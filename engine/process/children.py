@@ -50,8 +50,9 @@ def keep_last_lines(stream: IO[str], lines: collections.deque[str]) -> None:
 class Child:
     """One child process in its own process group.
 
-    `stderr`: "tail" keeps the last lines (`stderr_tail()`), "inherit" passes them through;
-    `niceness` lowers the child's priority (a probe that must not take the CPU from a run).
+    `stderr`: "tail" keeps the last lines (`stderr_tail()`), "inherit" passes them through,
+    anything else is `Popen`'s (`subprocess.STDOUT`, a file); `niceness` lowers the child's
+    priority (a probe that must not take the CPU from a run).
     """
 
     def __init__(
@@ -60,7 +61,7 @@ class Child:
         *,
         stdin: Any = subprocess.DEVNULL,
         stdout: Any = subprocess.PIPE,
-        stderr: str = "tail",
+        stderr: Any = "tail",
         env: dict[str, str] | None = None,
         cwd: str | os.PathLike[str] | None = None,
         niceness: int = 0,
@@ -77,7 +78,9 @@ class Child:
             list(command),
             stdin=stdin,
             stdout=stdout,
-            stderr=subprocess.PIPE if stderr == "tail" else None,
+            stderr={"tail": subprocess.PIPE, "inherit": None}.get(stderr, stderr)
+            if isinstance(stderr, str)
+            else stderr,
             text=True,
             encoding="utf-8",
             errors="replace",

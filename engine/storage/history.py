@@ -9,79 +9,31 @@ for listing and filtering, so the History page never parses JSON to draw its tab
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import zlib
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
-import platformdirs
 
 from engine.analysis.calibration import observed_floor, same_measurement
 from engine.measure.uncertainty import NoiseFloor
-from engine.results.files import check_output_file
 from engine.results.model import RunResult
 from engine.results.reader import ResultsRejected
 from engine.spec.config import BenchConfig
-from engine.spec.fields import ConfigError
+from engine.storage.history_file import (
+    SCHEMA,
+    HistoryUnavailable,
+    connect,
+    default_path,
+)
 
-HISTORY_VARIABLE = "MATVEC_HISTORY"
 LIKE_RUNS = 20  # the newest runs of one measurement its observed floor is read from
 # The indexed columns that say which problem a run measured, in `problem_of`'s order.
 PROBLEM_COLUMNS = ("matrices", "dim", "cols", "dtype", "mode", "replicas", "cache")
-BUSY_TIMEOUT_MS = 30_000
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS runs (
-    run_id TEXT PRIMARY KEY,
-    created_at TEXT NOT NULL,
-    stored_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
-    label TEXT NOT NULL DEFAULT '',
-    device_kind TEXT,
-    hostname TEXT,
-    devices TEXT,
-    matrices INTEGER,
-    dim INTEGER,
-    cols INTEGER,
-    dtype TEXT,
-    mode TEXT,
-    replicas INTEGER,
-    cache TEXT,
-    strategies INTEGER,
-    best_variant TEXT,
-    best_median_s REAL,
-    peak_bytes_per_s REAL,
-    sweep_id TEXT,
-    point_key TEXT,
-    source TEXT NOT NULL DEFAULT 'local',
-    payload BLOB NOT NULL
-);
-CREATE INDEX IF NOT EXISTS runs_created ON runs (created_at);
-CREATE INDEX IF NOT EXISTS runs_device ON runs (device_kind);
-CREATE INDEX IF NOT EXISTS runs_sweep ON runs (sweep_id, point_key);
-CREATE TABLE IF NOT EXISTS noise_floors (
-    hostname TEXT NOT NULL,
-    device_kind TEXT NOT NULL,
-    created_at TEXT NOT NULL,
-    between_run_log_sd REAL NOT NULL,
-    ratio_log_sd REAL NOT NULL,
-    runs INTEGER NOT NULL,
-    group_id TEXT,
-    config TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS floors_host ON noise_floors (hostname, device_kind, created_at);
-CREATE TABLE IF NOT EXISTS sweeps (
-    sweep_id TEXT PRIMARY KEY,
-    created_at TEXT NOT NULL,
-    label TEXT NOT NULL DEFAULT '',
-    spec TEXT NOT NULL,
-    points INTEGER NOT NULL
-);
-"""
 # What a listing shows, in order (the History page and `python -m engine history`).
 DISPLAY_COLUMNS: tuple[str, ...] = (
     "created_at",
@@ -126,53 +78,6 @@ def problem_of(config: BenchConfig) -> tuple[Any, ...]:
     )
 
 
-def default_path() -> Path:
-    configured = os.environ.get(HISTORY_VARIABLE)
-    if configured:
-        return Path(configured)
-    return Path(platformdirs.user_data_dir("matvec-profiler")) / "history.sqlite3"
-
-
-SQLITE_HEADER = b"SQLite format 3\x00"
-
-
-def check_history_path(path: str | Path | None) -> Path:
-    """Refuse, before any work, a history that cannot take a run (exit 2 naming --history):
-    a directory, a file that is not SQLite, a corrupt or read-only database, a place where
-    none can be created."""
-    target = Path(path) if path else default_path()
-    if target.exists() and target.is_dir():
-        raise ConfigError("history", f"{str(target)!r} is a directory; give a file name")
-    if not target.exists():
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise ConfigError(
-                "history", f"cannot create {str(target.parent)!r}: {error.strerror}"
-            ) from None
-        check_output_file("history", target)
-        return target
-    if not target.is_file():
-        raise ConfigError("history", f"{str(target)!r} is not a regular file")
-    if not target.stat().st_mode & 0o222:
-        raise ConfigError("history", f"{str(target)!r} is read-only")
-    with open(target, "rb") as handle:
-        header = handle.read(len(SQLITE_HEADER))
-    if header and header != SQLITE_HEADER:
-        raise ConfigError("history", f"{str(target)!r} is not an SQLite database")
-    try:
-        conn = sqlite3.connect(f"file:{target}?mode=ro", uri=True, timeout=5)
-        try:
-            verdict = conn.execute("PRAGMA quick_check").fetchone()[0]
-        finally:
-            conn.close()
-    except sqlite3.Error as error:
-        raise ConfigError("history", f"{str(target)!r} cannot be read: {error}") from None
-    if verdict != "ok":
-        raise ConfigError("history", f"{str(target)!r} is corrupt: {verdict}")
-    return target
-
-
 def best_of(result: RunResult) -> tuple[str | None, float | None]:
     """The run's own winner and its median, for listing without parsing the payload: the
     same answer the Run page, the report and the JSON's `winner` give (not a second idea of
@@ -194,15 +99,6 @@ class RunFilter:
     limit: int = 10_000
 
 
-class HistoryUnavailable(ConfigError):
-    """The history file cannot be read or written (corrupt, a directory, read-only, a full
-    disk): one line naming it, for the CLI (exit 2) and the dashboard's pages."""
-
-    def __init__(self, path: Path, error: BaseException) -> None:
-        reason = getattr(error, "strerror", None) or str(error) or type(error).__name__
-        super().__init__("history", f"{str(path)!r} cannot be used: {reason}")
-
-
 class History:
     def __init__(self, path: str | Path | None = None) -> None:
         self.path = Path(path) if path else default_path()
@@ -216,22 +112,8 @@ class History:
             if "group_id" not in columns:  # databases written before repetitions existed
                 conn.execute("ALTER TABLE runs ADD COLUMN group_id TEXT")
 
-    @contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
-        """A connection; any database or file error inside becomes one `HistoryUnavailable`."""
-        try:
-            conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
-        except (sqlite3.Error, OSError) as error:
-            raise HistoryUnavailable(self.path, error) from None
-        try:
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            yield conn
-        except (sqlite3.DatabaseError, OSError) as error:
-            raise HistoryUnavailable(self.path, error) from None
-        finally:
-            conn.close()
+    def _connect(self) -> AbstractContextManager[sqlite3.Connection]:
+        return connect(self.path)
 
     def add_run(
         self,

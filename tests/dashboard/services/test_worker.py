@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from dashboard.services.worker import Job, JobStatus, apply_event, finish
+from dashboard.services.job_status import JobStatus, apply_event, finish
+from dashboard.services.worker import Job
 from engine.results.events import Phase, Queued, Sample, Started, VariantStarted, event_from_dict
 from engine.spec.config import BenchConfig
 

@@ -95,7 +95,7 @@ def app_with(
 
     def script(results, variants, running):
         from dashboard.components.partial import show_partial
-        from dashboard.services.worker import JobStatus
+        from dashboard.services.job_status import JobStatus
         from engine.spec.config import BenchConfig
 
         config = BenchConfig(matrices=100, dim=10, strategies=variants)

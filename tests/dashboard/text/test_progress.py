@@ -7,7 +7,7 @@ import io
 
 import pytest
 
-from dashboard.services.worker import JobStatus, apply_event
+from dashboard.services.job_status import JobStatus, apply_event
 from dashboard.text.progress import describe_run, run_fraction
 from engine.cli.progress import BarProgress
 from engine.results.events import (

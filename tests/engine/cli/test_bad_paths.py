@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from engine.cli.main import main
-from engine.storage.history import History, HistoryUnavailable
+from engine.storage.history import History
+from engine.storage.history_file import HistoryUnavailable
 from tests.factories import make_run
 
 
