@@ -19,6 +19,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 
+import contextlib  # noqa: E402
+import fcntl  # noqa: E402
 import json  # noqa: E402
 import subprocess  # noqa: E402
 
@@ -37,10 +39,35 @@ def _keep_main_module():
         sys.modules["__main__"] = main
 
 
+@contextlib.contextmanager
+def once_per_session(tmp_path_factory, name: str):
+    """A directory shared by every xdist worker of this session (one `pytest` call), held
+    under a lock: what one worker makes there, the others find made."""
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent  # the session's base directory, above each worker's own
+    folder = shared / name
+    folder.mkdir(exist_ok=True)
+    with open(shared / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield folder
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 @pytest.fixture(scope="session")
 def real_result_path(tmp_path_factory) -> Path:
-    """A results JSON from a real, small CLI run (shared by chart, report and app tests)."""
-    path = tmp_path_factory.mktemp("run") / "results.json"
+    """A results JSON from a real, small CLI run (shared by chart, report and app tests, and
+    made once for all the session's workers)."""
+    with once_per_session(tmp_path_factory, "real-run") as folder:
+        path = folder / "results.json"
+        if not path.exists():
+            make_real_result(path)
+    return path
+
+
+def make_real_result(path: Path) -> None:
     command = [
         sys.executable,
         "-m",
@@ -75,7 +102,6 @@ def real_result_path(tmp_path_factory) -> Path:
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     json.loads(path.read_text())
-    return path
 
 
 @pytest.fixture(scope="session")
@@ -99,6 +125,11 @@ def shared_fixture_group(item: pytest.Item) -> str | None:
     return None
 
 
+def heavy(item: pytest.Item) -> bool:
+    """Real engine processes, a browser, or a fixture shared by a group: the long units."""
+    return any(item.get_closest_marker(name) for name in ("slow", "e2e", "xdist_group"))
+
+
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups into the test ids
 def pytest_collection_modifyitems(config, items):
     if not config.pluginmanager.hasplugin("xdist"):
@@ -107,3 +138,6 @@ def pytest_collection_modifyitems(config, items):
         group = shared_fixture_group(item)
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))
+    # The long units first, the many short tests after them: the workers then end together
+    # instead of one waiting while the other runs a long test that was collected last.
+    items.sort(key=lambda item: not heavy(item))

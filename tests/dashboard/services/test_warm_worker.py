@@ -14,6 +14,8 @@ from engine.results.model import RunResult
 from engine.spec.config import BenchConfig
 from tests.dashboard.services.test_worker import TINY, wait
 
+pytestmark = pytest.mark.slow  # real engine processes
+
 
 @pytest.fixture(autouse=True)
 def private_queue(tmp_path, monkeypatch):

@@ -14,6 +14,8 @@ from dashboard.services.worker import Job
 from engine.results.events import Phase, Queued, Sample, Started, VariantStarted, event_from_dict
 from engine.spec.config import BenchConfig
 
+pytestmark = pytest.mark.slow  # real engine processes
+
 TINY = {"matrices": 16, "dim": 4, "repeats": 2, "warmup": 0}
 
 

@@ -17,6 +17,8 @@ from engine.spec.catalog import PEER_INSTALL_HINT, strategy_info
 from engine.spec.config import BenchConfig
 from tests.conftest import ROOT
 
+pytestmark = pytest.mark.slow  # real engine processes
+
 FIXTURES = ROOT / "tests" / "fixtures"
 PROBE = Path(__file__).with_name("peer_probe.py")
 SMALL = {"matrices": 30, "dim": 5, "cols": 4, "warmup": 1, "repeats": 3, "time_budget_s": 5}

@@ -6,9 +6,13 @@ import signal
 import subprocess
 import sys
 
+import pytest
+
 from engine.execution.sweep import eta_s
 from engine.storage.history import History
 from tests.conftest import ROOT
+
+pytestmark = pytest.mark.slow  # real engine processes
 
 
 def test_eta():
