@@ -18,7 +18,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from engine.measure.memory import format_bytes, input_set_bytes
+from engine.measure.memory import format_bytes, input_set_bytes, probe_size_warning
 from engine.measure.peak import peak_from
 from engine.results.parts import Peak, Probe
 
@@ -132,4 +132,5 @@ def run_ceiling(
     )
     if device_probes:
         peak = dataclasses.replace(peak, probes=(*peak.probes, *device_probes))
-    return peak, notes
+    small = probe_size_warning(llc_bytes)
+    return peak, [*notes, small] if small else notes

@@ -7,6 +7,7 @@ the estimate and the limit, instead of dying in the allocator halfway through a 
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
 
 from engine.machine.host import available_bytes
@@ -43,9 +44,41 @@ def cold_copies(config: BenchConfig, llc_bytes: int) -> int:
     return int(min(MAX_COLD_COPIES, max(2, math.ceil(wanted))))
 
 
+PROBE_BYTES_VARIABLE = "MATVEC_PROBE_BUFFER_BYTES"
+MIN_CONFIGURED_PROBE_BYTES = 2**20
+
+
 def bandwidth_buffer_bytes(llc_bytes: int) -> int:
+    """The read probes' buffer: 4x the last-level cache (at least 256 MiB, at most 2 GiB), so
+    they read memory, not cache; or `$MATVEC_PROBE_BUFFER_BYTES` (`configured_probe_bytes`)."""
+    configured = configured_probe_bytes()
+    if configured is not None:
+        return configured
     wanted = max(MIN_BANDWIDTH_BUFFER_BYTES, BANDWIDTH_LLC_MULTIPLE * llc_bytes)
     return int(min(MAX_BANDWIDTH_BUFFER_BYTES, wanted))
+
+
+def configured_probe_bytes() -> int | None:
+    """`$MATVEC_PROBE_BUFFER_BYTES` (1 MiB to 2 GiB), else None. A quick run's setting (the
+    test suite's: a run's probes then take milliseconds, not a second); a buffer that fits in
+    the cache measures the cache, and every run that used one says so (`probe_size_warning`)."""
+    try:
+        value = int(os.environ.get(PROBE_BYTES_VARIABLE, ""))
+    except ValueError:
+        return None
+    return value if MIN_CONFIGURED_PROBE_BYTES <= value <= MAX_BANDWIDTH_BUFFER_BYTES else None
+
+
+def probe_size_warning(llc_bytes: int) -> str | None:
+    """The run's warning when its probes read a buffer too small to leave the cache."""
+    size = configured_probe_bytes()
+    if size is None or size >= BANDWIDTH_LLC_MULTIPLE * llc_bytes:
+        return None
+    return (
+        f"the ceiling was read over a {size / 2**20:.0f} MiB buffer (${PROBE_BYTES_VARIABLE}), "
+        f"less than {BANDWIDTH_LLC_MULTIPLE}x the {llc_bytes / 2**20:.0f} MiB last-level cache: "
+        "it is the cache's bandwidth, not memory's, and roofline fractions are against it"
+    )
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 import pytest
 
 from engine.measure.memory import (
+    PROBE_BYTES_VARIABLE,
     PreflightError,
     bandwidth_buffer_bytes,
     cold_copies,
@@ -8,6 +9,7 @@ from engine.measure.memory import (
     format_bytes,
     input_set_bytes,
     preflight,
+    probe_size_warning,
 )
 from engine.spec.config import BenchConfig
 
@@ -57,9 +59,26 @@ def test_preflight_passes_small_runs_and_skips_unknown_devices(monkeypatch):
     assert preflight(BenchConfig(matrices=10**8, dim=1000), "TPU", 32 * MIB).total_bytes > 0
 
 
-def test_bandwidth_buffer_is_several_times_the_llc():
+def test_bandwidth_buffer_is_several_times_the_llc(monkeypatch):
+    monkeypatch.delenv(PROBE_BYTES_VARIABLE, raising=False)
     assert bandwidth_buffer_bytes(32 * MIB) >= 4 * 32 * MIB
     assert bandwidth_buffer_bytes(1 * MIB) == 256 * MIB
+    assert probe_size_warning(32 * MIB) is None
+
+
+@pytest.mark.parametrize("raw", ["", "abc", "1024", str(4 * 2**30)])
+def test_a_probe_size_out_of_range_is_ignored(monkeypatch, raw):
+    monkeypatch.setenv(PROBE_BYTES_VARIABLE, raw)
+    assert bandwidth_buffer_bytes(32 * MIB) == 256 * MIB  # as if unset
+
+
+def test_a_configured_probe_size_is_used_and_said_when_it_fits_in_cache(monkeypatch):
+    monkeypatch.setenv(PROBE_BYTES_VARIABLE, str(16 * MIB))
+    assert bandwidth_buffer_bytes(32 * MIB) == 16 * MIB
+    warning = probe_size_warning(32 * MIB)
+    assert warning is not None and "16 MiB buffer" in warning and "cache's bandwidth" in warning
+    monkeypatch.setenv(PROBE_BYTES_VARIABLE, str(512 * MIB))
+    assert probe_size_warning(32 * MIB) is None  # large enough to read memory
 
 
 def test_format_bytes():
