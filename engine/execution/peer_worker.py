@@ -47,7 +47,7 @@ from engine.process.children import die_with_parent
 from engine.results.events import Event, Phase, VariantStarted
 from engine.results.formatting import one_line
 from engine.results.parts import Probe, ProfileSummary
-from engine.spec.catalog import ONE_THREAD, strategy_info, variant_name
+from engine.spec.catalog import ONE_THREAD, is_known, strategy_info, variant_name
 from engine.spec.config import BenchConfig
 
 RESULT_KEY = "peer_result"
@@ -185,8 +185,8 @@ def run(request: dict[str, Any], write: Callable[[dict[str, Any]], None]) -> dic
         emit(Phase(f"profiles ({framework})"))
         for item in prepared:
             item.result.profile = profile_in_process(runtime, item)
-    if config.kernels:  # a user kernel's own process: what it left running is its doing
-        note_threads_left(prepared, threads_before)
+    if any(is_user_kernel(name) for name, _ in variants):  # a user kernel's own process:
+        note_threads_left(prepared, threads_before)  # what it left running is its doing
     results = [item.result.to_dict(None) for item in prepared]
     environment = runtime.environment()
     memory = runtime.memory_stats()  # the peak covers the inputs and every variant's calls
@@ -222,6 +222,11 @@ def note_threads_left(prepared: list[Prepared], before: set[threading.Thread]) -
         )
 
 
+def is_user_kernel(name: str) -> bool:
+    """Whether a requested variant is a user's kernel (registered when the config was read)."""
+    return is_known(name) and strategy_info(name).user
+
+
 def protocol_stream() -> IO[str]:
     """Our own copy of stdout for the protocol; fd 1 then points at stderr for everyone else."""
     stream = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
@@ -246,7 +251,8 @@ def main() -> int:
     except Exception as error:  # noqa: BLE001 - said to the parent in one line, not a traceback
         write({RESULT_KEY: {"error": one_line(error)}})
     except SystemExit as stop:  # a framework that calls sys.exit while it loads, or a kernel
-        who = "the kernel" if request.get("config", {}).get("kernels") else "the framework"
+        user = any(is_user_kernel(name) for name, _ in request.get("variants", []))
+        who = "the kernel" if user else "the framework"
         write({RESULT_KEY: {"error": f"{who} ended the process (sys.exit({stop.code}))"}})
     return 0
 
