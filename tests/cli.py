@@ -28,27 +28,12 @@ class CliOutcome:
     stderr: str
 
 
-@contextlib.contextmanager
-def environment(extra: dict[str, str]):
-    """`os.environ` with `extra` set for the block, as it was afterwards."""
-    saved = {name: os.environ.get(name) for name in extra}
-    os.environ.update(extra)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-
-
-def run_cli(*args: str, env: dict[str, str] | None = None) -> CliOutcome:
+def run_cli(*args: str) -> CliOutcome:
     """`python -m engine ARGS`, in this process."""
     from engine.cli.main import main
 
     out, err = io.StringIO(), io.StringIO()
-    with environment(env or {}), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = main(list(args))
     return CliOutcome(code, out.getvalue(), err.getvalue())
 

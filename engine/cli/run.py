@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import json
 import os
 import platform
@@ -55,15 +56,14 @@ def machine_floor(history_path: str | None, device_kind: str) -> NoiseFloor:
     return found or NoiseFloor()
 
 
-def tensorflow_runner() -> tuple[Any, str | None]:
-    """TensorFlow's runner, or, when TensorFlow's import raises or exits (a broken install,
-    a missing native library), None and why: the run then measures every other framework
-    as it would without TensorFlow, and TensorFlow's strategies say that reason."""
+def from_tensorflow(module: str, name: str) -> tuple[Any, str | None]:
+    """`name` from an engine module that imports TensorFlow, or, when TensorFlow's import
+    raises or exits (a broken install, a missing native library), None and why: the command
+    then goes on as it would without TensorFlow, and its strategies say that reason."""
     try:
-        from engine.execution.runner import run_benchmark
+        return getattr(importlib.import_module(module), name), None
     except (Exception, SystemExit) as error:  # noqa: BLE001 - any failure makes it unusable
         return None, import_failure(error)
-    return run_benchmark, None
 
 
 def import_failure(error: BaseException) -> str:
@@ -112,15 +112,18 @@ def command_run(args: argparse.Namespace, warm: Any = None) -> int:
         if problem is None:
             if warm is None or not warm.warm:
                 progress(Phase("starting TensorFlow"))
-            run_benchmark, problem = tensorflow_runner()
+            run_benchmark, problem = from_tensorflow("engine.execution.runner", "run_benchmark")
+            if problem is not None:  # its import failed: the modes it alone runs are refused
+                from engine.execution.without_tensorflow import check_runnable
+
+                check_runnable(config, problem)
         imported_s = time.perf_counter() - started  # TensorFlow's import: part of starting
         if run_benchmark is not None:
             result = run_benchmark(config, progress=progress, state=warm, floor=floor)
         else:
-            from engine.execution.without_tensorflow import check_runnable, run_without_tensorflow
+            from engine.execution.without_tensorflow import run_without_tensorflow
 
             assert problem is not None
-            check_runnable(config, problem)
             result = run_without_tensorflow(config, problem, progress, floor)
     if result.timings is not None:
         result.timings["startup_s"] = result.timings.get("startup_s", 0.0) + imported_s
@@ -247,12 +250,11 @@ def command_devices(args: argparse.Namespace) -> int:
     problem = tensorflow_problem()
     info = None
     if problem is None:
-        try:
-            from engine.backends.tensorflow.devices import describe_devices
-        except (Exception, SystemExit) as error:  # noqa: BLE001 - as a run treats it
-            problem = import_failure(error)
-        else:
-            info = describe_devices()
+        describe, problem = from_tensorflow(
+            "engine.backends.tensorflow.devices", "describe_devices"
+        )
+        if describe is not None:
+            info = describe()
     if info is None:
         assert problem is not None
         info = devices_without_tensorflow(problem)

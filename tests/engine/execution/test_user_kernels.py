@@ -14,6 +14,7 @@ import pytest
 
 from engine.spec.config import BenchConfig
 from engine.spec.fields import ConfigError
+from tests.cli import engine_process
 from tests.conftest import ROOT
 
 FIXTURES = ROOT / "tests" / "fixtures" / "user_kernels"
@@ -187,13 +188,8 @@ def tricks(tmp_path_factory):
         kernels.append(f"--kernel={FIXTURES / 'torch_kernels.py'}:torch_upcast")
     sizes = ["--matrices=40", "--dim=6", "--repeats=3", "--time-budget=2", "--dtype=bfloat16"]
     outputs = [f"--json={out}", "--no-history", "--progress=none"]
-    done = subprocess.run(
-        [sys.executable, "-m", "engine", "run", "--strategy=numpy", *kernels, *sizes, *outputs],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=200,  # the peer process timeout is longer: a held process would fail here
-    )
+    # The peer process timeout is longer than 200 s: a process a thread held would fail here.
+    done = engine_process("run", "--strategy=numpy", *kernels, *sizes, *outputs, timeout=200)
     assert done.returncode == 0, done.stderr[-3000:]
     return {entry["variant"]: entry for entry in json.loads(out.read_text())["results"]}
 
