@@ -36,7 +36,7 @@ from benchmarks.engine_cli import ENV, ROOT, engine
 from engine.analysis.compare import compare_runs, floor_for, sides_of
 from engine.measure.phases import phase_shift
 from engine.process.children import Child
-from engine.results.model import RunResult
+from engine.results.run_result import RunResult
 from engine.results.verdict import winner_of
 from engine.storage.history import History
 

@@ -10,8 +10,9 @@ from typing import Any
 
 from engine.measure.memory import PreflightError
 from engine.results.events import Progress
-from engine.results.model import RunResult, StrategyResult
+from engine.results.model import StrategyResult
 from engine.results.reader import ResultsRejected
+from engine.results.run_result import RunResult
 from engine.spec.catalog import StrategyInfo, register, strategies, strategy_names
 from engine.spec.config import BenchConfig
 from engine.spec.fields import ConfigError

@@ -26,7 +26,7 @@ from engine.spec.config import BenchConfig
 from engine.spec.fields import ConfigError
 
 if TYPE_CHECKING:  # the result model is not imported here: it would close an import circle
-    from engine.results.model import RunResult
+    from engine.results.run_result import RunResult
 
 _layout: Any = None  # the DeviceSetup TensorFlow was started with in this process
 _state: Any = None  # the WarmState kept between this notebook's runs (probe buffers, inputs)
@@ -118,7 +118,7 @@ def run(config: BenchConfig | None = None, *, progress: bool = True, **settings:
 
 def _a_result(value: Any, call: str) -> RunResult:
     """`value` when it is a RunResult; otherwise a TypeError that says what to pass."""
-    from engine.results.model import RunResult
+    from engine.results.run_result import RunResult
 
     if not isinstance(value, RunResult):
         raise TypeError(

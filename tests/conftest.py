@@ -110,7 +110,7 @@ def make_real_result(path: Path) -> None:
 
 @pytest.fixture(scope="session")
 def real_result(real_result_path):
-    from engine.results.model import RunResult
+    from engine.results.run_result import RunResult
 
     return RunResult.from_json(real_result_path.read_text())
 

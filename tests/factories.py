@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import uuid
 
-from engine.results.model import RunResult, StrategyResult
-from engine.results.parts import Environment, Peak
+from engine.measure.peak import Peak
+from engine.results.model import StrategyResult
+from engine.results.parts import Environment
+from engine.results.run_result import RunResult
 from engine.spec.config import BenchConfig
 
 

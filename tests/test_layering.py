@@ -5,7 +5,8 @@
 - Only the dashboard's `views/`, `components/` and `app.py` import Streamlit; plotly is for
   `dashboard/figures/` and `dashboard/report/`; the engine imports neither.
 - The dashboard never reaches the framework layers of the engine.
-- No import circles between the project's modules, however the imports are written.
+- No import circles between the project's modules, however the imports are written (imports
+  only for type checking included), and no arrow back up: a layer imports only layers below it.
 """
 
 import ast
@@ -20,7 +21,7 @@ from tests.conftest import ROOT
 FRAMEWORKS = {"tensorflow", "keras", "jax", "jaxlib", "torch"}
 FRAMEWORK_PACKAGES = ("engine/backends/", "engine/execution/")
 STREAMLIT_PLACES = ("dashboard/views/", "dashboard/components/", "dashboard/app.py")
-PLOTLY_PLACES = ("dashboard/figures/", "dashboard/report/")
+PLOTLY_PLACES = ("dashboard/figures/", "dashboard/report/", "dashboard/run_view.py")
 
 
 def project_files(package: str) -> list[Path]:
@@ -36,12 +37,13 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def imports_of(path: Path) -> set[str]:
-    """Every module a file imports, at any depth, except under `if TYPE_CHECKING:`."""
+def imports_of(path: Path, type_only: bool = False) -> set[str]:
+    """Every module a file imports, at any depth; those under `if TYPE_CHECKING:` only when
+    `type_only` (they never load a framework, but they still tie two modules together)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     skipped: set[int] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test) and not type_only:
             skipped.update(id(child) for child in ast.walk(node))
     found: set[str] = set()
     for node in ast.walk(tree):
@@ -89,7 +91,7 @@ def test_a_files_path_tells_which_frameworks_it_may_import(path):
 def test_no_import_circles():
     modules = {module_name(p): p for p in ALL_FILES}
     graph = {
-        name: {m for m in imports_of(path) if m in modules and m != name}
+        name: {m for m in imports_of(path, type_only=True) if m in modules and m != name}
         for name, path in modules.items()
     }
     state: dict[str, int] = {}
@@ -111,6 +113,49 @@ def test_no_import_circles():
         if name not in state:
             visit(name, [name])
     assert cycles == []
+
+
+# The house from the ground up: a layer may import its own and those before it, never one after.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("engine.machine", "engine.process"),
+    ("engine.spec",),
+    ("engine.measure",),
+    ("engine.results",),
+    ("engine.analysis",),
+    ("engine.storage",),
+    ("engine.backends",),
+    ("engine.execution",),
+    ("engine.cli",),
+    ("dashboard.text", "dashboard.tables", "dashboard.services"),
+    ("dashboard.figures",),
+    ("dashboard.run_view",),
+    ("dashboard.report", "dashboard.notebook"),
+    ("dashboard.components",),
+    ("dashboard.views", "dashboard.app"),
+    ("engine", "engine.__main__", "engine.notebook", "dashboard"),  # the front doors
+)
+
+
+def layer_of(module: str) -> int:
+    """The index of the most specific layer that holds `module`."""
+    best, found = -1, -1
+    for index, names in enumerate(LAYERS):
+        for name in names:
+            if (module == name or module.startswith(name + ".")) and len(name) > best:
+                best, found = len(name), index
+    assert found >= 0, f"{module} is in no layer: add it to LAYERS"
+    return found
+
+
+def test_no_arrow_runs_back_up():
+    modules = {module_name(p): p for p in ALL_FILES}
+    upward = [
+        f"{name} -> {target}"
+        for name, path in modules.items()
+        for target in imports_of(path, type_only=True)
+        if target in modules and layer_of(target) > layer_of(name)
+    ]
+    assert upward == []
 
 
 PURE_IMPORT_CHECK = """

@@ -10,7 +10,7 @@ import re
 import pytest
 
 from engine import notebook
-from engine.results.model import RunResult
+from engine.results.run_result import RunResult
 from tests.conftest import ROOT
 from tests.factories import make_run
 
@@ -18,11 +18,12 @@ NOTEBOOK = ROOT / "examples" / "seed_problem.ipynb"
 
 
 def test_show_builds_the_dashboards_figures_without_streamlit():
-    from dashboard.notebook import build
+    from dashboard.run_view import build
 
     run = make_run({"einsum": [0.002] * 4, "numpy": [0.003] * 4, "jax_vmap": [0.0021] * 4})
     view = build(run)
-    assert set(view.figures) == {"latency", "throughput", "speedup", "first_call", "dispatch"}
+    charts = {"latency", "throughput", "speedup", "first_call", "dispatch", "replicas"}
+    assert set(view.figures) == charts
     assert all(type(f).__name__ == "Figure" for f in view.figures.values())
     assert "einsum" in view.answer and view.code.startswith("@tf.function")
     assert list(view.table["strategy"]) == ["einsum", "numpy", "jax_vmap"]
@@ -30,13 +31,13 @@ def test_show_builds_the_dashboards_figures_without_streamlit():
 
 
 def test_show_has_an_answer_when_nothing_was_correct():
-    from dashboard.notebook import build
+    from dashboard.run_view import build
 
     run = make_run({"einsum": [0.002] * 4})
     run.results[0].correct = False
     view = build(run)
     assert "No strategy produced a correct result" in view.answer and view.code is None
-    assert any("einsum" in note for note in view.notes)
+    assert any("einsum" in line for line in view.failures)
 
 
 @pytest.mark.slow

@@ -6,21 +6,14 @@ file text (labels, errors, warnings) is still shown as plain text, never as Mark
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from dashboard.components.charts import chart
 from dashboard.components.plain import plain
-from dashboard.figures import run as charts
-from dashboard.figures import why as why_charts
 from dashboard.report import run_report
-from dashboard.tables import run as data
-from dashboard.tables import why as why_data
-from dashboard.tables.search import search_table
-from dashboard.text.explain import answer_for
-from engine.results.formatting import grouped_notes, took_line
-from engine.results.model import RunResult
-from engine.results.search import search_summary
+from dashboard.run_view import NO_SOURCE, RunView, build
+from dashboard.tables.why import WHICH_TIME_IS_WHICH
+from engine.results.run_result import RunResult
 from engine.storage.profiles import stored_trace
 
 
@@ -35,73 +28,51 @@ def report_html(text: str) -> str:
 
 
 def show_results(text: str, key: str = "run") -> None:
-    result = parse_result(text)
-    config = result.config
-    summary = data.summary(result)
-    samples = data.samples(result)
-    replicas = data.replicas(result)
-    chosen = result.winner_dict()
-    best = data.winner(summary, chosen)
-    profiles = why_data.profiles(result)
+    view = build(parse_result(text))
+    result = view.result
     st.subheader("Results")
-    if config.label:
-        st.text(config.label)
-    st.caption(
-        plain(
-            f"{config.matrices:,} matrices of {config.rows}×{config.columns} {config.dtype} · "
-            f"{config.mode} · cache {config.cache} · {result.environment.device_kind} · "
-            f"run {result.run_id[:8]}"
-        )
-    )
-    took = took_line(result.timings, result.worker)
-    if took:
-        st.caption(plain(took))
+    if result.config.label:
+        st.text(result.config.label)
+    st.caption(plain(view.heading))
+    if view.took:
+        st.caption(plain(view.took))
     for warning in result.warnings:
         st.info(plain(warning))
 
     st.markdown("### The fastest way")
-    if best is None:
-        st.error("No strategy produced a correct result in this run.")
+    if view.winner is None:
+        st.error(view.answer)
     else:
-        st.markdown(answer_for(result, best, chosen, profiles))
-        source = result.code_for(best["variant"])
-        if source:
-            st.code(source, language="python")
+        st.markdown(view.answer)
+        if view.code:
+            st.code(view.code, language="python")
         else:
-            st.caption("This version of the tool does not have that strategy's source.")
+            st.caption(NO_SOURCE)
 
-    if config.search:
-        show_search(result)
+    if view.search is not None:
+        show_search(view)
 
     st.markdown("### Summary")
-    table = data.display_table(summary)
     st.dataframe(
-        table,
+        view.table,
         hide_index=True,
         width="stretch",
         column_config={"note": st.column_config.TextColumn("note", width="large")},
     )
-    if not table.empty:
-        for _, row in table[table["status"] != "ok"].iterrows():
-            st.error(plain(f"{row['strategy']}: {row['status']} — {row['note']}"))
-        # The note cells are cut to the column's width: each note in full, like ones grouped.
-        ok = table[(table["status"] == "ok") & (table["note"].fillna("") != "")]
-        for line in grouped_notes(zip(ok["strategy"], ok["note"])):
-            st.caption(plain(line))
+    for line in view.failures:
+        st.error(plain(line))
+    for line in view.notes:
+        st.caption(plain(line))
 
-    steps = data.distribution(result)
-    if not steps.empty:
+    if not view.distribution.empty:
         st.markdown("### Distribution")
-        st.dataframe(data.display_distribution(steps), hide_index=True, width="stretch")
-    figures = charts.all_figures(summary, samples, replicas, result.peak_bytes_per_s, steps)
+        st.dataframe(view.distribution, hide_index=True, width="stretch")
     st.markdown("### Charts")
-    for name, figure in figures.items():
-        if name == "replicas" and replicas.empty:
-            continue
+    for name, figure in view.figures.items():
         chart(figure, f"{key}_chart_{name}")
 
-    if not profiles.empty:
-        show_why(result, profiles, key)
+    if not view.profiles.empty:
+        show_why(view, key)
 
     st.markdown("### Share")
     stem = f"matvec-{result.run_id[:8]}"
@@ -111,7 +82,7 @@ def show_results(text: str, key: str = "run") -> None:
     )
     cols[1].download_button(
         "Samples CSV",
-        lambda: samples.to_csv(index=False),
+        lambda: view.samples.to_csv(index=False),
         f"{stem}.csv",
         "text/csv",
         key=f"{key}_csv",
@@ -122,12 +93,11 @@ def show_results(text: str, key: str = "run") -> None:
     st.caption("The page link reproduces these settings: copy it from the address bar.")
 
 
-def show_search(result: RunResult) -> None:
+def show_search(view: RunView) -> None:
     """A search's answer: the best point of each framework, and every point with its ratio
     to the best and why it stopped."""
-    summary = search_summary(result)
     st.markdown("### The search")
-    best = summary["best_per_framework"]
+    best = view.best_per_framework
     if best:
         st.markdown(
             plain(
@@ -135,23 +105,23 @@ def show_search(result: RunResult) -> None:
                 + ", ".join(f"{framework}: {variant}" for framework, variant in best.items())
             )
         )
-    st.dataframe(search_table(summary), hide_index=True, width="stretch")
+    st.dataframe(view.search, hide_index=True, width="stretch")
 
 
-def show_why(result: RunResult, profiles: pd.DataFrame, key: str) -> None:
+def show_why(view: RunView, key: str) -> None:
     """The profiler's evidence: time in ops vs outside, ops per call, top ops, the traces."""
+    result = view.result
     st.markdown("### Why (profiled)")
-    st.caption(why_data.WHICH_TIME_IS_WHICH)
-    st.dataframe(why_data.display_profiles(profiles), hide_index=True, width="stretch")
-    for name, figure in why_charts.why_figures(profiles).items():
+    st.caption(WHICH_TIME_IS_WHICH)
+    st.dataframe(view.profile_table, hide_index=True, width="stretch")
+    for name, figure in view.why_figures.items():
         chart(figure, f"{key}_why_{name}")
-    ops = why_data.top_ops(result)
-    if not ops.empty:
+    if not view.top_ops.empty:
         st.markdown("Top ops per variant (by self time)")
-        st.dataframe(ops, hide_index=True, width="stretch")
+        st.dataframe(view.top_ops, hide_index=True, width="stretch")
     traces = [
         (variant, path)
-        for variant in profiles["variant"]
+        for variant in view.profiles["variant"]
         if (path := stored_trace(result.run_id, variant)) is not None
     ]
     if traces:

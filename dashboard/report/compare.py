@@ -10,7 +10,7 @@ from dashboard.tables.compare import comparison_notes, comparison_table
 from dashboard.text.explain import comparison_method
 from engine.analysis.compare import compare_runs, environments, mismatch_warnings, run_label
 from engine.measure.uncertainty import NoiseFloor
-from engine.results.model import RunResult
+from engine.results.run_result import RunResult
 
 
 def comparison_report(

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dashboard.figures import run as charts
-from dashboard.figures import why as why_charts
 from dashboard.report.html import (
     escape,
     figure_html,
@@ -12,69 +10,51 @@ from dashboard.report.html import (
     markdown_to_html,
     page,
 )
-from dashboard.tables import run as data
-from dashboard.tables import why as why_data
-from dashboard.tables.search import search_table
-from dashboard.text.explain import answer_for
-from engine.results.formatting import took_line
-from engine.results.model import RunResult
-from engine.results.search import search_summary
-
-NO_SOURCE = "(this version of the tool does not have that strategy's source)"
+from dashboard.run_view import NO_SOURCE, build
+from dashboard.tables.why import WHICH_TIME_IS_WHICH
+from engine.results.run_result import RunResult
 
 
 def run_sections(result: RunResult) -> list[str]:
-    summary = data.summary(result)
+    view = build(result)
     config = result.config
     env = result.environment
     label = config.label or (
-        f"{config.matrices:,}×{config.rows}×{config.columns} {config.dtype} on "
-        f"{result.environment.device_kind}"
+        f"{config.matrices:,}×{config.rows}×{config.columns} {config.dtype} on {env.device_kind}"
     )
-    shape = f"{config.matrices:,} × {config.rows}×{config.columns} {config.dtype}"
     sections = [
         f"<h1>Batched MatVec report: {escape(label)}</h1>",
-        f"<p class='muted'>{escape(shape)} · {escape(env.device_kind)} · "
-        f"run {escape(result.run_id)} · {escape(result.created_at)}</p>",
+        f"<p class='muted'>{escape(view.heading)} · {escape(result.created_at)}</p>",
     ]
-    took = took_line(result.timings, result.worker)
-    if took:
-        sections.append(f"<p class='muted'>{escape(took)}</p>")
-    chosen = result.winner_dict()
-    best = data.winner(summary, chosen)
-    profiles = why_data.profiles(result)
-    if best is not None:
-        answer = answer_for(result, best, chosen, profiles)
-        sections += [
-            "<h2>The fastest way</h2>",
-            markdown_to_html(answer),
-            f"<pre><code>{escape(result.code_for(best['variant']) or NO_SOURCE)}</code></pre>",
-        ]
+    if view.took:
+        sections.append(f"<p class='muted'>{escape(view.took)}</p>")
+    sections.append("<h2>The fastest way</h2>")
+    if view.winner is None:
+        sections.append(f"<p class='wrong'>{escape(view.answer)}</p>")
     else:
-        sections.append("<h2>The fastest way</h2><p class='wrong'>No correct result.</p>")
-    if config.search:
-        sections += ["<h2>The search</h2>", frame_table(search_table(search_summary(result)))]
-    sections += ["<h2>Summary</h2>", frame_table(data.display_table(summary))]
-    if result.warnings:
-        items = "".join(f"<li>{escape(w)}</li>" for w in result.warnings)
+        sections += [
+            markdown_to_html(view.answer),
+            f"<pre><code>{escape(view.code or NO_SOURCE)}</code></pre>",
+        ]
+    if view.search is not None:
+        sections += ["<h2>The search</h2>", frame_table(view.search)]
+    sections += ["<h2>Summary</h2>", frame_table(view.table)]
+    notes = [*result.warnings, *view.failures, *view.notes]
+    if notes:
+        items = "".join(f"<li>{escape(note)}</li>" for note in notes)
         sections.append(f"<ul class='muted'>{items}</ul>")
-    steps = data.distribution(result)
-    if not steps.empty:
-        sections += ["<h2>Distribution</h2>", frame_table(data.display_distribution(steps))]
-    figures = charts.all_figures(
-        summary, data.samples(result), data.replicas(result), result.peak_bytes_per_s, steps
-    )
-    sections += ["<h2>Charts</h2>", *(figure_html(f) for f in figures.values())]
-    if not profiles.empty:
+    if not view.distribution.empty:
+        sections += ["<h2>Distribution</h2>", frame_table(view.distribution)]
+    sections += ["<h2>Charts</h2>", *(figure_html(f) for f in view.figures.values())]
+    if not view.profiles.empty:
         sections += [
             "<h2>Why (profiled)</h2>",
-            f"<p class='muted'>{escape(why_data.WHICH_TIME_IS_WHICH)}</p>",
-            frame_table(why_data.display_profiles(profiles)),
-            *(figure_html(f) for f in why_charts.why_figures(profiles).values()),
+            f"<p class='muted'>{escape(WHICH_TIME_IS_WHICH)}</p>",
+            frame_table(view.profile_table),
+            *(figure_html(f) for f in view.why_figures.values()),
         ]
-        ops = why_data.top_ops(result)
-        if not ops.empty:
-            sections += ["<h3>Top ops (by self time)</h3>", frame_table(ops)]
+        if not view.top_ops.empty:
+            sections += ["<h3>Top ops (by self time)</h3>", frame_table(view.top_ops)]
     sections += [
         "<h2>Settings</h2>",
         key_value_table({**config.to_dict(), "cold_copies": result.cold_copies}),

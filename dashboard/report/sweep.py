@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dashboard.figures import sweep as sweep_figures
 from dashboard.report.html import escape, figure_html, frame_table, page
 from dashboard.tables.sweep import sweep_tables
-from engine.results.model import RunResult
+from engine.results.run_result import RunResult
 
 
 def sweep_report(runs: Sequence[RunResult], label: str) -> str:

@@ -14,11 +14,14 @@ import statistics
 import pandas as pd
 
 from dashboard.tables import run as data
+from engine.measure.peak import Peak
 from engine.measure.uncertainty import median_ci
+from engine.results.codec import result_from_dict
 from engine.results.formatting import format_interval, format_seconds
-from engine.results.model import RunResult, StrategyResult
-from engine.results.parts import Environment, Peak
+from engine.results.model import StrategyResult
+from engine.results.parts import Environment
 from engine.results.reader import ResultsRejected
+from engine.results.run_result import RunResult
 from engine.spec.catalog import framework_label
 from engine.spec.config import BenchConfig
 
@@ -30,7 +33,7 @@ def finished_results(config: BenchConfig, streamed: dict[str, dict]) -> list[Str
     found = []
     for variant, entry in streamed.items():
         try:
-            found.append(StrategyResult.from_dict(entry, f"results.{variant}", config))
+            found.append(result_from_dict(entry, f"results.{variant}", config))
         except ResultsRejected:
             continue
     return found

@@ -8,7 +8,7 @@ import pandas as pd
 
 from engine.measure.uncertainty import ratio_interval
 from engine.results.formatting import format_entry, format_number, format_seconds, verdict
-from engine.results.model import RunResult
+from engine.results.run_result import RunResult
 from engine.spec.catalog import baseline_strategies, own_process
 
 

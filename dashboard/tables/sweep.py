@@ -8,7 +8,7 @@ import pandas as pd
 
 from engine.analysis import scaling
 from engine.results.formatting import format_number, format_seconds, times
-from engine.results.model import RunResult
+from engine.results.run_result import RunResult
 
 
 def fit_note(asymptote: float | None, peak_gbytes_per_s: float) -> str:

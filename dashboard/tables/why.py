@@ -6,7 +6,7 @@ import pandas as pd
 
 from engine.measure.memory import format_bytes
 from engine.results.formatting import format_number, format_seconds
-from engine.results.model import RunResult
+from engine.results.run_result import RunResult
 
 WHICH_TIME_IS_WHICH = (
     "A few more calls of each variant after its samples, under TensorFlow's profiler: the "

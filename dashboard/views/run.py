@@ -14,9 +14,9 @@ from dashboard.services.job_status import JobStatus
 from dashboard.services.links import config_from_settings
 from dashboard.services.worker import Job, WarmJob
 from dashboard.text.progress import describe_run, run_fraction
-from engine.results.model import RunResult
 from engine.results.parse import read_run_group
 from engine.results.reader import ResultsRejected
+from engine.results.run_result import RunResult
 from engine.spec.fields import ConfigError
 
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from engine.machine.load import BUSY_FRACTION
 from engine.measure.uncertainty import NoiseFloor
-from engine.results.model import RunResult
+from engine.results.run_result import RunResult
 
 MIN_RUNS = 3
 

@@ -19,8 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from engine.measure.memory import format_bytes, input_set_bytes, probe_size_warning
-from engine.measure.peak import peak_from
-from engine.results.parts import Peak, Probe
+from engine.measure.peak import Peak, Probe, peak_from
 
 Reprobe = Callable[[], list[Probe]]
 

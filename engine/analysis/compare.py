@@ -28,7 +28,7 @@ from engine.measure.uncertainty import (
     ratio_interval,
     verdict,
 )
-from engine.results.model import RunResult
+from engine.results.run_result import RunResult
 
 FloorLookup = Callable[[RunResult], NoiseFloor | None]
 COMPARE_COLUMNS = (

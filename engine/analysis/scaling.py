@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from engine.results.model import RunResult
+from engine.results.run_result import RunResult
 
 FIT_COLUMNS = (
     "variant",

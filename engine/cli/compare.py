@@ -13,9 +13,9 @@ from engine.cli.flags import raw_settings
 from engine.results.codec import floor_dict
 from engine.results.files import check_output_file
 from engine.results.formatting import format_interval, format_seconds
-from engine.results.model import RunResult
 from engine.results.parse import read_run_group
 from engine.results.reader import ResultsRejected
+from engine.results.run_result import RunResult
 from engine.spec.config import BenchConfig
 from engine.spec.fields import ConfigError, Setting
 

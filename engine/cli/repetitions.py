@@ -19,8 +19,8 @@ from pathlib import Path
 
 from engine.cli.flags import cli_args
 from engine.process.children import Child
-from engine.results.model import RunResult
 from engine.results.parse import read_results_file
+from engine.results.run_result import RunResult
 from engine.spec.config import BenchConfig
 
 CHILD_TIMEOUT_S = 24 * 3600

@@ -81,11 +81,9 @@ def command_run(args: argparse.Namespace, warm: Any = None) -> int:
         check_output_file("json", args.json_path)
     if not args.no_history:
         check_history_path(args.history)
-    # Refuse impossible runs before TensorFlow is even imported.
-    if warm is not None:
-        warm.preflight(config, probe_kind(), last_level_cache_bytes()[0])
-    else:
-        memory.preflight(config, probe_kind(), last_level_cache_bytes()[0])
+    # Refuse impossible runs before TensorFlow is even imported; the run reads this estimate.
+    checker = warm.preflight if warm is not None else memory.preflight
+    estimate = checker(config, probe_kind(), last_level_cache_bytes()[0])
     quiet_tensorflow()
     progress = reporter(args.progress)
 
@@ -119,12 +117,14 @@ def command_run(args: argparse.Namespace, warm: Any = None) -> int:
                 check_runnable(config, problem)
         imported_s = time.perf_counter() - started  # TensorFlow's import: part of starting
         if run_benchmark is not None:
-            result = run_benchmark(config, progress=progress, state=warm, floor=floor)
+            result = run_benchmark(
+                config, progress=progress, state=warm, floor=floor, estimate=estimate
+            )
         else:
             from engine.execution.without_tensorflow import run_without_tensorflow
 
             assert problem is not None
-            result = run_without_tensorflow(config, problem, progress, floor)
+            result = run_without_tensorflow(config, problem, progress, floor, estimate)
     if result.timings is not None:
         result.timings["startup_s"] = result.timings.get("startup_s", 0.0) + imported_s
         result.timings["total_s"] += imported_s

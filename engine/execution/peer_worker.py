@@ -40,13 +40,15 @@ from engine.measure.host_bandwidth import (
     PROBE_REPEATS,
     PROBE_WARMUP,
 )
+from engine.measure.peak import Probe
 from engine.measure.timing import Kernel, time_kernel
 from engine.measure.trace_analysis import profile_calls
 from engine.measure.uncertainty import DEFAULT_RATIO_LOG_SD, NoiseFloor
 from engine.process.children import die_with_parent
+from engine.results.codec import result_to_dict
 from engine.results.events import Event, Phase, VariantStarted
 from engine.results.formatting import one_line
-from engine.results.parts import Probe, ProfileSummary
+from engine.results.parts import ProfileSummary
 from engine.spec.catalog import ONE_THREAD, is_known, strategy_info, variant_name
 from engine.spec.config import BenchConfig
 
@@ -187,7 +189,7 @@ def run(request: dict[str, Any], write: Callable[[dict[str, Any]], None]) -> dic
             item.result.profile = profile_in_process(runtime, item)
     if any(is_user_kernel(name) for name, _ in variants):  # a user kernel's own process:
         note_threads_left(prepared, threads_before)  # what it left running is its doing
-    results = [item.result.to_dict(None) for item in prepared]
+    results = [result_to_dict(item.result, None) for item in prepared]
     environment = runtime.environment()
     memory = runtime.memory_stats()  # the peak covers the inputs and every variant's calls
     if memory:

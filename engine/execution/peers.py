@@ -24,8 +24,10 @@ from engine.execution.processes import runs_in_own_process
 from engine.execution.recording import blank_result
 from engine.machine.host import last_level_cache_bytes, usable_cores
 from engine.measure.memory import bandwidth_buffer_bytes
+from engine.measure.peak import Probe
 from engine.measure.uncertainty import NoiseFloor
 from engine.process.children import Child, exchange
+from engine.results.codec import result_from_dict
 from engine.results.events import (
     Phase,
     Progress,
@@ -34,7 +36,7 @@ from engine.results.events import (
     event_from_dict,
 )
 from engine.results.model import StrategyResult
-from engine.results.parts import Probe
+from engine.results.parts import read_probe
 from engine.results.reader import ResultsRejected
 from engine.spec.catalog import (
     ONE_THREAD,
@@ -199,9 +201,7 @@ def _results_from(
     if isinstance(entries, list):
         try:
             for index, entry in enumerate(entries):
-                result = StrategyResult.from_dict(
-                    entry, f"peers.{framework}.results[{index}]", config
-                )
+                result = result_from_dict(entry, f"peers.{framework}.results[{index}]", config)
                 found[(result.strategy, result.variant.partition("+")[2])] = result
         except ResultsRejected as error:
             return _ended(config, wanted, "failed", f"{who} said: {error}")
@@ -218,7 +218,7 @@ def _probes_from(payload: Any, framework: str) -> list[Probe]:
         return []
     try:
         return [
-            Probe.from_dict(entry, f"peers.{framework}.probes[{index}]")
+            read_probe(entry, f"peers.{framework}.probes[{index}]")
             for index, entry in enumerate(entries)
         ]
     except ResultsRejected:

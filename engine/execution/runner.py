@@ -41,8 +41,10 @@ from engine.machine.cluster import worker_count
 from engine.machine.host import last_level_cache_bytes
 from engine.machine.load import LoadMonitor
 from engine.measure import memory
+from engine.measure.peak import Peak
 from engine.measure.timing import PhaseClock
 from engine.measure.uncertainty import NoiseFloor
+from engine.results.codec import result_to_dict
 from engine.results.events import (
     Done,
     Phase,
@@ -53,8 +55,8 @@ from engine.results.events import (
     VariantStarted,
     silent,
 )
-from engine.results.model import RunResult, StrategyResult
-from engine.results.parts import Peak
+from engine.results.model import StrategyResult
+from engine.results.run_result import RunResult
 from engine.spec.catalog import split_variant, strategy_info, variant_name
 from engine.spec.config import BenchConfig
 
@@ -105,7 +107,7 @@ def finish_variant(ctx: RunContext, item: Prepared) -> StrategyResult:
             result.warnings.append(f"context after sampling failed: {one_line(error)}")
     if not item.shown:
         ctx.emit(VariantDone(result.variant, result.status))
-        ctx.emit(VariantResult(result.to_dict(None)))
+        ctx.emit(VariantResult(result_to_dict(result, None)))
         item.shown = True
     return result
 
@@ -146,12 +148,15 @@ def run_benchmark(
     peak: Peak | None = None,
     state: WarmState | None = None,
     floor: NoiseFloor | None = None,
+    estimate: memory.MemoryEstimate | None = None,
 ) -> RunResult:
     """Measure every variant of `config`; raises PreflightError/DeviceError before any work.
 
     `state` is what a long-lived worker keeps between runs (devices, probe buffers, inputs);
     without one, the run starts from nothing, as a fresh process does. `floor`: this machine's
-    noise floor (calibrated, else the default), used by the race and for ties.
+    noise floor (calibrated, else the default), used by the race and for ties. `estimate`: the
+    memory preflight the caller already made (the CLI's, before TensorFlow's import); without
+    one it is made here, once, before any process starts.
     """
     floor = floor or NoiseFloor()
     emit = progress or silent
@@ -168,7 +173,8 @@ def run_benchmark(
     copies = memory.cold_copies(config, llc_bytes)
     known = setup or state.setup
     first_device = known.devices[0] if known else None
-    state.preflight(config, kind, llc_bytes, first_device)  # refused before any process starts
+    if estimate is None:  # refused before any process starts
+        estimate = state.preflight(config, kind, llc_bytes, first_device)
     # Peers first, each in its own process, before TensorFlow holds the device.
     clock.lap("startup_s")
     plan = race_plan(config, floor)
@@ -183,7 +189,7 @@ def run_benchmark(
     measured_by_peers = {}
     for variant, result in peers.results.items():  # on the page before TensorFlow starts
         emit(VariantDone(result.variant, result.status))
-        emit(VariantResult(result.to_dict(None)))
+        emit(VariantResult(result_to_dict(result, None)))
         measured_by_peers[variant] = Prepared(result, shown=True, elsewhere=True)
     clock.lap("peers_s")
     distributed = None
@@ -191,7 +197,6 @@ def run_benchmark(
         # Collectives must be configured before TensorFlow initialises its context.
         distributed = tf.distribute.MultiWorkerMirroredStrategy()
     setup = setup or state.devices(config.replicas)
-    estimate = state.preflight(config, setup.kind, llc_bytes, setup.devices[0])
     if config.mode != "single" and distributed is None:
         distributed = make_strategy(setup)
     environment = capture(setup, llc_bytes, llc_source, config.threads)

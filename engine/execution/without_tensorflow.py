@@ -30,6 +30,7 @@ from engine.measure import memory
 from engine.measure.host_bandwidth import WARM, host_buffer, host_probe
 from engine.measure.timing import PhaseClock
 from engine.measure.uncertainty import NoiseFloor
+from engine.results.codec import result_to_dict
 from engine.results.events import (
     Done,
     Phase,
@@ -39,8 +40,9 @@ from engine.results.events import (
     VariantResult,
     silent,
 )
-from engine.results.model import RunResult, StrategyResult
+from engine.results.model import StrategyResult
 from engine.results.parts import Environment
+from engine.results.run_result import RunResult
 from engine.spec.catalog import strategy_info, variant_name
 from engine.spec.config import BenchConfig
 from engine.spec.fields import ConfigError
@@ -72,8 +74,10 @@ def run_without_tensorflow(
     problem: str,
     progress: Progress | None = None,
     floor: NoiseFloor | None = None,
+    estimate: memory.MemoryEstimate | None = None,
 ) -> RunResult:
-    """Measure every variant whose framework is here; TensorFlow's say why they did not run."""
+    """Measure every variant whose framework is here; TensorFlow's say why they did not run.
+    `estimate`: the caller's memory preflight, else it is made here."""
     check_runnable(config, problem)
     emit = progress or silent
     floor = floor or NoiseFloor()
@@ -83,7 +87,7 @@ def run_without_tensorflow(
     kind = probe_kind()
     variants = plan_variants(config, kind)
     emit(Started(tuple(variant_name(s, o) for s, o in variants)))
-    estimate = memory.preflight(config, kind, llc_bytes)
+    estimate = estimate or memory.preflight(config, kind, llc_bytes)
     copies = memory.cold_copies(config, llc_bytes)
     hint = tensorflow_install_hint(kind)
     skipped: dict[tuple[str, str], StrategyResult] = {}
@@ -108,7 +112,7 @@ def run_without_tensorflow(
     )
     for result in outcome.results.values():  # each on the page as soon as its process ends
         emit(VariantDone(result.variant, result.status))
-        emit(VariantResult(result.to_dict(None)))
+        emit(VariantResult(result_to_dict(result, None)))
     clock.lap("variants_s")
     emit(Phase("peak bandwidth (again)"))
     probes += host_probe(buffer, "after", WARM)

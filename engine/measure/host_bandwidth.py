@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from engine.measure.peak import Probe
 from engine.measure.timing import MIN_BLOCK_S, Kernel, time_kernel
-from engine.results.parts import Probe
 
 PROBE_WARMUP = 2
 PROBE_REPEATS = 15

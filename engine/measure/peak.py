@@ -1,9 +1,59 @@
-"""The results' `peak`: the best of a run's read probes, whichever framework (or none) took them."""
+"""The ceiling: read probes timed on the run's device, and the results' `peak`, the best of them,
+whichever framework (or none) took them. `engine.results.parts` reads them back."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from typing import Any
+
 from engine.measure.memory import bandwidth_buffer_bytes
-from engine.results.parts import Peak, Probe
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One peak-bandwidth probe: a read kernel timed on the run's device."""
+
+    kernel: str
+    when: str  # "before" or "after" the strategies
+    bandwidth_bytes_per_s: float
+    samples_s: tuple[float, ...] = ()
+    calls_per_sample: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kernel": self.kernel,
+            "when": self.when,
+            "bandwidth_bytes_per_s": self.bandwidth_bytes_per_s,
+            "samples_s": list(self.samples_s),
+            "calls_per_sample": self.calls_per_sample,
+            **self.extra,
+        }
+
+
+@dataclass(frozen=True)
+class Peak:
+    """The ceiling: read bandwidth measured on the same device in the same run."""
+
+    bandwidth_bytes_per_s: float | None
+    method: str
+    device: str | None = None
+    buffer_bytes: int | None = None
+    probes: tuple[Probe, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "bandwidth_bytes_per_s": self.bandwidth_bytes_per_s,
+            "method": self.method,
+        }
+        if self.device is not None:
+            data["device"] = self.device
+        if self.buffer_bytes is not None:
+            data["buffer_bytes"] = self.buffer_bytes
+        if self.probes:
+            data["probes"] = [p.to_dict() for p in self.probes]
+        return {**data, **self.extra}
 
 
 def peak_from(probes: list[Probe], device: str, llc_bytes: int) -> Peak:

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from engine.measure.uncertainty import DEFAULT_MARGIN
+from engine.measure.uncertainty import DEFAULT_MARGIN, PhaseTie
 
 ALPHA = 0.05
 MIN_EACH = 5  # samples on each side of a change before it is believed
@@ -115,17 +115,6 @@ def record_of(sampling: Mapping[str, Any] | None, variant: str) -> Mapping[str, 
         if isinstance(names, list) and variant in names:
             return record
     return None
-
-
-@dataclass(frozen=True)
-class PhaseTie:
-    """Why a variant slower over the whole run is tied with the winner: on one side of the
-    moment the machine changed speed (`round`) it was within the margin, or faster."""
-
-    changed: str  # the variant whose samples show the change
-    round: int
-    before: float  # its time over the winner's before the change
-    after: float
 
 
 def _split(samples: Sequence[float], rounds: Sequence[int], at: int) -> tuple[list, list]:

@@ -18,13 +18,10 @@ import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 import numpy as np
 from scipy import stats
-
-if TYPE_CHECKING:
-    from engine.measure.phases import PhaseTie
 
 CONFIDENCE = 0.95
 Z = float(stats.norm.ppf(0.5 + CONFIDENCE / 2))
@@ -196,6 +193,17 @@ def verdict(estimate: RatioEstimate, margin: float = DEFAULT_MARGIN) -> Verdict:
     if estimate.low >= lower and estimate.high <= upper:
         return "same"
     return "inconclusive"
+
+
+@dataclass(frozen=True)
+class PhaseTie:
+    """Why a variant slower over the whole run is tied with the winner: on one side of the
+    moment the machine changed speed (`round`) it was within the margin, or faster."""
+
+    changed: str  # the variant whose samples show the change
+    round: int
+    before: float  # its time over the winner's before the change
+    after: float
 
 
 @dataclass(frozen=True)

@@ -3,9 +3,8 @@ the validating parser.
 
 Writing derives every statistic and rate from the raw samples (`StrategyResult.derived`) at
 that moment; reading validates each field and names the path of the first bad one
-(`ResultsRejected`), so what loads can be rendered by every page and report. The model
-(`model.py`) holds the data and calls these; they build its classes through the class they are
-given, so this module needs the model only for its types.
+(`ResultsRejected`), so what loads can be rendered by every page and report. A run is read
+into the class it is given (the public `RunResult`, which is a `RunRecord`).
 """
 
 from __future__ import annotations
@@ -13,20 +12,21 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, fields
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeVar
 
 from engine.machine.load import MachineLoad
 from engine.measure.memory import MemoryEstimate
 from engine.measure.racing import STOP_REASONS
 from engine.measure.uncertainty import CONFIDENCE, MEDIAN_CI_METHOD, NoiseFloor
+from engine.results.model import RunRecord, StrategyResult
 from engine.results.parts import (
     MAX_SAMPLE_S,
     DistributionSummary,
     Environment,
-    Peak,
     ProfileSummary,
     ReplicaTiming,
     finite_or_none,
+    read_peak,
 )
 from engine.results.reader import (
     MAX_COUNT,
@@ -37,12 +37,12 @@ from engine.results.reader import (
     load_json,
 )
 from engine.results.search import search_summary
+from engine.results.verdict import run_reduced_precision, run_winner_record
 from engine.spec.catalog import split_variant
 from engine.spec.config import MODES, BenchConfig
 from engine.spec.fields import ConfigError, reading_stored_results
 
-if TYPE_CHECKING:
-    from engine.results.model import RunResult, StrategyResult
+Run = TypeVar("Run", bound=RunRecord)
 
 SCHEMA_VERSION = 1
 STATUSES: tuple[str, ...] = ("ok", "failed", "unsupported", "skipped")
@@ -106,9 +106,7 @@ def result_to_dict(entry: StrategyResult, peak_bytes_per_s: float | None) -> dic
     return {**ordered, **extras}
 
 
-def result_from_dict(
-    cls: type[StrategyResult], data: Any, path: str, config: BenchConfig | None = None
-) -> StrategyResult:
+def result_from_dict(data: Any, path: str, config: BenchConfig | None = None) -> StrategyResult:
     """Validate one results entry; derived statistics and rates in it are ignored."""
     read = Reader(data, path)
     strategy = read.text("strategy", max_chars=200)
@@ -126,7 +124,7 @@ def result_from_dict(
     matrices = read.integer("matrices", config.matrices if config else MISSING, low=1)
     distribution = read.child("distribution", None)
     profile = read.child("profile", None)
-    return cls(
+    return StrategyResult(
         strategy=strategy,
         variant=variant,
         mode=read.choice("mode", MODES),
@@ -164,7 +162,7 @@ def result_from_dict(
     )
 
 
-def run_to_dict(run: RunResult) -> dict[str, Any]:
+def run_to_dict(run: RunRecord) -> dict[str, Any]:
     """The results JSON of a run (docs/results-json.md), winner and search summary included."""
     data: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
@@ -173,11 +171,11 @@ def run_to_dict(run: RunResult) -> dict[str, Any]:
         "environment": run.environment.to_dict(),
         "config": {**run.config.to_dict(), "cold_copies": run.cold_copies},
         "peak": run.peak.to_dict(),
-        "results": [r.to_dict(run.peak_bytes_per_s) for r in run.results],
+        "results": [result_to_dict(r, run.peak_bytes_per_s) for r in run.results],
         "warnings": list(run.warnings),
     }
-    data["winner"] = run.winner_dict()
-    reduced = run.reduced_precision()
+    data["winner"] = run_winner_record(run)
+    reduced = run_reduced_precision(run)
     if reduced is not None:
         data["reduced_precision"] = reduced
     if run.config.search:
@@ -212,7 +210,7 @@ def run_to_dict(run: RunResult) -> dict[str, Any]:
     return {**data, **run.extra}
 
 
-def run_from_dict(cls: type[RunResult], data: Any) -> RunResult:
+def run_from_dict(cls: type[Run], data: Any) -> Run:
     """The validating parser: raises ResultsRejected naming the path of the bad field."""
     read = Reader(data, "")
     if "schema_version" not in read.data:
@@ -260,10 +258,9 @@ def run_from_dict(cls: type[RunResult], data: Any) -> RunResult:
         created_at=created_at,
         environment=Environment.from_dict(*_required(read, "environment")),
         config=config,
-        peak=Peak.from_dict(*_required(read, "peak")),
+        peak=read_peak(*_required(read, "peak")),
         results=[
-            cls.entry_type.from_dict(entry, f"results[{i}]", config)
-            for i, entry in enumerate(results)
+            result_from_dict(entry, f"results[{i}]", config) for i, entry in enumerate(results)
         ],
         warnings=read.texts("warnings", []),
         cold_copies=cold_copies,
@@ -277,7 +274,7 @@ def run_from_dict(cls: type[RunResult], data: Any) -> RunResult:
     )
 
 
-def run_from_json(cls: type[RunResult], text: str | bytes) -> RunResult:
+def run_from_json(cls: type[Run], text: str | bytes) -> Run:
     """Decode and validate results JSON text; raises ResultsRejected."""
     data = load_json(text)
     if not isinstance(data, dict):

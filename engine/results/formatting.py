@@ -9,7 +9,8 @@ from typing import Any
 
 import pandas as pd
 
-from engine.results.model import RunResult
+from engine.results.codec import result_to_dict
+from engine.results.run_result import RunResult
 from engine.spec.catalog import framework_label
 
 TIME_UNITS: tuple[tuple[str, float], ...] = (("s", 1.0), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9))
@@ -184,7 +185,7 @@ def grouped_notes(notes: Iterable[tuple[str, str]]) -> list[str]:
 
 def summary_table(result: RunResult) -> str:
     """The CLI's readable table: one row per variant, failures and wrong results spelt out."""
-    entries = result.to_dict()["results"]
+    entries = [result_to_dict(r, result.peak_bytes_per_s) for r in result.results]
     table = pd.DataFrame([format_entry(entry) for entry in entries]).to_string(index=False)
     pairs = [(entry["variant"], note) for entry in entries for note in entry_notes(entry)]
     notes = [f"  {line}" for line in grouped_notes(pairs)]

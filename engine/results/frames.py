@@ -1,20 +1,22 @@
 """A run as pandas frames, for the dashboard's tables and the notebook: pandas is imported only
-when a frame is asked for, so the engine's runs never need it."""
+when a frame is asked for, so the engine's runs never need it. Built from the model's entries
+alone: drawing a table computes no verdict."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from engine.results.model import RunResult
+from engine.results.codec import result_to_dict
+from engine.results.model import RunRecord
 
 
-def summary_frame(run: RunResult) -> Any:
+def summary_frame(run: RunRecord) -> Any:
     """One row per strategy variant, with every contract field but the raw samples."""
     import pandas as pd
 
     rows = []
-    for entry in run.to_dict()["results"]:
+    for result in run.results:
+        entry = result_to_dict(result, run.peak_bytes_per_s)
         row = {k: v for k, v in entry.items() if k not in ("samples_s", "replicas")}
         row["warnings"] = "; ".join(entry["warnings"])
         row["notes"] = "; ".join(entry["notes"])
@@ -22,7 +24,7 @@ def summary_frame(run: RunResult) -> Any:
     return pd.DataFrame(rows)
 
 
-def samples_frame(run: RunResult) -> Any:
+def samples_frame(run: RunRecord) -> Any:
     """Tidy: one row per timing sample (seconds per call), labelled with the run's config."""
     import pandas as pd
 

@@ -1,47 +1,31 @@
-"""The result model: what was measured, typed end to end.
+"""The result model: what was measured, typed end to end, and nothing else.
 
 A `StrategyResult` keeps the raw samples; every statistic and every rate is derived from them
-(and from the counters and the run's measured peak) in one place, `derived()`. The model's
-other jobs each have a home of their own, which these classes call: the JSON codec and its
-validating parser (`codec.py`), the winner policy (`verdict.py`) and the pandas frames
-(`frames.py`).
+(and from the counters and the run's measured peak) in one place, `derived()`. What is done
+with a run lives above it and reads it: the winner policy (`verdict.py`), the JSON codec and
+its validating parser (`codec.py`), the pandas frames (`frames.py`); `run_result.py` gathers
+them into the public `RunResult`.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from engine.machine.load import MachineLoad
 from engine.measure import roofline
 from engine.measure.memory import MemoryEstimate
+from engine.measure.peak import Peak
 from engine.measure.stats import Measurement
-from engine.measure.uncertainty import NoiseFloor, Winner, median_ci
-from engine.results import codec, frames, verdict
-from engine.results.codec import RESULT_FIELDS, RUN_FIELDS, RUN_ID, SCHEMA_VERSION, STATUSES
-from engine.results.files import write_text_atomically
+from engine.measure.uncertainty import NoiseFloor, median_ci
 from engine.results.parts import (
     DistributionSummary,
     Environment,
-    Peak,
     ProfileSummary,
     ReplicaTiming,
 )
 from engine.spec.catalog import code_to_copy, is_known
 from engine.spec.config import BenchConfig
-
-__all__ = [
-    "RESULT_FIELDS",
-    "RUN_FIELDS",
-    "RUN_ID",
-    "SCHEMA_VERSION",
-    "STATUSES",
-    "RunResult",
-    "Status",
-    "StrategyResult",
-]
 
 Status = Literal["ok", "failed", "unsupported", "skipped"]
 STAT_FIELDS: tuple[str, ...] = ("median_s", "mean_s", "min_s", "p5_s", "p95_s", "iqr_s", "std_s")
@@ -122,17 +106,12 @@ class StrategyResult:
             padded = {"roofline_fraction_padded": padded_rates["roofline_fraction"]}
         return {**stats, **rates, "median_ci_s": interval, **padded}
 
-    def to_dict(self, peak_bytes_per_s: float | None) -> dict[str, Any]:
-        return codec.result_to_dict(self, peak_bytes_per_s)
-
-    @classmethod
-    def from_dict(cls, data: Any, path: str, config: BenchConfig | None = None) -> StrategyResult:
-        """Validate one results entry; derived statistics and rates in it are ignored."""
-        return codec.result_from_dict(cls, data, path, config)
-
 
 @dataclass
-class RunResult:
+class RunRecord:
+    """One run: its settings, machine, ceiling and every variant's result (the public
+    `RunResult` adds the verdict, the JSON and the frames)."""
+
     run_id: str
     created_at: str
     environment: Environment
@@ -148,8 +127,6 @@ class RunResult:
     group_id: str | None = None  # repetitions of one measurement share a group
     timings: dict[str, float] | None = None  # wall seconds of each phase (TIMING_PHASES)
     extra: dict[str, Any] = field(default_factory=dict)  # top-level fields this version lacks
-
-    entry_type: ClassVar[type[StrategyResult]] = StrategyResult  # what `results` holds
 
     @property
     def peak_bytes_per_s(self) -> float | None:
@@ -174,52 +151,3 @@ class RunResult:
             return code
         entry = next((r for r in self.results if r.variant == variant and r.user_kernel), None)
         return entry.user_kernel["source"] if entry and entry.user_kernel else None
-
-    def winner(self) -> Winner | None:
-        """The fastest correct variant and those not distinguishable from it (ties)."""
-        return verdict.winner_of(
-            self.results, self.effective_floor, self.config.seed, self.sampling
-        )
-
-    @property
-    def effective_floor(self) -> NoiseFloor:
-        """The floor ties are judged with: the machine's, widened when it was busy."""
-        return verdict.effective_floor(self.noise_floor, self.machine_load)
-
-    def winner_dict(self) -> dict[str, Any] | None:
-        return verdict.winner_record(self.winner())
-
-    def reduced_precision(self) -> dict[str, Any] | None:
-        """The fastest reduced-precision point beside the winner, with both errors (None when
-        none ran): a trade the user chooses, never the answer."""
-        return verdict.reduced_precision_record(
-            self.results, self.winner(), self.effective_floor, self.config.seed
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        return codec.run_to_dict(self)
-
-    def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
-
-    def write_json(self, path: str | Path) -> None:
-        """Write atomically: a reader never sees a half-written file."""
-        write_text_atomically(path, self.to_json())
-
-    @classmethod
-    def from_dict(cls, data: Any) -> RunResult:
-        """The validating parser: raises ResultsRejected naming the path of the bad field."""
-        return codec.run_from_dict(cls, data)
-
-    @classmethod
-    def from_json(cls, text: str | bytes) -> RunResult:
-        """Decode and validate results JSON text; raises ResultsRejected."""
-        return codec.run_from_json(cls, text)
-
-    def summary_frame(self) -> Any:
-        """One row per strategy variant, with every contract field but the raw samples."""
-        return frames.summary_frame(self)
-
-    def samples_frame(self) -> Any:
-        """Tidy: one row per timing sample (seconds per call), labelled with the run's config."""
-        return frames.samples_frame(self)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.results.model import RunResult
 from engine.results.reader import MAX_FILE_BYTES, ResultsRejected, load_json
+from engine.results.run_result import RunResult
 
 # The name callers have always used for a refusal.
 ImportRejected = ResultsRejected

@@ -1,5 +1,6 @@
-"""The smaller pieces of a result: replica timings, the distribution summary, the peak and
-its probes, the environment. Each `from_dict` validates its part of a results file."""
+"""The smaller pieces of a result: replica timings, the distribution summary, the environment,
+and the readers of the peak and its probes (`engine.measure.peak` holds those). Each
+`from_dict` or `read_*` validates its part of a results file."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import math
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+from engine.measure.peak import Peak, Probe
 from engine.results.reader import MAX_COUNT, Reader, check_number
 
 MAX_SAMPLE_S = 1e6  # a sample of over 11 days per call is a corrupt file, not a measurement
@@ -83,79 +85,34 @@ class DistributionSummary:
         )
 
 
-@dataclass(frozen=True)
-class Probe:
-    """One peak-bandwidth probe: a read kernel timed on the run's device."""
-
-    kernel: str
-    when: str  # "before" or "after" the strategies
-    bandwidth_bytes_per_s: float
-    samples_s: tuple[float, ...] = ()
-    calls_per_sample: int | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "kernel": self.kernel,
-            "when": self.when,
-            "bandwidth_bytes_per_s": self.bandwidth_bytes_per_s,
-            "samples_s": list(self.samples_s),
-            "calls_per_sample": self.calls_per_sample,
-            **self.extra,
-        }
-
-    @classmethod
-    def from_dict(cls, data: Any, path: str) -> Probe:
-        read = Reader(data, path)
-        known = ("kernel", "when", "bandwidth_bytes_per_s", "samples_s", "calls_per_sample")
-        return cls(
-            kernel=read.text("kernel", max_chars=500),
-            when=read.text("when", "", max_chars=100),
-            bandwidth_bytes_per_s=read.number("bandwidth_bytes_per_s", positive=True),
-            samples_s=tuple(
-                read.each("samples_s", lambda v, p: check_number(v, p, 0, MAX_SAMPLE_S), [])
-            ),
-            calls_per_sample=read.integer("calls_per_sample", None, low=1),
-            extra=read.extras(known),
-        )
+def read_probe(data: Any, path: str) -> Probe:
+    """Validate one peak-bandwidth probe of a results file (or a peer's report)."""
+    read = Reader(data, path)
+    known = ("kernel", "when", "bandwidth_bytes_per_s", "samples_s", "calls_per_sample")
+    return Probe(
+        kernel=read.text("kernel", max_chars=500),
+        when=read.text("when", "", max_chars=100),
+        bandwidth_bytes_per_s=read.number("bandwidth_bytes_per_s", positive=True),
+        samples_s=tuple(
+            read.each("samples_s", lambda v, p: check_number(v, p, 0, MAX_SAMPLE_S), [])
+        ),
+        calls_per_sample=read.integer("calls_per_sample", None, low=1),
+        extra=read.extras(known),
+    )
 
 
-@dataclass(frozen=True)
-class Peak:
-    """The ceiling: read bandwidth measured on the same device in the same run."""
-
-    bandwidth_bytes_per_s: float | None
-    method: str
-    device: str | None = None
-    buffer_bytes: int | None = None
-    probes: tuple[Probe, ...] = ()
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "bandwidth_bytes_per_s": self.bandwidth_bytes_per_s,
-            "method": self.method,
-        }
-        if self.device is not None:
-            data["device"] = self.device
-        if self.buffer_bytes is not None:
-            data["buffer_bytes"] = self.buffer_bytes
-        if self.probes:
-            data["probes"] = [p.to_dict() for p in self.probes]
-        return {**data, **self.extra}
-
-    @classmethod
-    def from_dict(cls, data: Any, path: str) -> Peak:
-        read = Reader(data, path)
-        known = ("bandwidth_bytes_per_s", "method", "device", "buffer_bytes", "probes")
-        return cls(
-            bandwidth_bytes_per_s=read.number("bandwidth_bytes_per_s", None, positive=True),
-            method=read.text("method", ""),
-            device=read.text("device", None, max_chars=500),
-            buffer_bytes=read.integer("buffer_bytes", None),
-            probes=tuple(read.each("probes", Probe.from_dict, [])),
-            extra=read.extras(known),
-        )
+def read_peak(data: Any, path: str) -> Peak:
+    """Validate a results file's `peak`."""
+    read = Reader(data, path)
+    known = ("bandwidth_bytes_per_s", "method", "device", "buffer_bytes", "probes")
+    return Peak(
+        bandwidth_bytes_per_s=read.number("bandwidth_bytes_per_s", None, positive=True),
+        method=read.text("method", ""),
+        device=read.text("device", None, max_chars=500),
+        buffer_bytes=read.integer("buffer_bytes", None),
+        probes=tuple(read.each("probes", read_probe, [])),
+        extra=read.extras(known),
+    )
 
 
 ENVIRONMENT_TEXT = ("tensorflow", "numpy", "python", "platform", "hostname", "cpu_model")

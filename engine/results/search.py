@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.results.model import RunRecord
+from engine.results.verdict import run_reduced_precision, run_winner_record
 from engine.spec.catalog import ONE_THREAD, is_known, split_variant, strategy_info
 
 
@@ -25,10 +27,10 @@ def point_axes(variant: str) -> dict[str, Any]:
     }
 
 
-def search_summary(result: Any) -> dict[str, Any]:
+def search_summary(result: RunRecord) -> dict[str, Any]:
     """`search` in the results JSON: points (each with its ratio to the best and why it
     stopped), the winner and its ties, and the fastest correct point of each framework."""
-    winner = result.winner_dict()
+    winner = run_winner_record(result)
     ratios = (winner or {}).get("ratios", {})
     best = (winner or {}).get("variant")
     best_median = next((r.median_s for r in result.results if r.variant == best), None)
@@ -63,7 +65,7 @@ def search_summary(result: Any) -> dict[str, Any]:
         "best": best,
         "tied_with": (winner or {}).get("tied_with", []),
         "best_per_framework": {f: v for f, (v, _) in per_framework.items()},
-        "reduced_precision": result.reduced_precision(),
+        "reduced_precision": run_reduced_precision(result),
         "points": points,
     }
 

@@ -9,8 +9,9 @@ import dataclasses
 import functools
 import math
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from engine.machine.load import MachineLoad
 from engine.measure.phases import phase_ties
 from engine.measure.uncertainty import (
     RATIO_CI_METHOD,
@@ -19,11 +20,8 @@ from engine.measure.uncertainty import (
     ratio_interval,
     winner_and_ties,
 )
+from engine.results.model import RunRecord, StrategyResult
 from engine.spec.catalog import is_known, own_process, strategy_info
-
-if TYPE_CHECKING:
-    from engine.machine.load import MachineLoad
-    from engine.results.model import StrategyResult
 
 
 def effective_floor(floor: NoiseFloor, load: MachineLoad | None) -> NoiseFloor:
@@ -132,3 +130,24 @@ def reduced_precision_record(
         "winner_max_rel_error": winner.max_rel_error,
         "method": RATIO_CI_METHOD,
     }
+
+
+def run_floor(run: RunRecord) -> NoiseFloor:
+    """The floor a run's ties are judged with: the machine's, widened when it was busy."""
+    return effective_floor(run.noise_floor, run.machine_load)
+
+
+def run_winner(run: RunRecord) -> Winner | None:
+    """A run's fastest correct variant and those not distinguishable from it (ties)."""
+    return winner_of(run.results, run_floor(run), run.config.seed, run.sampling)
+
+
+def run_winner_record(run: RunRecord) -> dict[str, Any] | None:
+    """A run's `winner` record (the results JSON's, the pages', the CLI's)."""
+    return winner_record(run_winner(run))
+
+
+def run_reduced_precision(run: RunRecord) -> dict[str, Any] | None:
+    """A run's `reduced_precision` record: the fastest reduced-precision point beside the
+    winner, with both errors (None when none ran): a trade the user chooses, never the answer."""
+    return reduced_precision_record(run.results, run_winner(run), run_floor(run), run.config.seed)

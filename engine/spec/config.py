@@ -12,7 +12,6 @@ from collections.abc import Iterator, Mapping
 from dataclasses import Field, asdict, dataclass, field, fields
 from typing import Any
 
-from engine.measure.racing import DEFAULT_PRECISION, SAMPLINGS
 from engine.spec import user_kernels  # also registers the `kernels` field's parser
 from engine.spec.catalog import (
     installed_strategy_names,
@@ -29,6 +28,8 @@ MODES: tuple[str, ...] = ("single", "replicated", "sharded")
 CACHE_STATES: tuple[str, ...] = ("warm", "cold")
 ORDERS: tuple[str, ...] = ("interleaved", "sequential")
 SIZE_LIMITS = (1, 1_000_000)
+SAMPLINGS = ("adaptive", "fixed")  # how each variant is sampled (engine.measure.racing)
+DEFAULT_PRECISION = 0.03  # the adaptive stop: the median's 95% interval within ±3%
 SEARCH_MIN_SHARE_S = 1.0  # the least sampling time any point of a search gets
 
 

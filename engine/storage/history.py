@@ -20,8 +20,8 @@ import pandas as pd
 
 from engine.analysis.calibration import observed_floor, same_measurement
 from engine.measure.uncertainty import NoiseFloor
-from engine.results.model import RunResult
 from engine.results.reader import ResultsRejected
+from engine.results.run_result import RunResult
 from engine.spec.config import BenchConfig
 from engine.storage.history_file import (
     SCHEMA,

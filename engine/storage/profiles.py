@@ -15,7 +15,8 @@ from pathlib import Path
 
 from platformdirs import user_data_dir
 
-from engine.results.model import RUN_ID, RunResult
+from engine.results.codec import RUN_ID
+from engine.results.run_result import RunResult
 
 TRACE_NAME = "trace.json.gz"
 

@@ -20,7 +20,6 @@ from streamlit.testing.v1 import AppTest
 from dashboard.figures import run as run_figures
 from dashboard.report import comparison_report, run_report, sweep_report
 from dashboard.tables import run as run_tables
-from engine.results.model import RunResult
 from engine.results.parts import (
     DistributionSummary,
     ProfiledOp,
@@ -28,6 +27,7 @@ from engine.results.parts import (
     ReplicaTiming,
 )
 from engine.results.reader import ResultsRejected
+from engine.results.run_result import RunResult
 from engine.spec.catalog import PEER_INSTALL_HINT
 from engine.spec.fields import reading_stored_results
 from engine.storage.history import History
@@ -299,7 +299,7 @@ def every_table_and_figure(run: RunResult) -> None:
     tables, figures), a comparison's table and figures, and a sweep's."""
     from dashboard.figures import sweep as sweep_figures
     from dashboard.figures.compare import compare_medians, ratio_points
-    from dashboard.notebook import build
+    from dashboard.run_view import build
     from dashboard.tables.compare import comparison_table
     from dashboard.tables.sweep import sweep_tables
     from engine.analysis.compare import compare_runs

@@ -22,9 +22,8 @@ from engine.measure.host_bandwidth import (
     host_probe,
 )
 from engine.measure.memory import bandwidth_buffer_bytes
-from engine.measure.peak import peak_from
+from engine.measure.peak import Peak, Probe, peak_from
 from engine.measure.timing import Kernel, time_kernel
-from engine.results.parts import Peak, Probe
 
 FRAMEWORK_SHORTFALL = 0.90  # warn when TensorFlow reads this much slower than the host probe
 ROW_LENGTH = 128  # row sums over (N, 128): the access pattern of a batched matvec

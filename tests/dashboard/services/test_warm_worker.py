@@ -1,4 +1,6 @@
-"""Warm workers for real: `python -m engine serve` processes kept by a pool between runs."""
+"""Warm workers: `python -m engine serve` processes kept by a pool between runs. A repeated run
+and a refusal go to real workers; the pool's plumbing (cancel, death, layouts, prewarm) to the
+stand-in engine, which speaks the same protocol."""
 
 import json
 import os
@@ -10,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from dashboard.services.worker import WORKER_ENDED, Job, WarmJob, WorkerPool, start_run
-from engine.results.model import RunResult
+from engine.results.run_result import RunResult
 from engine.spec.config import BenchConfig
-from tests.dashboard.services.test_worker import TINY, wait
+from tests.dashboard.services.test_worker import LONG, TINY, fake_python, wait
 
-pytestmark = pytest.mark.slow  # real engine processes
+__all__ = ["fake_python"]  # a fixture of this module too
 
 
 @pytest.fixture(autouse=True)
@@ -30,6 +32,14 @@ def pool():
     made.end_all()
 
 
+@pytest.fixture
+def fake_pool(fake_python):
+    made = WorkerPool(python=fake_python)
+    yield made
+    made.end_all()
+
+
+@pytest.mark.slow  # real engine processes
 def test_a_repeated_run_goes_to_the_same_warm_worker_and_streams_its_results(pool):
     config = BenchConfig(**TINY, strategies=("einsum", "numpy"))
     first = wait(pool.run(config))
@@ -46,6 +56,7 @@ def test_a_repeated_run_goes_to_the_same_warm_worker_and_streams_its_results(poo
     assert second.variants == ("einsum", "numpy")
 
 
+@pytest.mark.slow  # a real engine process
 def test_a_refused_run_leaves_the_worker_usable(pool):
     refused = wait(pool.run(BenchConfig(matrices=100_000_000, dim=1000)), timeout=120)
     assert refused.state == "refused"
@@ -55,11 +66,9 @@ def test_a_refused_run_leaves_the_worker_usable(pool):
     assert len(pool.workers) == 1
 
 
-def test_cancel_ends_the_worker_and_the_next_run_starts_a_new_one(pool):
-    config = BenchConfig(
-        matrices=3000, dim=100, strategies=("python_loop",), repeats=1000, time_budget_s=600
-    )
-    job = pool.run(config)
+def test_cancel_ends_the_worker_and_the_next_run_starts_a_new_one(fake_pool):
+    pool = fake_pool
+    job = pool.run(BenchConfig(**LONG, strategies=("python_loop",)))
     wait(job, until=lambda s: s.variant == "python_loop")
     job.cancel()
     assert wait(job, timeout=30).state == "cancelled"
@@ -71,15 +80,16 @@ def test_cancel_ends_the_worker_and_the_next_run_starts_a_new_one(pool):
     assert wait(again).state == "done"
 
 
-def test_a_worker_killed_mid_run_is_reported_as_died(pool):
-    job = pool.run(BenchConfig(**{**TINY, "repeats": 1000}, strategies=("python_loop",)))
+def test_a_worker_killed_mid_run_is_reported_as_died(fake_pool):
+    job = fake_pool.run(BenchConfig(**LONG, strategies=("python_loop",)))
     wait(job, until=lambda s: s.state == "running")
     os.killpg(job.worker.process.pid, signal.SIGKILL)
     status = wait(job, timeout=30)
     assert status.state == "died" and "SIGKILL" in status.message
 
 
-def test_each_layout_gets_its_own_worker_and_a_stale_one_is_replaced(pool):
+def test_each_layout_gets_its_own_worker_and_a_stale_one_is_replaced(fake_pool):
+    pool = fake_pool
     single = pool.run(BenchConfig(**TINY, strategies=("einsum",)))
     replicated = pool.run(
         BenchConfig(**TINY, strategies=("einsum",), mode="replicated", replicas=2)
@@ -102,7 +112,8 @@ def test_a_worker_that_ends_on_its_own_mid_request_fails_that_run_with_a_reason(
     assert status.state == "failed" and status.message == WORKER_ENDED
 
 
-def test_prewarm_starts_one_worker_per_layout_and_the_first_run_uses_it(pool):
+def test_prewarm_starts_one_worker_per_layout_and_the_first_run_uses_it(fake_pool):
+    pool = fake_pool
     config = BenchConfig(**TINY, strategies=("numpy",))
     pool.prewarm(config)
     pool.prewarm(config)
@@ -112,6 +123,7 @@ def test_prewarm_starts_one_worker_per_layout_and_the_first_run_uses_it(pool):
     assert job.worker is started and wait(job).state == "done"
 
 
+@pytest.mark.slow  # real engine processes
 def test_repetitions_get_fresh_processes_and_single_runs_a_warm_worker(monkeypatch, pool):
     monkeypatch.setattr("dashboard.services.worker.POOL", pool)
     single = start_run(BenchConfig(**TINY, strategies=("numpy",)))
@@ -123,6 +135,7 @@ def test_repetitions_get_fresh_processes_and_single_runs_a_warm_worker(monkeypat
         job.cancel()
 
 
+@pytest.mark.slow  # real engine processes
 def test_on_an_accelerator_a_sweep_frees_the_device_first(monkeypatch, pool):
     from dashboard.services.worker import start_sweep
     from engine.spec.sweep import SweepSpec

@@ -1,9 +1,11 @@
-"""The worker process for real: a run, a refusal, a cancel, a death, and the queue."""
+"""The worker process: a real run, a real refusal and a real sweep; the plumbing (a job's
+directory, cancel, death, the queue) with a stand-in engine that speaks the same protocol."""
 
 import gc
 import json
 import os
 import signal
+import sys
 import time
 from pathlib import Path
 
@@ -11,12 +13,12 @@ import pytest
 
 from dashboard.services.job_status import JobStatus, apply_event, finish
 from dashboard.services.worker import Job
+from engine.cli.flags import cli_args
 from engine.results.events import Phase, Queued, Sample, Started, VariantStarted, event_from_dict
 from engine.spec.config import BenchConfig
 
-pytestmark = pytest.mark.slow  # real engine processes
-
 TINY = {"matrices": 16, "dim": 4, "repeats": 2, "warmup": 0}
+LONG = {"matrices": 3000, "dim": 100, "repeats": 1000, "time_budget_s": 600}
 
 
 def wait(job: Job, timeout: float = 180, until=lambda s: s.finished) -> JobStatus:
@@ -35,6 +37,28 @@ def private_queue(tmp_path, monkeypatch):
     monkeypatch.setenv("MATVEC_QUEUE_DIR", str(tmp_path / "queue"))
 
 
+@pytest.fixture
+def fake_python(tmp_path) -> str:
+    """An executable that runs the stand-in engine (`fake_engine.py`) for `python -m engine`."""
+    python = tmp_path / "fake-python"
+    python.write_text(
+        f'#!/bin/sh\nexec "{sys.executable}" -m tests.dashboard.services.fake_engine "$@"\n'
+    )
+    python.chmod(0o755)
+    return str(python)
+
+
+@pytest.fixture
+def fake_job(fake_python):
+    """`Job` with the stand-in engine as its worker."""
+
+    def start(config: BenchConfig) -> Job:
+        return Job("run", cli_args(config), python=fake_python, config=config)
+
+    return start
+
+
+@pytest.mark.slow  # a real engine process
 def test_a_real_run_reports_progress_and_writes_results():
     job = Job.for_run(BenchConfig(**TINY, strategies=("einsum", "numpy")))
     status = wait(job)
@@ -46,8 +70,8 @@ def test_a_real_run_reports_progress_and_writes_results():
     assert status.variant_index == status.variant_count == 2
 
 
-def test_a_finished_jobs_directory_goes_with_the_job():
-    job = Job.for_run(BenchConfig(**TINY, strategies=("numpy",)))
+def test_a_finished_jobs_directory_goes_with_the_job(fake_job):
+    job = fake_job(BenchConfig(**TINY, strategies=("numpy",)))
     status = wait(job)
     workdir = job.workdir
     assert Path(status.result_path).parent == workdir and workdir.is_dir()
@@ -59,6 +83,7 @@ def test_a_finished_jobs_directory_goes_with_the_job():
     assert not workdir.exists()
 
 
+@pytest.mark.slow  # a real engine process
 def test_a_preflight_refusal_is_a_message_not_a_traceback():
     job = Job.for_run(BenchConfig(matrices=100_000_000, dim=1000))
     status = wait(job, timeout=60)
@@ -67,11 +92,8 @@ def test_a_preflight_refusal_is_a_message_not_a_traceback():
     assert "Traceback" not in status.message
 
 
-def test_cancel_ends_a_long_run_and_its_process_group():
-    config = BenchConfig(
-        matrices=3000, dim=100, strategies=("python_loop",), repeats=1000, time_budget_s=600
-    )
-    job = Job.for_run(config)
+def test_cancel_ends_a_long_run_and_its_process_group(fake_job):
+    job = fake_job(BenchConfig(**LONG, strategies=("python_loop",)))
     wait(job, until=lambda s: s.variant == "python_loop")
     job.cancel()
     status = wait(job, timeout=30)
@@ -81,21 +103,18 @@ def test_cancel_ends_a_long_run_and_its_process_group():
         os.killpg(job.process.pid, 0)
 
 
-def test_a_killed_worker_is_reported_as_died():
-    job = Job.for_run(BenchConfig(**{**TINY, "repeats": 1000}, strategies=("python_loop",)))
+def test_a_killed_worker_is_reported_as_died(fake_job):
+    job = fake_job(BenchConfig(**LONG, strategies=("python_loop",)))
     wait(job, until=lambda s: s.state == "running")
     os.killpg(job.process.pid, signal.SIGKILL)
     status = wait(job, timeout=30)
     assert status.state == "died" and "SIGKILL" in status.message
 
 
-def test_a_second_job_waits_in_the_queue_with_its_position():
-    long_config = BenchConfig(
-        matrices=3000, dim=100, strategies=("python_loop",), repeats=1000, time_budget_s=600
-    )
-    first = Job.for_run(long_config)
+def test_a_second_job_waits_in_the_queue_with_its_position(fake_job):
+    first = fake_job(BenchConfig(**LONG, strategies=("python_loop",)))
     wait(first, until=lambda s: s.state == "running")
-    second = Job.for_run(BenchConfig(**TINY))
+    second = fake_job(BenchConfig(**TINY))
     status = wait(second, until=lambda s: s.state == "queued")
     assert status.queue_position == 1
     time.sleep(1.0)
@@ -134,6 +153,7 @@ def test_exit_codes_map_to_states(code, cancelled, state):
         assert status.message == "dim: must be an integer"
 
 
+@pytest.mark.slow  # a real engine process
 def test_a_sweep_job_reports_points_and_stores_them(tmp_path, monkeypatch):
     from engine.spec.sweep import SweepSpec
     from engine.storage.history import History

@@ -9,13 +9,14 @@ from streamlit.testing.v1 import AppTest
 from dashboard.figures import run as run_figures
 from dashboard.tables import partial
 from dashboard.tables import run as run_tables
+from engine.results.codec import result_to_dict
 from engine.results.formatting import format_seconds
 from tests.factories import make_run
 
 
 def streamed(run) -> dict[str, dict]:
     """What the worker's `variant_result` events carry: each result's dict, with no peak."""
-    return {r.variant: json.loads(json.dumps(r.to_dict(None))) for r in run.results}
+    return {r.variant: json.loads(json.dumps(result_to_dict(r, None))) for r in run.results}
 
 
 RUN = make_run({"einsum": [0.002] * 4, "numpy": [0.003] * 4, "python_loop": [0.2] * 2})

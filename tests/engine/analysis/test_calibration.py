@@ -14,7 +14,7 @@ from engine.analysis.calibration import noise_floor, observed_floor, same_measur
 from engine.analysis.compare import compare_runs, floor_for, sides_of
 from engine.machine.load import MachineLoad
 from engine.measure.uncertainty import DEFAULT_BETWEEN_RUN_LOG_SD
-from engine.results.model import RunResult
+from engine.results.run_result import RunResult
 from engine.storage.history import History
 from tests.factories import make_run
 

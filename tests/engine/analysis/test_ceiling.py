@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from engine.analysis.ceiling import is_cache_resident, settle_ceiling
-from engine.results.parts import Peak, Probe
+from engine.measure.peak import Peak, Probe
 from tests.factories import make_run
 
 MIB = 2**20

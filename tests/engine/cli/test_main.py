@@ -85,7 +85,14 @@ def test_run_writes_json_and_prints_a_table(tmp_path):
     assert all(r["correct"] for r in data["results"])
 
 
-def test_jsonl_progress_is_machine_readable(tmp_path):
+def test_jsonl_progress_is_machine_readable(tmp_path, monkeypatch):
+    from engine.measure import memory
+
+    checked = []
+    preflight = memory.preflight
+    monkeypatch.setattr(
+        memory, "preflight", lambda *a, **k: checked.append(a) or preflight(*a, **k)
+    )
     out = tmp_path / "r.json"
     done = run_cli(
         "run",
@@ -108,6 +115,7 @@ def test_jsonl_progress_is_machine_readable(tmp_path):
     assert kinds[0] == "phase" and "start" in kinds and kinds[-1] == "result"
     assert "sample" in kinds and all("elapsed_s" in e for e in events)
     assert events[-1]["json_path"] == str(out)
+    assert len(checked) == 1  # the memory preflight runs once, before TensorFlow's import
 
 
 def test_strategies_lists_every_name_as_json():

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from engine.results.model import RunResult
+from engine.results.run_result import RunResult
 from tests.conftest import ROOT
 
 SMALL = ["--matrices", "40", "--dim", "6", "--cols", "5", "--repeats", "3", "--warmup", "1"]

@@ -11,7 +11,7 @@ import sys
 from engine.backends.tensorflow.devices import setup_devices
 from engine.execution.distributed import FORCE_PADDING_VARIABLE
 from engine.execution.runner import run_benchmark
-from engine.results.parts import Peak
+from engine.measure.peak import Peak
 from engine.spec.catalog import strategies
 from engine.spec.config import BenchConfig
 
@@ -21,9 +21,11 @@ STRATEGIES = tuple(s.name for s in strategies() if s.distribution)
 # The distributed tests check sharding and gathering, not the ceiling: no peak probes.
 NO_PEAK = Peak(None, "not measured (tests of distribution)")
 XLA_LAYOUTS = (2,)  # +xla is the same sharding code on every layout: compiled on one
-# Every strategy on a case's first size; its further sizes (B < N, remainders) take one graph
-# strategy and the dataset, the two ways a batch is split (each strategy's kernel is the same
-# code whatever B is, and tracing every one again is most of a probe's time).
+# Every strategy on the first size of the two-replica layout's cases; every other size and
+# layout (B < N, remainders, three and four replicas, padding) takes one graph strategy and the
+# dataset, the two ways a batch is split: each strategy's kernel is the same code whatever B
+# and N are, and tracing every one again is most of a probe's time.
+EVERY_STRATEGY_LAYOUTS = (2,)
 EDGE_STRATEGIES = ("batched_matvec", "dataset")
 
 
@@ -37,7 +39,9 @@ def run_all(setup, replicas: int, mode: str, sizes: str) -> list[dict]:
             mode=mode,
             replicas=replicas,
             xla=index == 0 and (replicas in XLA_LAYOUTS or mode != "sharded"),
-            strategies=STRATEGIES if index == 0 else EDGE_STRATEGIES,
+            strategies=STRATEGIES
+            if index == 0 and replicas in EVERY_STRATEGY_LAYOUTS
+            else EDGE_STRATEGIES,
             warmup=0,
             repeats=2,
             dataset_batch=2,

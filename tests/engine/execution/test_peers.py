@@ -12,7 +12,7 @@ import pytest
 import engine.spec.catalog as catalog
 from engine.execution.peers import peer_threads, process_words, run_peers, spawn_peer
 from engine.measure.uncertainty import NoiseFloor, winner_and_ties
-from engine.results.model import RunResult
+from engine.results.run_result import RunResult
 from engine.spec.catalog import PEER_INSTALL_HINT, strategy_info
 from engine.spec.config import BenchConfig
 from tests.conftest import ROOT
@@ -220,10 +220,10 @@ class FakeAcceleratorRuntime:
 
 def test_an_accelerator_peer_measures_its_own_devices_ceiling():
     from engine.execution.peer_worker import device_probes
-    from engine.results.parts import Probe
+    from engine.results.parts import read_probe
 
     (probe,) = device_probes(FakeAcceleratorRuntime(), 8 * 2**20, "before")
-    parsed = Probe.from_dict(probe, "probe")
+    parsed = read_probe(probe, "probe")
     assert parsed.extra["method"] == "torch" and parsed.extra["device_kind"] == "GPU"
     assert parsed.bandwidth_bytes_per_s > 0 and parsed.when == "before"
     cpu = FakeAcceleratorRuntime()

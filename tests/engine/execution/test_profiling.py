@@ -15,7 +15,7 @@ import engine.execution.profiling as profiling
 from engine import BenchConfig, run
 from engine.backends.tensorflow.warnings import as_note, tensorflow_warnings
 from engine.measure.trace_analysis import canonical_op_type
-from engine.results.model import RunResult
+from engine.results.run_result import RunResult
 from engine.storage.profiles import profile_root, stored_trace
 from tests.conftest import ROOT
 

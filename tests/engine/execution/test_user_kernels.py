@@ -249,7 +249,7 @@ def test_a_run_with_user_kernels_opens_renders_and_is_stored_without_the_files(m
     _, path = measured
     script = f"""
 from dashboard.report import run_report
-from engine.results.model import RunResult
+from engine.results.run_result import RunResult
 from engine.spec.catalog import is_known
 from engine.storage.history import History
 

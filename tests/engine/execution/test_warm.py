@@ -10,8 +10,8 @@ from engine.execution.warm import WarmState
 from engine.machine.accelerators import DeviceError
 from engine.measure.host_bandwidth import FULL, WARM
 from engine.measure.memory import bandwidth_buffer_bytes, input_set_bytes
+from engine.results.codec import result_from_dict
 from engine.results.events import VariantDone, VariantResult
-from engine.results.model import StrategyResult
 
 SMALL = {"matrices": 40, "dim": 6, "cols": 5, "warmup": 1, "repeats": 3, "time_budget_s": 5}
 
@@ -82,7 +82,7 @@ def test_each_result_is_sent_as_soon_as_it_is_final(two_runs):
     sent = [e for e in events if isinstance(e, VariantResult)]
     assert [e.result["variant"] for e in sent] == [r.variant for r in second.results]
     for event, final in zip(sent, second.results):
-        streamed = StrategyResult.from_dict(event.result, "result", second.config)
+        streamed = result_from_dict(event.result, "result", second.config)
         assert streamed.samples_s == final.samples_s and streamed.status == final.status
     done = [i for i, e in enumerate(events) if isinstance(e, VariantDone)]
     results = [i for i, e in enumerate(events) if isinstance(e, VariantResult)]

@@ -2,8 +2,11 @@ import json
 
 import pytest
 
-from engine.results.model import RESULT_FIELDS, RunResult, StrategyResult
-from engine.results.parts import Environment, Peak
+from engine.measure.peak import Peak
+from engine.results.codec import RESULT_FIELDS, result_to_dict
+from engine.results.model import StrategyResult
+from engine.results.parts import Environment
+from engine.results.run_result import RunResult
 from engine.spec.config import BenchConfig
 
 
@@ -81,7 +84,7 @@ def test_rates_are_derived_in_one_place_from_samples_and_peak():
     derived = ok.derived(2e9)
     assert derived["median_s"] == 0.002
     assert derived["roofline_fraction"] == pytest.approx(400 / 0.002 / 2e9)
-    assert ok.to_dict(2e9)["gbytes_per_s"] == derived["gbytes_per_s"]
+    assert result_to_dict(ok, 2e9)["gbytes_per_s"] == derived["gbytes_per_s"]
 
 
 def test_imported_rates_are_ignored_and_derived_again():

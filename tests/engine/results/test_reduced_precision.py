@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from engine.results.formatting import summary_table
-from engine.results.model import RunResult
+from engine.results.run_result import RunResult
 from engine.spec.catalog import strategy_info
 from engine.spec.config import BenchConfig
 from engine.spec.fields import ConfigError

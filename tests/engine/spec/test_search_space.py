@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 from engine.execution.plan import plan_variants
-from engine.results.model import RunResult
+from engine.results.run_result import RunResult
 from engine.results.search import point_axes, search_lines, search_summary
 from engine.spec.catalog import (
     code_to_copy,
