@@ -68,6 +68,9 @@ def install_wheels(wheels: Path, target: Path) -> None:
 
 
 def engine(args: list[str], env: dict[str, str], timeout_s: int = 900) -> Any:
+    """`python -m engine ARGS`. The one engine child not started through the engine's own
+    `Child`: this script runs on a bare machine before it knows the engine's dependencies
+    import there (importing `engine` here is what it checks, in the child)."""
     return subprocess.run(
         [sys.executable, "-m", "engine", *args],
         cwd=ROOT,

@@ -20,7 +20,6 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -29,6 +28,13 @@ from pathlib import Path
 from playwright.sync_api import Page, sync_playwright
 
 from benchmarks.server import CHROMIUM_ARGS, ROOT, streamlit_server
+from engine.process.children import (
+    ENGINE_ROOT,
+    Child,
+    engine_command,
+    engine_environment,
+    run_to_end,
+)
 from engine.storage.history import History
 
 TIMEOUT_MS = 600_000
@@ -130,13 +136,9 @@ def dashboard(chromium: str, repeats: int) -> None:
 
 def tensorflow_import_s() -> float:
     code = "import time; t = time.perf_counter(); import tensorflow; print(time.perf_counter() - t)"
-    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
+    env = engine_environment(TF_CPP_MIN_LOG_LEVEL="3")
     times = [
-        float(
-            subprocess.run(
-                [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
-            ).stdout.split()[-1]
-        )
+        float(run_to_end(Child([sys.executable, "-c", code], env=env)).stdout.split()[-1])
         for _ in range(3)
     ]
     return statistics.median(times)
@@ -145,10 +147,7 @@ def tensorflow_import_s() -> float:
 def cli() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         out = Path(scratch) / "numpy.json"
-        command = [
-            sys.executable,
-            "-m",
-            "engine",
+        command = engine_command(
             "run",
             "--matrices",
             "3000",
@@ -161,11 +160,13 @@ def cli() -> None:
             "none",
             "--json",
             str(out),
-        ]
-        env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "MATVEC_QUEUE_DIR": scratch}
+        )
+        env = engine_environment(TF_CPP_MIN_LOG_LEVEL="3", MATVEC_QUEUE_DIR=scratch)
         began = time.monotonic()
-        subprocess.run(command, capture_output=True, text=True, env=env, check=True)
+        done = run_to_end(Child(command, env=env, cwd=ENGINE_ROOT))
         wall = time.monotonic() - began
+        if done.code != 0:
+            raise SystemExit(f"the run failed: {' '.join(done.stderr_tail[-3:])}")
         timings = json.loads(out.read_text())["timings"]
     imported = tensorflow_import_s()
     print(

@@ -15,34 +15,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.server import ROOT
+from benchmarks.engine_cli import engine
 
 
 def engine_run(out: Path, *flags: str) -> tuple[dict, float]:
     start = time.monotonic()
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "engine",
-            "run",
-            *flags,
-            "--json",
-            str(out),
-            "--no-history",
-            "--progress",
-            "none",
-        ],
-        check=True,
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-    )
+    engine("run", *flags, "--json", str(out), "--no-history", "--progress", "none", quiet=True)
     return json.loads(out.read_text()), time.monotonic() - start
 
 

@@ -25,17 +25,16 @@ import json
 import multiprocessing
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
-from benchmarks.engine_cli import ENV, ROOT, engine
+from benchmarks.engine_cli import engine
 from engine.analysis.compare import compare_runs, floor_for, sides_of
 from engine.measure.phases import phase_shift
-from engine.process.children import Child
+from engine.process.children import ENGINE_ROOT, Child, engine_command, engine_environment
 from engine.results.run_result import RunResult
 from engine.results.verdict import winner_of
 from engine.storage.history import History
@@ -63,9 +62,9 @@ def busy_half_the_time(stop: multiprocessing.synchronize.Event) -> None:
 def warm_runs(pairs: int, args: argparse.Namespace, scratch: Path) -> list[tuple[dict, dict]]:
     """Adaptive and fixed runs, alternately, on one warm worker."""
     child = Child(
-        [sys.executable, "-m", "engine", "serve", "--prewarm"],
-        cwd=ROOT,
-        env=ENV,
+        engine_command("serve", "--prewarm"),
+        cwd=ENGINE_ROOT,
+        env=engine_environment(TF_CPP_MIN_LOG_LEVEL="3"),
         stdin=subprocess.PIPE,
         stderr="inherit",
     )

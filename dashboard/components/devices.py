@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import streamlit as st
 
 from dashboard.components.plain import plain
-from dashboard.services.worker import ROOT
 from engine.machine.accelerators import probe_kind
-from engine.process.children import Child
+from engine.process.children import (
+    ENGINE_ROOT,
+    Child,
+    engine_command,
+    engine_environment,
+    run_to_end,
+)
 
 PROBE_TIMEOUT_S = 120
 
@@ -24,19 +26,17 @@ PROBE_NICENESS = 10  # the panel's probe yields the CPU to the worker that will 
 
 def _probe() -> dict[str, Any]:
     child = Child(
-        [sys.executable, "-m", "engine", "devices", "--json"],
-        cwd=ROOT,
-        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"},
+        engine_command("devices", "--json"),
+        cwd=ENGINE_ROOT,
+        env=engine_environment(TF_CPP_MIN_LOG_LEVEL="3"),
         niceness=PROBE_NICENESS,
     )
-    try:
-        out, _ = child.process.communicate(timeout=PROBE_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        child.end()
+    done = run_to_end(child, timeout_s=PROBE_TIMEOUT_S)
+    if done.ended.timed_out:
         return {"error": f"the device probe took over {PROBE_TIMEOUT_S} s and was stopped"}
-    if child.wait() != 0:
+    if done.code != 0:
         return {"error": child.last_line("unknown error")}
-    return json.loads(out)
+    return json.loads(done.stdout)
 
 
 @st.cache_resource(show_spinner=False)

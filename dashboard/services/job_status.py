@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import json
 import signal
-from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import IO
 
 from engine.results.events import (
     Eliminated,
@@ -33,15 +31,12 @@ from engine.results.events import (
 FINISHED = ("done", "refused", "failed", "died", "cancelled")
 
 
-def events_of(stream: IO[str]) -> Iterator[Event]:
-    """The progress events in a worker's stdout; any other line is skipped."""
-    for line in stream:
-        try:
-            event = event_from_dict(json.loads(line))
-        except json.JSONDecodeError:
-            continue
-        if event is not None:
-            yield event
+def event_of_line(line: str) -> Event | None:
+    """The progress event a worker's stdout line holds; None for any other line."""
+    try:
+        return event_from_dict(json.loads(line))
+    except json.JSONDecodeError:
+        return None
 
 
 @dataclass

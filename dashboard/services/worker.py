@@ -23,27 +23,20 @@ import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
-from dashboard.services.job_status import JobStatus, apply_event, events_of, finish
+from dashboard.services.job_status import JobStatus, apply_event, event_of_line, finish
 from engine.cli.flags import cli_args, sweep_cli_args
 from engine.cli.serve import MAX_IDLE_TIMEOUT_S
-from engine.process.children import Child
-from engine.results.events import (
-    Event,
-    Exit,
-)
+from engine.process.children import ENGINE_ROOT, Child, engine_command, engine_environment, exchange
+from engine.results.events import Event, Exit
 from engine.spec.catalog import strategy_info
 from engine.spec.config import BenchConfig
 from engine.spec.sweep import SweepSpec
-
-ROOT = Path(__file__).resolve().parents[2]
-
-WORKER_ENV = {"TF_CPP_MIN_LOG_LEVEL": "2", "PYTHONUNBUFFERED": "1"}
 
 
 def spawn_engine(command: list[str], stdin: int) -> Child:
     """Start `command` (an engine process) as a `Child`: its own process group, so ending it
     ends all it started, and the last lines of its stderr kept for a message."""
-    return Child(command, stdin=stdin, env={**os.environ, **WORKER_ENV}, cwd=ROOT)
+    return Child(command, stdin=stdin, env=engine_environment(), cwd=ENGINE_ROOT)
 
 
 class TrackedRun:
@@ -95,7 +88,7 @@ class Job(TrackedRun):
         config: BenchConfig | None = None,
     ) -> None:
         super().__init__(config)
-        self.command = [python, "-m", "engine", command, *args]
+        self.command = engine_command(command, *args, python=python)
         self.command += ["--progress", "jsonl", "--json", str(self.result_path)]
         self.child = spawn_engine(self.command, subprocess.DEVNULL)
         self.process = self.child.process
@@ -116,10 +109,13 @@ class Job(TrackedRun):
         self.child.end()
 
     def _follow(self) -> None:
-        assert self.process.stdout is not None
-        for event in events_of(self.process.stdout):
+        ended = exchange(self.child, None, self._on_line)
+        self.exited(ended.code, self.child.stderr_tail())
+
+    def _on_line(self, line: str) -> None:
+        event = event_of_line(line)
+        if event is not None:
             self.apply(event)
-        self.exited(self.child.wait(), self.child.stderr_tail())
 
 
 DEFAULT_IDLE_TIMEOUT_S = 600.0
@@ -163,7 +159,7 @@ class WarmWorker:
         self.job: WarmJob | None = None
         self.runs = 0
         self._lock = threading.Lock()
-        command = [python, "-m", "engine", "serve", f"--idle-timeout={IDLE_TIMEOUT_S:g}"]
+        command = engine_command("serve", f"--idle-timeout={IDLE_TIMEOUT_S:g}", python=python)
         if prewarm:  # its devices and probe buffers made before the first run (CPU only)
             command += ["--prewarm", f"--replicas={layout.replicas}"]
             command += [f"--threads={layout.threads}"] if layout.threads else []
@@ -202,21 +198,7 @@ class WarmWorker:
         self.child.end()
 
     def _follow(self) -> None:
-        assert self.process.stdout is not None
-        for event in events_of(self.process.stdout):
-            with self._lock:
-                job = self.job
-                if isinstance(event, Exit):
-                    self.job = None
-                    self.runs += 1
-                    self.last_used = time.monotonic()
-            if job is None:
-                continue
-            if isinstance(event, Exit):
-                job.exited(event.code, [event.message])
-            else:
-                job.apply(event)
-        code = self.child.wait()
+        code = exchange(self.child, None, self._on_line).code
         with self._lock:
             job, self.job = self.job, None
         if job is not None:  # the worker ended in the middle of a run: that run's outcome
@@ -224,6 +206,24 @@ class WarmWorker:
                 job.exited(1, [WORKER_ENDED])
             else:
                 job.exited(code, self.child.stderr_tail())
+
+    def _on_line(self, line: str) -> None:
+        """One line of the worker's stdout: an event of the job it is running, or its end."""
+        event = event_of_line(line)
+        if event is None:
+            return
+        with self._lock:
+            job = self.job
+            if isinstance(event, Exit):
+                self.job = None
+                self.runs += 1
+                self.last_used = time.monotonic()
+        if job is None:
+            return
+        if isinstance(event, Exit):
+            job.exited(event.code, [event.message])
+        else:
+            job.apply(event)
 
 
 WORKER_ENDED = "the warm worker ended before the run finished; run it again"

@@ -16,7 +16,7 @@ import pandas as pd
 from dashboard.tables import run as data
 from engine.measure.peak import Peak
 from engine.measure.uncertainty import median_ci
-from engine.results.codec import result_from_dict
+from engine.results.decode import result_from_dict
 from engine.results.formatting import format_interval, format_seconds
 from engine.results.model import StrategyResult
 from engine.results.parts import Environment

@@ -9,16 +9,14 @@ for the whole group so nothing else runs in between.
 from __future__ import annotations
 
 import argparse
-import os
 import signal
 import subprocess
-import sys
 import tempfile
 import uuid
 from pathlib import Path
 
 from engine.cli.flags import cli_args
-from engine.process.children import Child
+from engine.process.children import ENGINE_ROOT, Child, engine_command, engine_environment
 from engine.results.parse import read_results_file
 from engine.results.run_result import RunResult
 from engine.spec.config import BenchConfig
@@ -52,35 +50,23 @@ def run_repetitions(
     with tempfile.TemporaryDirectory(prefix="matvec-group-") as scratch:
         for index in range(count):
             out = Path(scratch) / f"run{index}.json"
-            command = [
-                sys.executable,
-                "-m",
-                "engine",
+            command = engine_command(
                 "run",
                 *cli_args(config),
                 "--no-queue",  # the parent holds the queue for the whole group
                 "--progress=none",
                 f"--json={out}",
                 f"--group-id={group_id}",
-            ]
+            )
             if getattr(args, "history", None):
                 command.append(f"--history={args.history}")
             if getattr(args, "no_history", False):
                 command.append("--no-history")
             say(f"repetition {index + 1} of {count} (fresh process)...")  # type: ignore[operator]
             child = Child(
-                command,
-                stdout=subprocess.DEVNULL,
-                env={
-                    **os.environ,
-                    "TF_CPP_MIN_LOG_LEVEL": os.environ.get("TF_CPP_MIN_LOG_LEVEL", "2"),
-                },
-                cwd=Path(__file__).resolve().parents[2],
+                command, stdout=subprocess.DEVNULL, env=engine_environment(), cwd=ENGINE_ROOT
             )
-            try:
-                code = child.wait(timeout=CHILD_TIMEOUT_S)
-            except subprocess.TimeoutExpired:
-                code = child.end() or -signal.SIGKILL
+            code = child.wait_or_end(CHILD_TIMEOUT_S).code
             if code != 0:
                 raise RepetitionFailed(
                     f"repetition {index + 1} of {count} {why_it_ended(code, child)}",

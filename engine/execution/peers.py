@@ -11,12 +11,10 @@ unreadable fails only its own variants.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from engine.execution.peer_worker import RESULT_KEY
@@ -26,8 +24,8 @@ from engine.machine.host import last_level_cache_bytes, usable_cores
 from engine.measure.memory import bandwidth_buffer_bytes
 from engine.measure.peak import Probe
 from engine.measure.uncertainty import NoiseFloor
-from engine.process.children import Child, exchange
-from engine.results.codec import result_from_dict
+from engine.process.children import Child, engine_environment, exchange
+from engine.results.decode import result_from_dict
 from engine.results.events import (
     Phase,
     Progress,
@@ -48,7 +46,6 @@ from engine.spec.catalog import (
 from engine.spec.config import BenchConfig
 from engine.spec.user_kernels import call_limit_s
 
-ENGINE_ROOT = Path(__file__).resolve().parents[2]  # the directory that holds `engine/`
 STARTUP_ALLOWANCE_S = 180.0  # importing a framework and compiling, on a slow shared machine
 # A user kernel's process that says nothing for its call limit and this much more is ended
 # from outside: its own limit (a signal in the process) can be caught by the kernel.
@@ -104,13 +101,6 @@ def process_timeout_s(config: BenchConfig, variants: int) -> float:
     return STARTUP_ALLOWANCE_S + variants * (2 * config.time_budget_s + 60.0)
 
 
-def _child_environment() -> dict[str, str]:
-    env = dict(os.environ)
-    paths = [str(ENGINE_ROOT), *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))]
-    env["PYTHONPATH"] = os.pathsep.join(paths)
-    return env
-
-
 WORKER_COMMAND = (sys.executable, "-m", "engine.execution.peer_worker")
 
 
@@ -134,7 +124,7 @@ def spawn_peer(
     it did not end cleanly, why (exit code and the last line it wrote to stderr). `silence_s`:
     end it, from outside, when it writes nothing for that long (a user kernel's call that does
     not return, even one that catches the signals of its own call limit)."""
-    child = Child(command or list(WORKER_COMMAND), stdin=subprocess.PIPE, env=_child_environment())
+    child = Child(command or list(WORKER_COMMAND), stdin=subprocess.PIPE, env=engine_environment())
     payload: list[Any] = [None]
 
     def on_line(line: str) -> None:

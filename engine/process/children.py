@@ -12,6 +12,11 @@ the last lines for the message a failure shows. Children end with their parent:
   (`die_with_parent`, called first thing by each entry point), when it was started from the
   parent's main thread (Linux ties that signal to the starting thread, and the dashboard's
   threads come and go with each page run).
+
+Every engine child is started the same way (`engine_command`, `engine_environment`, from
+`ENGINE_ROOT`) and watched by `Child` itself: `wait_or_end` for one that only needs its exit
+code, `exchange` for one that speaks JSON lines, `run_to_end` for one whose output is read
+whole.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ import time
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import IO, Any
 
 KILL_GRACE_S = 3.0
@@ -38,6 +44,24 @@ PR_SET_PDEATHSIG = 1
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
 
 _live: weakref.WeakSet[Child] = weakref.WeakSet()
+ENGINE_ROOT = Path(__file__).resolve().parents[2]  # the directory that holds `engine/`
+
+
+def engine_command(*args: str, python: str = sys.executable) -> list[str]:
+    """`python -m engine ARGS`, the command of every engine child."""
+    return [python, "-m", "engine", *args]
+
+
+def engine_environment(**overrides: str) -> dict[str, str]:
+    """An engine child's environment: this process's, with the engine importable from any
+    working directory, TensorFlow's C++ logs held to warnings unless set, and output unbuffered
+    so each progress line arrives as it is written."""
+    env = dict(os.environ)
+    paths = [str(ENGINE_ROOT), *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))]
+    env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+    env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    env["PYTHONUNBUFFERED"] = "1"
+    return {**env, **overrides}
 
 
 def keep_last_lines(stream: IO[str], lines: collections.deque[str]) -> None:
@@ -110,6 +134,14 @@ class Child:
             self._reader.join(timeout=1.0)  # the last lines are in before anyone reads them
         _live.discard(self)
         return code
+
+    def wait_or_end(self, timeout_s: float | None) -> Exchanged:
+        """Wait for the child to end; past `timeout_s`, end its whole group."""
+        try:
+            return Exchanged(self.wait(timeout_s))
+        except subprocess.TimeoutExpired:
+            code = self.end()
+            return Exchanged(-signal.SIGKILL if code is None else code, timed_out=True)
 
     def stderr_tail(self) -> list[str]:
         return list(self._tail)
@@ -200,6 +232,26 @@ def exchange(
         finished.set()
         watcher.join()
     return Exchanged(code, timed_out=why == ["timeout"], silent=why == ["silence"])
+
+
+@dataclass(frozen=True)
+class Finished:
+    """A child run to its end: how it ended, and everything it wrote to stdout."""
+
+    ended: Exchanged
+    stdout: str
+    stderr_tail: tuple[str, ...]
+
+    @property
+    def code(self) -> int:
+        return self.ended.code
+
+
+def run_to_end(child: Child, timeout_s: float | None = None) -> Finished:
+    """Read the child's stdout whole until it ends (its group ended past `timeout_s`)."""
+    lines: list[str] = []
+    ended = exchange(child, None, lines.append, timeout_s=timeout_s)
+    return Finished(ended, "".join(lines), tuple(child.stderr_tail()))
 
 
 def live_children() -> list[Child]:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.measure.uncertainty import NoiseFloor, Winner
-from engine.results import codec, frames, verdict
+from engine.results import codec, decode, frames, verdict
 from engine.results.files import write_text_atomically
 from engine.results.model import RunRecord
 
@@ -50,12 +50,12 @@ class RunResult(RunRecord):
     @classmethod
     def from_dict(cls, data: Any) -> RunResult:
         """The validating parser: raises ResultsRejected naming the path of the bad field."""
-        return codec.run_from_dict(cls, data)
+        return decode.run_from_dict(cls, data)
 
     @classmethod
     def from_json(cls, text: str | bytes) -> RunResult:
         """Decode and validate results JSON text; raises ResultsRejected."""
-        return codec.run_from_json(cls, text)
+        return decode.run_from_json(cls, text)
 
     def summary_frame(self) -> Any:
         """One row per strategy variant, with every contract field but the raw samples."""

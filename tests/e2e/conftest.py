@@ -54,3 +54,11 @@ def page(browser):
     page = context.new_page()
     yield page
     context.close()
+
+
+def settled(page, timeout_ms: int = 60_000) -> None:
+    """Wait until the app's script run is over (Streamlit's running indicator is gone): a click
+    during a rerun lands on an element the rerun replaces, and is lost."""
+    page.locator('[data-testid="stStatusWidgetRunningIcon"]').wait_for(
+        state="hidden", timeout=timeout_ms
+    )

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from tests.e2e.conftest import ARTIFACTS
+from tests.e2e.conftest import ARTIFACTS, settled
 
 pytestmark = pytest.mark.e2e
 TIMEOUT_MS = 180_000
@@ -60,6 +60,7 @@ def test_html_report_downloads_and_opens_offline(page, server, browser, tmp_path
     wait_for_app(page, f"{server}/?matrices=32&dim=4&repeats=2&warmup=0&strategy=einsum,numpy")
     page.get_by_role("button", name="Run benchmark").click()
     page.get_by_text("The fastest way").wait_for(timeout=TIMEOUT_MS)
+    settled(page)
     with page.expect_download(timeout=60_000) as download_info:
         page.get_by_role("button", name="HTML report").click()
     report = tmp_path / "report.html"

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from engine.storage.history import History
+from tests.e2e.conftest import settled
 from tests.factories import make_run
 
 pytestmark = pytest.mark.e2e
@@ -68,6 +69,7 @@ def test_compare_page_from_a_link(page, server, two_runs):
     medians.wait_for(timeout=60_000)
     legend = medians.inner_text()
     assert "e2e-laptop" in legend and "e2e-colab" in legend
+    settled(page)
     with page.expect_download(timeout=60_000) as download:
         page.get_by_role("button", name="HTML report").click()
     html = Path(download.value.path()).read_text(encoding="utf-8")

@@ -20,7 +20,7 @@ STRATEGIES = tuple(s.name for s in strategies() if s.distribution)
 
 # The distributed tests check sharding and gathering, not the ceiling: no peak probes.
 NO_PEAK = Peak(None, "not measured (tests of distribution)")
-XLA_LAYOUTS = (2,)  # +xla is the same sharding code on every layout: compiled on one
+XLA_LAYOUTS = (2,)  # +xla is the same distribution code on every layout and mode: compiled once
 # Every strategy on the first size of the two-replica layout's cases; every other size and
 # layout (B < N, remainders, three and four replicas, padding) takes one graph strategy and the
 # dataset, the two ways a batch is split: each strategy's kernel is the same code whatever B
@@ -38,7 +38,7 @@ def run_all(setup, replicas: int, mode: str, sizes: str) -> list[dict]:
             cols=3,
             mode=mode,
             replicas=replicas,
-            xla=index == 0 and (replicas in XLA_LAYOUTS or mode != "sharded"),
+            xla=index == 0 and replicas in XLA_LAYOUTS and mode == "sharded",
             strategies=STRATEGIES
             if index == 0 and replicas in EVERY_STRATEGY_LAYOUTS
             else EDGE_STRATEGIES,

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import engine.spec.catalog as catalog
+import engine.spec.strategy_info as info_module
 from engine.execution.peers import peer_threads, process_words, run_peers, spawn_peer
 from engine.measure.uncertainty import NoiseFloor, winner_and_ties
 from engine.results.run_result import RunResult
@@ -115,8 +116,8 @@ def test_every_framework_gets_the_same_thread_count():
 
 
 def test_a_missing_framework_is_unsupported_with_the_install_hint(monkeypatch):
-    real = catalog._module_file
-    monkeypatch.setattr(catalog, "_module_file", lambda m: None if m == "torch" else real(m))
+    real = info_module.module_file
+    monkeypatch.setattr(info_module, "module_file", lambda m: None if m == "torch" else real(m))
     config = peer_config("torch_bmm", "numpy")
     _, outcome = events_and_outcome(config)
     result = outcome.results[("torch_bmm", "")]
@@ -261,8 +262,8 @@ def test_a_gpu_framework_runs_beside_the_host_against_its_own_ceiling(tmp_path):
 
 
 def test_cupy_missing_is_unsupported_with_its_own_hint(monkeypatch):
-    real = catalog._module_file
-    monkeypatch.setattr(catalog, "_module_file", lambda m: None if m == "cupy" else real(m))
+    real = info_module.module_file
+    monkeypatch.setattr(info_module, "module_file", lambda m: None if m == "cupy" else real(m))
     config = peer_config("cupy_matmul", "numpy")
     _, outcome = events_and_outcome(config)
     (result,) = outcome.results.values()

@@ -10,7 +10,7 @@ from engine.execution.warm import WarmState
 from engine.machine.accelerators import DeviceError
 from engine.measure.host_bandwidth import FULL, WARM
 from engine.measure.memory import bandwidth_buffer_bytes, input_set_bytes
-from engine.results.codec import result_from_dict
+from engine.results.decode import result_from_dict
 from engine.results.events import VariantDone, VariantResult
 
 SMALL = {"matrices": 40, "dim": 6, "cols": 5, "warmup": 1, "repeats": 3, "time_budget_s": 5}

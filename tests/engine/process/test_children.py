@@ -12,7 +12,14 @@ import time
 
 import pytest
 
-from engine.process.children import Child, end_children, live_children
+from engine.process.children import (
+    Child,
+    end_children,
+    engine_command,
+    engine_environment,
+    live_children,
+    run_to_end,
+)
 from tests.conftest import ROOT
 
 
@@ -138,23 +145,28 @@ def test_a_niceness_asked_for_is_applied_in_the_child():
     assert int(out) == os.nice(0) + 5
 
 
-def test_tensorflow_loads_beside_a_broken_jax():
-    """TensorFlow imports jax itself; a jax that raises on import must not take it down."""
-    for fixture in ("raising_jax", "exiting_jax"):
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-c",
-                "from engine.backends.tensorflow.loader import tf; print(tf.reduce_sum([1, 2]))",
-            ],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            env={
-                **os.environ,
-                "PYTHONPATH": os.pathsep.join([str(ROOT / "tests/fixtures" / fixture), str(ROOT)]),
-                "TF_CPP_MIN_LOG_LEVEL": "3",
-            },
-        )
-        assert done.returncode == 0 and "3" in done.stdout, (fixture, done.stderr[-1500:])
+def test_wait_or_end_ends_the_whole_group_past_its_time():
+    child = Child([sys.executable, "-c", GRANDPARENT])
+    grandchild = int(child.process.stdout.readline())
+    ended = child.wait_or_end(0.5)
+    assert ended.timed_out and ended.code < 0
+    assert wait_until(lambda: not alive(grandchild))
+    assert child.wait_or_end(5) == type(ended)(ended.code)  # ended: no time to wait out
+
+
+def test_run_to_end_reads_everything_a_child_wrote_and_its_exit_code():
+    script = "import sys; print('a'); print('b'); print('why', file=sys.stderr); sys.exit(3)"
+    done = run_to_end(Child([sys.executable, "-c", script]), timeout_s=60)
+    assert (done.code, done.stdout, done.stderr_tail) == (3, "a\nb\n", ("why",))
+    assert not done.ended.timed_out
+
+
+def test_an_engine_child_imports_the_engine_from_anywhere_with_quiet_tensorflow(
+    tmp_path, monkeypatch
+):
+    monkeypatch.delenv("TF_CPP_MIN_LOG_LEVEL", raising=False)
+    code = "import engine, os; print(os.environ['TF_CPP_MIN_LOG_LEVEL'])"
+    done = run_to_end(Child([sys.executable, "-c", code], env=engine_environment(), cwd=tmp_path))
+    assert (done.code, done.stdout.strip()) == (0, "2"), done.stderr_tail
+    assert engine_environment(TF_CPP_MIN_LOG_LEVEL="3")["TF_CPP_MIN_LOG_LEVEL"] == "3"
+    assert engine_command("devices") == [sys.executable, "-m", "engine", "devices"]

@@ -5,7 +5,7 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import engine.spec.catalog as catalog
+import engine.spec.strategy_info as info_module
 from engine import BenchConfig, run
 from engine.cli.main import main
 from engine.execution.plan import plan_variants
@@ -56,8 +56,8 @@ def test_capabilities_are_read_from_the_entries():
 
 
 def test_all_means_the_installed_strategies(monkeypatch):
-    real = catalog._module_file
-    monkeypatch.setattr(catalog, "_module_file", lambda m: None if m == "jax" else real(m))
+    real = info_module.module_file
+    monkeypatch.setattr(info_module, "module_file", lambda m: None if m == "jax" else real(m))
     chosen = BenchConfig.from_raw({"strategies": "all"}).strategies
     assert "jax_vmap" not in chosen and "einsum" in chosen
     assert "jax" in missing_frameworks()
