@@ -10,11 +10,18 @@ set against the last-level cache:
   variant did read DRAM at that rate, and the probes landed in a busy moment. The run probes
   once more; if the variant still beats every probe, the ceiling becomes the best rate the
   run achieved, with the reason in the run's warnings. The roofline never exceeds 100% then.
+
+A rate neither can explain is refused, not believed: above the probes by more than their own
+uncertainty with a working set the cache cannot hold, or above what any cache of the machine
+can deliver with one it can. Such a time did not measure the work it claims (a result cached
+or computed outside the timed calls, a forged report): the variant fails, saying why, and
+keeps its samples for the record.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -22,6 +29,43 @@ from engine.measure.memory import format_bytes, input_set_bytes, probe_size_warn
 from engine.measure.peak import Peak, Probe, peak_from
 
 Reprobe = Callable[[], list[Probe]]
+
+# The ceiling's own uncertainty, at least: probes on a shared host move ±15% between moments
+# and a busy one reads less; a result more than 1.5x the best probe (or more than the probes'
+# own spread) above it, with a working set the cache cannot hold, did not read DRAM that fast.
+CEILING_UNCERTAINTY = 0.5
+# What a cache can deliver at most: two 64-byte loads per core and cycle at 6 GHz, on every
+# core (no CPU core of 2026 loads more); an accelerator's on-chip caches, 10x its memory.
+CACHE_BYTES_PER_CORE_S = 2 * 64 * 6e9
+ACCELERATOR_CACHE_FACTOR = 10.0
+
+
+class ImplausibleThroughput(Exception):
+    """A variant's time says it read faster than the device can: the work was not timed."""
+
+
+def probe_spread(peak: Peak) -> float:
+    """How far the run's probes disagree: best over worst, minus one (0 with one probe)."""
+    rates = [p.bandwidth_bytes_per_s for p in peak.probes if p.bandwidth_bytes_per_s > 0]
+    return max(rates) / min(rates) - 1.0 if len(rates) > 1 else 0.0
+
+
+def cache_limit_bytes_per_s(device: str | None, ceiling: float) -> float:
+    """The fastest read a cache-resident working set can have on the run's device."""
+    if device and any(kind in device.upper() for kind in ("GPU", "TPU")):
+        return ACCELERATOR_CACHE_FACTOR * ceiling
+    return CACHE_BYTES_PER_CORE_S * (os.cpu_count() or 1)
+
+
+def refuse(result: Any, rate: float, why: str) -> None:
+    """Fail a variant whose rate cannot be real; its samples stay, marked by the reason."""
+    result.status = "failed"
+    result.correct = False
+    result.error = (
+        f"{ImplausibleThroughput.__name__}: its time says it read {rate / 1e9:,.1f} GB/s, "
+        f"{why}: the timed calls did not do the work they claim (a result kept from an "
+        "earlier call, work done outside the timed calls, or a forged report)"
+    )
 
 
 def is_cache_resident(working_set_bytes: int, llc_bytes: int | None, cache: str) -> bool:
@@ -71,7 +115,12 @@ def settle_ceiling(
     if not above:
         return peak, []
     if resident:
+        limit = cache_limit_bytes_per_s(peak.device, best)
         for result in above:
+            rate = result.bytes / result.median_s
+            if rate > limit:
+                refuse(result, rate, f"more than any cache here delivers ({limit / 1e9:,.0f} GB/s)")
+                continue
             note = cache_note(working_set_bytes, llc_bytes)
             if note not in result.notes:
                 result.notes.append(note)
@@ -88,6 +137,20 @@ def settle_ceiling(
         else:
             peak = dataclasses.replace(peak, probes=probes)
         best = peak.bandwidth_bytes_per_s or best
+    allowed = best * (1.0 + max(CEILING_UNCERTAINTY, probe_spread(peak)))
+    for result in above:
+        rate = result.bytes / result.median_s
+        if rate > allowed:
+            refuse(
+                result,
+                rate,
+                f"{rate / best:,.1f}x the {best / 1e9:.1f} GB/s read on this device, with a "
+                f"working set ({format_bytes(working_set_bytes)}) the "
+                f"{format_bytes(int(llc_bytes or 0))} last-level cache cannot hold",
+            )
+    fastest = fastest_dram_rate(above)
+    if fastest is None:
+        return peak, []
     variant, rate = fastest
     if rate <= best:
         return peak, [

@@ -23,6 +23,10 @@ class Runtime(Protocol):
     def put(self, host: tuple[np.ndarray, np.ndarray]) -> tuple[Any, Any]:
         """The engine's arrays on this framework's device, bit for bit, transfer finished."""
 
+    def put_array(self, array: np.ndarray) -> Any:
+        """One more array on the device, bit for bit, transfer finished (the fresh vectors a
+        user's kernel is timed on, `execution/untrusted.py`)."""
+
     def store(self, placed: tuple[Any, Any], dtype: str) -> tuple[Any, Any]:
         """Placed inputs narrowed to `dtype` on the device, outside any timing (the storage of a
         reduced-precision point)."""

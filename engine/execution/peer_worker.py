@@ -70,18 +70,25 @@ def load_runtime(framework: str, dtype: str, threads: int) -> Runtime:
     return module.make_runtime(dtype, threads)
 
 
-def place_inputs(runtime: Runtime, config: BenchConfig, copies: int) -> PlacedInputs:
-    """The engine's input sets on the framework's device, and the check set with its reference."""
+def place_inputs(
+    runtime: Runtime, config: BenchConfig, copies: int, keep_host: bool = False
+) -> PlacedInputs:
+    """The engine's input sets on the framework's device, and the check set with its reference.
+    `keep_host`: a user kernel's process keeps each set's A on the host to check its timed
+    calls against."""
     shape = (config.matrices, config.rows, config.columns, config.dtype, config.seed)
-    timed, transfer_s = [], 0.0
+    timed, kept, transfer_s = [], [], 0.0
     for stream in range(copies):
         host = make_inputs(*shape, stream=stream)
         start = time.perf_counter()
         timed.append(runtime.put(host))
         if stream == 0:
             transfer_s = time.perf_counter() - start
+        if keep_host:
+            kept.append(host[0])
     check_host = make_inputs(*shape, stream=CHECK_STREAM)
-    return PlacedInputs(timed, runtime.put(check_host), reference(*check_host), transfer_s)
+    placed_check = runtime.put(check_host)
+    return PlacedInputs(timed, placed_check, reference(*check_host), transfer_s, kept)
 
 
 def prepare_peer_variant(
@@ -165,7 +172,8 @@ def run(request: dict[str, Any], write: Callable[[dict[str, Any]], None]) -> dic
     probe_bytes = int(request.get("probe_bytes", 256 * 2**20))
     probes = device_probes(runtime, probe_bytes, "before")
     emit(Phase(f"inputs ({framework})"))
-    inputs = place_inputs(runtime, config, int(request["copies"]))
+    user = any(is_user_kernel(name) for name, _ in variants)  # a user kernel's own process
+    inputs = place_inputs(runtime, config, int(request["copies"]), keep_host=user)
     prepared = []
     for variant in variants:
         emit(VariantStarted(variant_name(*variant)))
@@ -187,8 +195,8 @@ def run(request: dict[str, Any], write: Callable[[dict[str, Any]], None]) -> dic
         emit(Phase(f"profiles ({framework})"))
         for item in prepared:
             item.result.profile = profile_in_process(runtime, item)
-    if any(is_user_kernel(name) for name, _ in variants):  # a user kernel's own process:
-        note_threads_left(prepared, threads_before)  # what it left running is its doing
+    if user:  # what a user kernel's process left running is the kernel's doing
+        note_threads_left(prepared, threads_before)
     results = [result_to_dict(item.result, None) for item in prepared]
     environment = runtime.environment()
     memory = runtime.memory_stats()  # the peak covers the inputs and every variant's calls

@@ -28,6 +28,7 @@ from engine.execution.recording import (
     mark_tpu_padding,
     record_timing,
 )
+from engine.execution.untrusted import FreshInputs, WrongTimedOutput
 from engine.measure.timing import Kernel, Sampler
 from engine.results.events import Phase, Progress, silent
 from engine.results.formatting import one_line
@@ -44,6 +45,9 @@ class PlacedInputs:
     check: tuple[Any, Any]
     reference: np.ndarray  # float64 (B, m) for the check inputs
     transfer_s: float  # host -> device time of one set (0 on the host)
+    # Each timed set's A on the host, kept in a user kernel's process only: its timed calls
+    # are checked against them (`untrusted.FreshInputs`).
+    host_matrices: Sequence[np.ndarray] = ()
 
 
 def stored_inputs(runtime: Runtime, inputs: PlacedInputs, storage: str) -> PlacedInputs:
@@ -54,6 +58,7 @@ def stored_inputs(runtime: Runtime, inputs: PlacedInputs, storage: str) -> Place
         check=runtime.store(inputs.check, storage),
         reference=inputs.reference,
         transfer_s=inputs.transfer_s,
+        host_matrices=inputs.host_matrices,
     )
 
 
@@ -117,12 +122,24 @@ def prepare_variant(
             inputs = stored_inputs(runtime, inputs, storage)
         sets = inputs.timed
         fn = build()
+        kernel = Kernel(call=lambda i: fn(*sets[i % len(sets)]), sync=runtime.sync)
+        if found is not None:  # every timed call on fresh vectors, a sampled one checked
+            if not inputs.host_matrices:
+                raise RuntimeError("a user kernel runs only in its own process, with its inputs")
+            kernel = FreshInputs(
+                runtime,
+                fn,
+                [a for a, _ in sets],
+                inputs.host_matrices,
+                config.dtype,
+                refuse=functools.partial(refuse_non_array, runtime=runtime),
+            ).as_kernel()
+        wrong_when_timed: WrongTimedOutput | None = None
         with runtime.placement(), call_limit(call_limit_s() if found else None):
-            sampler = Sampler(
-                Kernel(call=lambda i: fn(*sets[i % len(sets)]), sync=runtime.sync),
-                warmup=config.warmup,
-                budget_s=config.time_budget_s,
-            )
+            try:
+                sampler = Sampler(kernel, warmup=config.warmup, budget_s=config.time_budget_s)
+            except WrongTimedOutput as error:  # the check below says how, if it is wrong there
+                wrong_when_timed = error
             emit(Phase("check", result.variant))
             output = fn(*inputs.check)
             if found is not None:  # before anything converts it: a lazy object computes then
@@ -134,6 +151,11 @@ def prepare_variant(
         )
         if found is not None:
             check_user_dtype(result, output, config.dtype)
+        if wrong_when_timed is not None:
+            if result.correct:  # right on the check, wrong when timed: it did not compute
+                result.correct = False
+                raise wrong_when_timed
+            return Prepared(result)  # wrong, as the check says: nothing to time
     except Exception as error:  # noqa: BLE001 - one variant's failure keeps the others
         result.status, result.error = runtime.classify(error), one_line(error)  # type: ignore[assignment]
         return Prepared(result)

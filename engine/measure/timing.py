@@ -36,8 +36,15 @@ WARMUP_S = 0.25
 
 @dataclass(frozen=True)
 class Kernel:
+    """`call(i)` and `sync(output)`; for a kernel the harness does not trust (a user's),
+    `before_block(calls)` and `after_block()` run outside the clock around every block (fresh
+    inputs in, a sampled output checked), and `max_calls` bounds a block's calls."""
+
     call: Callable[[int], Any]
     sync: Callable[[Any], None]
+    before_block: Callable[[int], None] | None = None
+    after_block: Callable[[], None] | None = None
+    max_calls: int = 100_000  # MAX_CALLS_PER_SAMPLE
 
 
 class Deadline:
@@ -79,12 +86,17 @@ class _Counter:
 
 
 def _run_block(kernel: Kernel, counter: _Counter, calls: int, clock: Clock) -> float:
+    if kernel.before_block is not None:
+        kernel.before_block(calls)
     start = clock()
     out = None
     for _ in range(calls):
         out = kernel.call(counter.take())
     kernel.sync(out)
-    return clock() - start
+    elapsed = clock() - start
+    if kernel.after_block is not None:
+        kernel.after_block()
+    return elapsed
 
 
 def autorange(
@@ -97,14 +109,15 @@ def autorange(
     """Calls per block so a block lasts at least `min_block_s` (1, 2, 5, 10, 20, 50, ...)."""
     calls = 1
     step = 0
-    while calls < MAX_CALLS_PER_SAMPLE:
+    limit = min(MAX_CALLS_PER_SAMPLE, kernel.max_calls)
+    while calls < limit:
         elapsed = _run_block(kernel, counter, calls, clock)
         deadline.spend(elapsed)
         if elapsed >= min_block_s or not deadline.allows(elapsed * 5):
             return calls
         step += 1
         calls = (1, 2, 5)[step % 3] * 10 ** (step // 3)
-    return MAX_CALLS_PER_SAMPLE
+    return limit
 
 
 class Sampler:
@@ -152,6 +165,8 @@ class Sampler:
 
     def _timed_calls(self, calls: int) -> tuple[float, float]:
         """Per call: the time to return without a sync (dispatch), and with it."""
+        if self.kernel.before_block is not None:
+            self.kernel.before_block(calls)
         start = self.clock()
         out = None
         for _ in range(calls):
@@ -159,6 +174,8 @@ class Sampler:
         returned = self.clock() - start
         self.kernel.sync(out)
         synced = self.clock() - start
+        if self.kernel.after_block is not None:
+            self.kernel.after_block()
         self.deadline.spend(synced)
         return returned / calls, synced / calls
 
@@ -197,7 +214,8 @@ class Sampler:
         per_call = self.last_block_s / self.calls if self.samples else self.dispatch_block_s
         if per_call >= REWARM_S:
             return
-        calls = min(MAX_CALLS_PER_SAMPLE, math.ceil(REWARM_S / max(per_call, 1e-9)))
+        limit = min(MAX_CALLS_PER_SAMPLE, self.kernel.max_calls)
+        calls = min(limit, math.ceil(REWARM_S / max(per_call, 1e-9)))
         self._block(calls)
 
     def can_sample(self) -> bool:

@@ -38,6 +38,11 @@ class CupyRuntime:
         self.sync(None)
         return placed  # type: ignore[return-value]
 
+    def put_array(self, array: np.ndarray) -> Any:
+        placed = cp.asarray(array)
+        self.sync(None)
+        return placed
+
     def store(self, placed: tuple[Any, Any], dtype: str) -> tuple[Any, Any]:
         raise ValueError(f"CuPy has no {dtype} storage point")
 

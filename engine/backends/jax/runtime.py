@@ -48,6 +48,11 @@ class JaxRuntime:
         jax.block_until_ready(placed)
         return placed[0], placed[1]
 
+    def put_array(self, array: np.ndarray) -> Any:
+        placed = jax.device_put(array, self.device)
+        jax.block_until_ready(placed)
+        return placed
+
     def build(self, function: Callable[..., Any], option: str) -> Callable[..., Any]:
         if option:
             raise ValueError(f"JAX kernels have no {option!r} variant")

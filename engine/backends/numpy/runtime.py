@@ -36,6 +36,9 @@ class NumpyRuntime:
     def put(self, host: tuple[np.ndarray, np.ndarray]) -> tuple[Any, Any]:
         return tuple(np.array(array, copy=True) for array in host)  # type: ignore[return-value]
 
+    def put_array(self, array: np.ndarray) -> Any:
+        return np.array(array, copy=True)
+
     def store(self, placed: tuple[Any, Any], dtype: str) -> tuple[Any, Any]:
         """NumPy has no bfloat16 arithmetic: its points keep the requested dtype."""
         raise ValueError(f"NumPy has no {dtype} storage point")

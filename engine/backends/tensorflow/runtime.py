@@ -49,6 +49,12 @@ class TensorflowRuntime:
         sync_all(placed)
         return placed  # type: ignore[return-value]
 
+    def put_array(self, array: np.ndarray) -> Any:
+        with tf.device(self.device):
+            placed = self._tensor(array)
+        sync_all((placed,))
+        return placed
+
     def store(self, placed: tuple[Any, Any], dtype: str) -> tuple[Any, Any]:
         """The placed inputs narrowed to `dtype` on the device (a reduced-precision point's)."""
         with tf.device(self.device):

@@ -48,6 +48,11 @@ class TorchRuntime:
         self.sync(None)
         return placed
 
+    def put_array(self, array: np.ndarray) -> Any:
+        placed = self._tensor(array)
+        self.sync(None)
+        return placed
+
     def store(self, placed: tuple[Any, Any], dtype: str) -> tuple[Any, Any]:
         """The placed inputs narrowed to `dtype` on the device (a reduced-precision point's)."""
         narrowed = tuple(t.to(DTYPES[dtype]) for t in placed)

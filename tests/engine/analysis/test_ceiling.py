@@ -85,3 +85,39 @@ def test_cache_residency_needs_warm_inputs_that_fit():
     assert not is_cache_resident(117 * MIB, 32 * MIB, "warm")
     assert not is_cache_resident(4 * MIB, 32 * MIB, "cold")
     assert not is_cache_resident(4 * MIB, None, "warm")
+
+
+def test_a_rate_far_beyond_every_probe_with_a_working_set_out_of_cache_is_refused():
+    run = run_at(40e9)  # 1.8x the best probe, 117 MiB against a 32 MiB cache
+    peak, warnings = settle(
+        run, 20e9, working_set=117 * MIB, reprobe=lambda: [probe(22e9, "check")]
+    )
+    einsum, numpy = run.results
+    assert einsum.status == "failed" and not einsum.correct and einsum.samples_s
+    assert einsum.error.startswith("ImplausibleThroughput: its time says it read 40.0 GB/s, 1.8x")
+    assert "did not do the work they claim" in einsum.error
+    assert peak.bandwidth_bytes_per_s == 22e9 and "raised_by" not in peak.extra
+    assert warnings == [] and numpy.status == "ok"
+    assert run.winner_dict()["variant"] == "numpy"  # never the answer
+
+
+def test_probes_that_disagree_widen_what_is_believed():
+    run = run_at(40e9)
+    peak = Peak(22e9, "probes", probes=(probe(10e9, "before"), probe(22e9)))
+    peak, _ = settle_ceiling(
+        peak,
+        run.results,
+        working_set_bytes=117 * MIB,
+        llc_bytes=32 * MIB,
+        cache="warm",
+        reprobe=lambda: [probe(21e9, "check")],
+    )
+    assert run.results[0].status == "ok" and peak.extra["raised_by"] == "einsum"
+
+
+def test_a_cache_resident_rate_beyond_any_cache_is_refused():
+    run = run_at(1e15)  # a nanosecond for the whole batch: a forged or cached result
+    settle(run, 20e9, working_set=4 * MIB)
+    einsum = run.results[0]
+    assert einsum.status == "failed" and "more than any cache here delivers" in einsum.error
+    assert einsum.notes == []

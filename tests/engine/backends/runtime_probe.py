@@ -54,6 +54,7 @@ def main() -> None:
             host = make_inputs(*shape, dtype, seed=3, stream=1)
             placed = runtime.put(host)
             bits = all(same_bits(runtime.to_host(p), h) for p, h in zip(placed, host, strict=True))
+            bits = bits and same_bits(runtime.to_host(runtime.put_array(host[1])), host[1])
             for name in names:
                 build, storage = strategy_info(name).build, strategy_info(name).storage
                 if build and (dtype != "float32" or shape != SHAPES[0]):

@@ -157,7 +157,8 @@ def test_a_kernel_that_hangs_in_a_timed_block_fails_alone_within_its_limit(tmp_p
     out = tmp_path / "run.json"
     kernel = f"{FIXTURES / 'numpy_kernels.py'}:late_stuck"
     command = [sys.executable, "-m", "engine", "run", "--strategy=numpy", f"--kernel={kernel}"]
-    command += ["--matrices=40", "--dim=6", "--sampling=fixed", "--repeats=200"]
+    # Calls of about a millisecond: 200 samples outlast the kernel's first second.
+    command += ["--matrices=2000", "--dim=32", "--sampling=fixed", "--repeats=200"]
     command += ["--time-budget=60", f"--json={out}", "--no-history"]
     done = subprocess.run(
         command,
@@ -180,9 +181,11 @@ def test_a_kernel_that_hangs_in_a_timed_block_fails_alone_within_its_limit(tmp_p
 def tricks(tmp_path_factory):
     """One bfloat16 run of kernels that try what a harness must not let pass: leave a thread
     running, end their process, return an object that computes when converted, return
-    float32 out of bfloat16 inputs (each kernel in its own process, as always)."""
+    float32 out of bfloat16 inputs, keep results by a few input values, ignore x, hand back
+    the previous result (each kernel in its own process, as always)."""
     out = tmp_path_factory.mktemp("tricks") / "run.json"
     names = ("threads_left", "quits", "deferred")
+    names += ("keeps_by_a_few_values", "ignores_the_vector", "hands_back_the_last")
     kernels = [f"--kernel={FIXTURES / 'numpy_kernels.py'}:{k}" for k in names]
     if installed("torch"):
         kernels.append(f"--kernel={FIXTURES / 'torch_kernels.py'}:torch_upcast")
@@ -216,6 +219,17 @@ def test_an_output_that_is_no_array_or_of_another_dtype_is_refused(tricks):
         upcast = tricks["torch_upcast"]
         assert not upcast["correct"], upcast
         assert "incorrect: it returned float32, not bfloat16" in upcast["warnings"]
+
+
+def test_a_kernel_is_never_timed_on_work_it_did_not_do(tricks):
+    """Every timed call gets a vector drawn for it, and a call of every block, picked after
+    it ran, is checked: a kept result is wrong for the new vector, so a cache never pays."""
+    kept = tricks["keeps_by_a_few_values"]
+    assert kept["status"] == "ok" and kept["correct"], kept  # its cache never hit: honest
+    for name in ("ignores_the_vector", "hands_back_the_last"):
+        entry = tricks[name]
+        assert entry["status"] == "failed" and not entry["correct"], entry
+        assert entry["error"].startswith("WrongTimedOutput: a timed call's output is not A·x")
 
 
 def test_a_kernel_that_catches_its_call_limit_is_ended_from_outside(tmp_path, monkeypatch):
