@@ -53,6 +53,7 @@ from engine.spec.catalog import ONE_THREAD, is_known, strategy_info, variant_nam
 from engine.spec.config import BenchConfig
 
 RESULT_KEY = "peer_result"
+TOKEN_KEY = "token"  # the run's per-process token, on every protocol line
 
 
 def limit_cpus(threads: int) -> int:
@@ -249,11 +250,13 @@ def main() -> int:
     die_with_parent()
     out = protocol_stream()
 
+    request = json.load(sys.stdin)
+    token = str(request.pop(TOKEN_KEY, ""))  # this run's: on every line, before any kernel loads
+
     def write(data: dict[str, Any]) -> None:
-        out.write(json.dumps(data, allow_nan=False) + "\n")
+        out.write(json.dumps({**data, TOKEN_KEY: token}, allow_nan=False) + "\n")
         out.flush()
 
-    request = json.load(sys.stdin)
     try:
         write({RESULT_KEY: run(request, write)})
     except ImportError as error:

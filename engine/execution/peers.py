@@ -11,13 +11,14 @@ unreadable fails only its own variants.
 from __future__ import annotations
 
 import json
+import secrets
 import subprocess
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.execution.peer_worker import RESULT_KEY
+from engine.execution.peer_worker import RESULT_KEY, TOKEN_KEY
 from engine.execution.processes import runs_in_own_process
 from engine.execution.recording import blank_result
 from engine.machine.host import last_level_cache_bytes, usable_cores
@@ -126,13 +127,20 @@ def spawn_peer(
     not return, even one that catches the signals of its own call limit)."""
     child = Child(command or list(WORKER_COMMAND), stdin=subprocess.PIPE, env=engine_environment())
     payload: list[Any] = [None]
+    # Every line the worker writes carries this run's token; a line without it was written by
+    # something else in that process (a kernel that found the channel) and is refused.
+    token = secrets.token_hex(16)
+    forged = [0]
 
     def on_line(line: str) -> None:
         try:
             data = json.loads(line)
         except ValueError:
             return
-        if isinstance(data, dict) and RESULT_KEY in data:
+        if not isinstance(data, dict) or data.pop(TOKEN_KEY, None) != token:
+            forged[0] += 1
+            return
+        if RESULT_KEY in data:
             payload[0] = data[RESULT_KEY]
             return
         event = event_from_dict(data)
@@ -142,7 +150,7 @@ def spawn_peer(
     try:
         ended = exchange(
             child,
-            json.dumps(request),
+            json.dumps({**request, TOKEN_KEY: token}),
             on_line,
             timeout_s=timeout_s,
             silence_s=silence_s,
@@ -150,6 +158,11 @@ def spawn_peer(
         )
     finally:
         child.end(grace_s=0.5)  # nothing of it (or anything it started) outlives the run
+    if forged[0] and payload[0] is None:
+        return None, (
+            f"wrote {forged[0]} line(s) on the harness's channel that the harness did not "
+            "write (refused) and reported no result of its own"
+        )
     if ended.timed_out:
         return payload[0], f"timed out after {timeout_s:.0f} s and was stopped"
     if ended.silent:

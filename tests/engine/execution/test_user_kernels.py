@@ -182,10 +182,12 @@ def tricks(tmp_path_factory):
     """One bfloat16 run of kernels that try what a harness must not let pass: leave a thread
     running, end their process, return an object that computes when converted, return
     float32 out of bfloat16 inputs, keep results by a few input values, ignore x, hand back
-    the previous result (each kernel in its own process, as always)."""
+    the previous result, write a forged report on the worker's channel (each kernel in its own
+    process, as always)."""
     out = tmp_path_factory.mktemp("tricks") / "run.json"
     names = ("threads_left", "quits", "deferred")
     names += ("keeps_by_a_few_values", "ignores_the_vector", "hands_back_the_last")
+    names += ("forges_its_report",)
     kernels = [f"--kernel={FIXTURES / 'numpy_kernels.py'}:{k}" for k in names]
     if installed("torch"):
         kernels.append(f"--kernel={FIXTURES / 'torch_kernels.py'}:torch_upcast")
@@ -230,6 +232,14 @@ def test_a_kernel_is_never_timed_on_work_it_did_not_do(tricks):
         entry = tricks[name]
         assert entry["status"] == "failed" and not entry["correct"], entry
         assert entry["error"].startswith("WrongTimedOutput: a timed call's output is not A·x")
+
+
+def test_a_report_the_harness_did_not_write_is_refused(tricks):
+    """Every line the worker writes carries its run's token: a kernel that writes a made-up
+    result on the channel it found is refused, and its variant says why."""
+    forged = tricks["forges_its_report"]
+    assert forged["status"] == "failed" and not forged["correct"] and not forged["samples_s"]
+    assert "on the harness's channel that the harness did not write (refused)" in forged["error"]
 
 
 def test_a_kernel_that_catches_its_call_limit_is_ended_from_outside(tmp_path, monkeypatch):
