@@ -24,6 +24,7 @@ from engine.measure.uncertainty import (
     DEFAULT_MARGIN,
     NoiseFloor,
     busy_log_sd,
+    detectable_ratio,
     median_ci,
     ratio_interval,
     verdict,
@@ -47,6 +48,7 @@ COMPARE_COLUMNS = (
     "verdict",
     "noisy",
     "note",
+    "detectable_ratio",
 )
 
 
@@ -179,6 +181,10 @@ def compare_runs(
                     "verdict": "baseline" if index == baseline else called,
                     "noisy": bool(pooled and _noisy(pooled)),
                     "note": busy_note((base, side), called) if estimate else "",
+                    # the smallest slowdown this comparison would have called slower (80%)
+                    "detectable_ratio": detectable_ratio(estimate.log_se, margin)
+                    if estimate
+                    else None,
                 }
             )
     frame = pd.DataFrame(rows, columns=list(COMPARE_COLUMNS))

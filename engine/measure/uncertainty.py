@@ -128,6 +128,7 @@ class RatioEstimate:
     high: float
     runs_a: int
     runs_b: int
+    log_se: float = 0.0  # the standard error of log(ratio) the interval was drawn with
 
 
 def _bootstrap_log_medians(
@@ -179,7 +180,32 @@ def ratio_interval(
         high=math.exp(point + Z * se),
         runs_a=len(a),
         runs_b=len(b),
+        log_se=se,
     )
+
+
+# A comparison "can detect" a slowdown it would call `slower` this often (pyperf and the
+# A/B-testing literature use 80%).
+POWER = 0.8
+Z_POWER = float(stats.norm.ppf(POWER))
+
+
+def detectable_ratio(log_se: float, margin: float = DEFAULT_MARGIN) -> float:
+    """The smallest slowdown a comparison with this spread calls `slower` with `POWER`: its
+    interval must clear the margin, so the ratio must be (Z + Z_POWER) errors beyond it."""
+    return (1 + margin) * math.exp((Z + Z_POWER) * log_se)
+
+
+def runs_to_detect(
+    log_se: float, runs: int, ratio: float, margin: float = DEFAULT_MARGIN
+) -> int | None:
+    """How many runs per side would detect `ratio` with `POWER`, the error shrinking as one
+    over the square root of the runs; None when `ratio` is inside the margin (never called
+    slower, however many runs)."""
+    gap = math.log(ratio) - math.log(1 + margin)
+    if gap <= 0:
+        return None
+    return max(runs, math.ceil(runs * ((Z + Z_POWER) * log_se / gap) ** 2))
 
 
 def verdict(estimate: RatioEstimate, margin: float = DEFAULT_MARGIN) -> Verdict:

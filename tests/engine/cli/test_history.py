@@ -44,6 +44,10 @@ def test_compare_command_exit_codes_and_json(tmp_path):
     assert ok.returncode == 0, ok.stderr
     rows = json.loads((tmp_path / "c.json").read_text())["rows"]
     assert {"ratio", "ratio_ci", "verdict"} <= set(rows[1]) and rows[1]["verdict"] == "same"
+    assert rows[0]["detectable_ratio"] is None and rows[1]["detectable_ratio"] > 1.05
+    assert "could detect (80% of the time): slowdowns of at least" in ok.stdout
+    tiny = compare(base, same, "--fail-if-slower", "6")  # 1.06x: beyond what 3 runs can see
+    assert tiny.returncode == 0 and "1.06x needs about" in tiny.stdout, tiny.stdout
     gate = engine_process(
         "compare", base, slow, "--fail-if-slower", "10", "--history", str(tmp_path / "h")
     )

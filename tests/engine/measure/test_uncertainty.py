@@ -11,10 +11,14 @@ import numpy as np
 import pytest
 
 from engine.measure.uncertainty import (
+    POWER,
     NoiseFloor,
     RatioEstimate,
+    Z,
+    detectable_ratio,
     median_ci,
     ratio_interval,
+    runs_to_detect,
     verdict,
     winner_and_ties,
 )
@@ -144,3 +148,39 @@ def test_a_clear_winner_has_no_ties_and_nothing_timed_has_no_winner():
     found = winner_and_ties(runs, NoiseFloor(ratio_log_sd=0.04))
     assert found.variant == "a" and found.tied_with == ()
     assert winner_and_ties({"a": ()}, NoiseFloor()) is None
+
+
+@pytest.mark.parametrize("log_se", [0.02, 0.08, 0.2])
+def test_the_detectable_ratio_is_called_slower_at_the_stated_power(log_se):
+    """A true slowdown of exactly the detectable ratio, seen through an error of `log_se`, is
+    called slower by the verdict's own rule in 80% of comparisons."""
+    rng = np.random.default_rng(11)
+    true = detectable_ratio(log_se)
+    points = math.log(true) + rng.normal(0.0, log_se, 20_000)
+    calls = [
+        verdict(
+            RatioEstimate(math.exp(p), math.exp(p - Z * log_se), math.exp(p + Z * log_se), 1, 1)
+        )
+        for p in points
+    ]
+    assert calls.count("slower") / len(calls) == pytest.approx(POWER, abs=0.01)
+    assert detectable_ratio(0.0) == pytest.approx(1.05)  # a perfect comparison: the margin
+
+
+def test_the_runs_asked_for_shrink_the_error_enough_to_detect_the_ratio():
+    log_se, runs = 0.2, 3
+    assert detectable_ratio(log_se) > 1.5  # three runs a side cannot see 1.5x here
+    needed = runs_to_detect(log_se, runs, 1.5)
+    assert needed > runs
+    assert detectable_ratio(log_se * math.sqrt(runs / needed)) <= 1.5
+    assert detectable_ratio(log_se * math.sqrt(runs / (needed - 1))) > 1.5  # the fewest
+    assert runs_to_detect(log_se, runs, 1.04) is None  # inside the 5% margin: never slower
+    assert runs_to_detect(0.01, runs, 1.5) == runs  # already enough
+
+
+def test_a_comparisons_interval_carries_the_error_it_was_drawn_with():
+    rng = np.random.default_rng(5)
+    a, b = [draw_run(rng, 0.01)], [draw_run(rng, 0.015)]
+    estimate = ratio_interval(a, b, floor_log_sd=BETWEEN_RUN)
+    assert estimate.low == pytest.approx(estimate.ratio * math.exp(-Z * estimate.log_se))
+    assert estimate.log_se > BETWEEN_RUN * math.sqrt(2)  # both sides' floor, in quadrature
