@@ -89,7 +89,7 @@ def every_table_and_figure(run: RunResult) -> None:
 
 
 @settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(data=st.data())
 def test_a_mutated_results_file_is_refused_naming_its_field_or_draws_everything(

@@ -21,10 +21,11 @@ STRATEGIES = tuple(s.name for s in strategies() if s.distribution)
 # The distributed tests check sharding and gathering, not the ceiling: no peak probes.
 NO_PEAK = Peak(None, "not measured (tests of distribution)")
 XLA_LAYOUTS = (2,)  # +xla is the same distribution code on every layout and mode: compiled once
-# Every strategy on the first size of the two-replica layout's cases; every other size and
-# layout (B < N, remainders, three and four replicas, padding) takes one graph strategy and the
-# dataset, the two ways a batch is split: each strategy's kernel is the same code whatever B
-# and N are, and tracing every one again is most of a probe's time.
+# Every strategy on the first size of the two-replica layout's sharded case; every other size,
+# layout and mode (B < N, remainders, three and four replicas, padding, replicated) takes one
+# graph strategy and the dataset, the two ways a batch is split or repeated: each strategy's
+# kernel is the same code whatever B, N and the mode are, and tracing every one again is most
+# of a probe's time.
 EVERY_STRATEGY_LAYOUTS = (2,)
 EDGE_STRATEGIES = ("batched_matvec", "dataset")
 
@@ -40,7 +41,7 @@ def run_all(setup, replicas: int, mode: str, sizes: str) -> list[dict]:
             replicas=replicas,
             xla=index == 0 and replicas in XLA_LAYOUTS and mode == "sharded",
             strategies=STRATEGIES
-            if index == 0 and replicas in EVERY_STRATEGY_LAYOUTS
+            if index == 0 and replicas in EVERY_STRATEGY_LAYOUTS and mode == "sharded"
             else EDGE_STRATEGIES,
             warmup=0,
             repeats=2,
