@@ -22,6 +22,7 @@ from engine.measure import memory
 from engine.measure.uncertainty import NoiseFloor
 from engine.results.events import Phase, Queued, ResultWritten, silent
 from engine.results.files import check_output_file, save_fallback, write_text_atomically
+from engine.results.run_result import RunInterrupted
 from engine.spec.catalog import strategies
 from engine.spec.config import BenchConfig
 from engine.spec.fields import Setting
@@ -29,6 +30,7 @@ from engine.storage.history_file import check_history_path
 from engine.storage.run_queue import RunQueue
 
 EXIT_OK, EXIT_UNSAVED = 0, 1
+EXIT_INTERRUPTED = 130  # as a shell reports SIGINT: what was measured is saved first
 
 
 def quiet_tensorflow() -> None:
@@ -116,10 +118,14 @@ def command_run(args: argparse.Namespace, warm: Any = None) -> int:
 
                 check_runnable(config, problem)
         imported_s = time.perf_counter() - started  # TensorFlow's import: part of starting
+        interrupted = False
         if run_benchmark is not None:
-            result = run_benchmark(
-                config, progress=progress, state=warm, floor=floor, estimate=estimate
-            )
+            try:
+                result = run_benchmark(
+                    config, progress=progress, state=warm, floor=floor, estimate=estimate
+                )
+            except RunInterrupted as stop:  # SIGINT while sampling: save what was measured
+                result, interrupted = stop.result, True
         else:
             from engine.execution.without_tensorflow import run_without_tensorflow
 
@@ -132,6 +138,11 @@ def command_run(args: argparse.Namespace, warm: Any = None) -> int:
     unsaved = save_outputs(result, args)
     if unsaved:
         return unsaved
+    if interrupted:
+        where = f" to {args.json_path}" if args.json_path else ""
+        stored = "" if args.no_history else " and the history"
+        print(f"error: interrupted; what was measured was saved{where}{stored}", file=sys.stderr)
+        return EXIT_INTERRUPTED
     from engine.results.formatting import summary_table, took_line
 
     if args.progress == "jsonl":

@@ -32,7 +32,7 @@ from engine.execution.peers import run_peers
 from engine.execution.plan import plan_variants
 from engine.execution.profiling import profile_variant
 from engine.execution.recording import mark_tpu_padding
-from engine.execution.sampling import fixed_plan, race_plan, take_samples
+from engine.execution.sampling import SamplingRecord, fixed_plan, race_plan, take_samples
 from engine.execution.single import run_single
 from engine.execution.variant import failing_sample
 from engine.execution.warm import WarmState
@@ -56,7 +56,7 @@ from engine.results.events import (
     silent,
 )
 from engine.results.model import StrategyResult
-from engine.results.run_result import RunResult
+from engine.results.run_result import RunInterrupted, RunResult
 from engine.spec.catalog import split_variant, strategy_info, variant_name
 from engine.spec.config import BenchConfig
 
@@ -224,19 +224,28 @@ def run_benchmark(
     def finish(item: Prepared, context: RunContext = ctx) -> None:
         finished[id(item)] = finish_variant(context, item)  # at its last sample: shown at once
 
+    sampled_plan = plan if worker_count() <= 1 else fixed_plan(config)
+    interrupted = False
     with tf.device(device):
-        record = take_samples(
-            [item for item in prepared if not item.elsewhere],  # peers sampled in their own
-            plan=plan if worker_count() <= 1 else fixed_plan(config),
-            order=config.order,
-            seed=config.seed,
-            emit=emit,
-            on_failure=failing_sample(classify),
-            on_done=finish,
-        )
+        try:
+            record = take_samples(
+                [item for item in prepared if not item.elsewhere],  # peers sampled in their own
+                plan=sampled_plan,
+                order=config.order,
+                seed=config.seed,
+                emit=emit,
+                on_failure=failing_sample(classify),
+                on_done=finish,
+            )
+        except KeyboardInterrupt:  # SIGINT: what was measured is kept, and saved by the caller
+            interrupted = True
+            record = SamplingRecord.for_plan(config.order, config.seed, [], sampled_plan)
+            for item in prepared:
+                if id(item) not in finished:
+                    stop_unfinished(item)
     results = [finished.get(id(item)) or finish_variant(ctx, item) for item in prepared]
     clock.lap("variants_s")
-    if config.profile:
+    if config.profile and not interrupted:
         emit(Phase("profiles"))
         for item in prepared:
             if item.elsewhere:
@@ -246,7 +255,9 @@ def run_benchmark(
     clock.lap("profile_s")
     del ctx, inputs, prepared  # free the inputs (unless the worker keeps them) before the probe
     ceiling_notes: list[str] = []
-    if peak is None:
+    if peak is None and interrupted:  # no second probe: the run was asked to stop
+        peak, ceiling_notes = run_ceiling(probes, device, results, config, llc_bytes, None)
+    elif peak is None:
         emit(Phase("peak bandwidth (again)"))
         buffers, effort = state.probe_buffers(device, setup.kind, llc_bytes)
         probes += probe_round(buffers, "after", effort)
@@ -265,7 +276,13 @@ def run_benchmark(
     load = monitor.stop()
     warnings += run_warnings(config, estimate, llc_bytes)
     warnings += [w for w in (ceiling_warning(peak), load.warning, *ceiling_notes) if w]
-    return RunResult(
+    if interrupted:
+        done = sum(1 for r in results if r.stop_reason not in (None, "interrupted"))
+        warnings.append(
+            f"interrupted (SIGINT) while sampling: {done} of {len(results)} variants had "
+            "finished; the others keep the samples they had (stop_reason interrupted)"
+        )
+    result = RunResult(
         run_id=run_id,
         created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         environment=environment,
@@ -288,3 +305,19 @@ def run_benchmark(
         noise_floor=floor,
         timings=clock.timings(),
     )
+    if interrupted:
+        raise RunInterrupted(result)
+    return result
+
+
+def stop_unfinished(item: Prepared) -> None:
+    """A variant still being sampled when the run was interrupted: it keeps its samples
+    (`interrupted`), or, with none yet, says it never got one."""
+    if item.sampler is None or item.result.stop_reason is not None:
+        return
+    if item.sampler.samples:
+        item.result.stop_reason = "interrupted"
+        return
+    item.result.status = "skipped"
+    item.result.error = "the run was interrupted before this variant's first sample"
+    item.sampler = item.finish = None

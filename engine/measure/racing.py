@@ -42,8 +42,10 @@ from engine.measure.uncertainty import (
 )
 from engine.spec.config import DEFAULT_PRECISION
 
-StopReason = Literal["precise", "eliminated", "budget", "max_samples"]
-STOP_REASONS: tuple[str, ...] = ("precise", "eliminated", "budget", "max_samples")
+# `interrupted`: the run was stopped (SIGINT) while the variant was still being sampled; it
+# keeps the samples it had.
+StopReason = Literal["precise", "eliminated", "budget", "max_samples", "interrupted"]
+STOP_REASONS: tuple[str, ...] = ("precise", "eliminated", "budget", "max_samples", "interrupted")
 MIN_SAMPLES = 6  # the fewest for which the median's order-statistic interval reaches 95%
 RACE_AFTER = 3  # samples each side has before it can be eliminated
 # A variant not yet shown at least this much slower needs `min_samples` before it can go: a

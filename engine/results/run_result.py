@@ -64,3 +64,13 @@ class RunResult(RunRecord):
     def samples_frame(self) -> Any:
         """Tidy: one row per timing sample (seconds per call), labelled with the run's config."""
         return frames.samples_frame(self)
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """A run stopped by SIGINT while its variants were sampled: `result` holds what was
+    measured (finished variants whole, the others with the samples they had), for the caller
+    to save before it exits as interrupted."""
+
+    def __init__(self, result: RunResult) -> None:
+        super().__init__("interrupted")
+        self.result = result
