@@ -8,7 +8,14 @@ from dashboard.figures.compare import compare_medians, ratio_points
 from dashboard.report.html import escape, figure_html, frame_table, page
 from dashboard.tables.compare import comparison_notes, comparison_table
 from dashboard.text.explain import comparison_method
-from engine.analysis.compare import compare_runs, environments, mismatch_warnings, run_label
+from engine.analysis.compare import (
+    compare_runs,
+    environments,
+    mismatch_warnings,
+    run_label,
+    run_seconds,
+    sensitivity_lines,
+)
 from engine.measure.uncertainty import NoiseFloor
 from engine.results.run_result import RunResult
 
@@ -28,6 +35,10 @@ def comparison_report(
         *(
             f"<p class='muted'>{escape(note)}</p>"
             for note in [*mismatch_warnings(runs), *comparison_notes(frame)]
+        ),
+        *(
+            f"<p class='muted'>{escape(line)}</p>"
+            for line in sensitivity_lines(frame, run_seconds(runs))
         ),
         figure_html(ratio_points(frame, frame.attrs["margin"])),
         figure_html(compare_medians(frame)),

@@ -17,6 +17,8 @@ from engine.analysis.compare import (
     floor_for,
     mismatch_warnings,
     run_label,
+    run_seconds,
+    sensitivity_lines,
     sides_of,
 )
 
@@ -54,6 +56,8 @@ st.caption(comparison_method(floor, frame.attrs["margin"]))
 st.dataframe(comparison_table(frame), hide_index=True, width="stretch")
 for note in [*mismatch_warnings(runs), *comparison_notes(frame)]:
     st.warning(plain(note), icon="⚠️")
+for line in sensitivity_lines(frame, run_seconds(runs)):
+    st.caption(plain(line))
 chart(ratio_points(frame, frame.attrs["margin"]), "compare_ratios")
 chart(compare_medians(frame), "compare_chart")
 st.markdown("### Environments")

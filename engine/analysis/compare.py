@@ -22,11 +22,15 @@ from engine.machine.load import BUSY_FRACTION
 from engine.measure.stats import NOISE_IQR_FRACTION, Measurement
 from engine.measure.uncertainty import (
     DEFAULT_MARGIN,
+    POWER,
+    Z_POWER,
     NoiseFloor,
+    Z,
     busy_log_sd,
     detectable_ratio,
     median_ci,
     ratio_interval,
+    runs_to_detect,
     verdict,
 )
 from engine.results.run_result import RunResult
@@ -248,3 +252,41 @@ def environments(runs: Sequence[RunResult]) -> pd.DataFrame:
     frame = pd.DataFrame(columns)
     frame.index.name = "setting"
     return frame.fillna("-").astype(str).reset_index()
+
+
+def sensitivity_lines(
+    frame: pd.DataFrame, seconds_per_run: float, percent: float | None = None
+) -> list[str]:
+    """What a comparison could see, in the words the CLI, the Compare page and the report
+    share: the smallest slowdown it calls `slower` 80% of the time, per variant; with a gate
+    (`--fail-if-slower PCT`), how many runs per side would let it see the gate's ratio where
+    it cannot now, and about how long they take (`seconds_per_run`: `run_seconds`)."""
+    rows = frame[(~frame["baseline"]) & frame["detectable_ratio"].notna()]
+    if rows.empty:
+        return []
+    margin = frame.attrs["margin"]
+    lines = [f"could detect ({POWER:.0%} of the time): slowdowns of at least"]
+    asked = 1 + percent / 100 if percent is not None else None
+    for _, row in rows.iterrows():
+        detectable = float(row["detectable_ratio"])
+        line = f"  {row['variant']:<22} {row['run'][:48]:<48} {detectable:.2f}x"
+        if asked is not None and detectable > asked:
+            log_se = (math.log(detectable) - math.log(1 + margin)) / (Z + Z_POWER)
+            runs = runs_to_detect(log_se, int(row["runs"]), asked, margin)
+            if runs is None:
+                line += f"; {asked:.2f}x is inside the {margin:.0%} margin: never called slower"
+            else:
+                seconds = seconds_per_run * 2 * runs
+                line += (
+                    f"; {asked:.2f}x needs about {runs} runs per side "
+                    f"(~{seconds / 60:.0f} min at these runs' length)"
+                )
+        lines.append(line)
+    return lines
+
+
+def run_seconds(runs: Sequence[RunResult | Sequence[RunResult]]) -> float:
+    """A run's typical wall time among the compared ones (0 where none was recorded)."""
+    flat = [run for item in runs for run in (item if isinstance(item, Sequence) else [item])]
+    totals = [run.timings["total_s"] for run in flat if run.timings]
+    return sorted(totals)[len(totals) // 2] if totals else 0.0

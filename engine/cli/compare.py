@@ -63,6 +63,8 @@ def command_compare(args: argparse.Namespace) -> int:
         confirmed_slowdowns,
         floor_for,
         mismatch_warnings,
+        run_seconds,
+        sensitivity_lines,
         sides_of,
     )
     from engine.storage.history import History
@@ -91,7 +93,7 @@ def command_compare(args: argparse.Namespace) -> int:
         )
     for note in dict.fromkeys(n for n in frame["note"] if n):
         print(f"note: {note}")
-    for line in sensitivity_lines(frame, sides, limit):
+    for line in sensitivity_lines(frame, run_seconds(sides), limit):
         print(line)
     for warning in mismatch_warnings(sides):
         print(f"warning: {warning}")
@@ -111,42 +113,6 @@ def command_compare(args: argparse.Namespace) -> int:
         print(f"confirmed slower by more than {limit:g}%: {names}", file=sys.stderr)
         return EXIT_SLOWER
     return EXIT_OK
-
-
-def sensitivity_lines(frame: Any, sides: list[list[RunResult]], percent: float | None) -> list[str]:
-    """What this comparison could see: the smallest slowdown it calls `slower` 80% of the
-    time, per variant; with a gate (`--fail-if-slower`), how many runs per side would let it
-    see the gate's ratio where it cannot now, and about how long they take."""
-    from engine.measure.uncertainty import POWER, Z_POWER, Z, runs_to_detect
-
-    rows = frame[(~frame["baseline"]) & frame["detectable_ratio"].notna()]
-    if rows.empty:
-        return []
-    margin = frame.attrs["margin"]
-    lines = [f"could detect ({POWER:.0%} of the time): slowdowns of at least"]
-    asked = 1 + percent / 100 if percent is not None else None
-    for _, row in rows.iterrows():
-        detectable = float(row["detectable_ratio"])
-        line = f"  {row['variant']:<22} {row['run'][:48]:<48} {detectable:.2f}x"
-        if asked is not None and detectable > asked:
-            log_se = (math.log(detectable) - math.log(1 + margin)) / (Z + Z_POWER)
-            runs = runs_to_detect(log_se, int(row["runs"]), asked, margin)
-            if runs is None:
-                line += f"; {asked:.2f}x is inside the {margin:.0%} margin: never called slower"
-            else:
-                seconds = run_seconds(sides) * 2 * runs
-                line += (
-                    f"; {asked:.2f}x needs about {runs} runs per side "
-                    f"(~{seconds / 60:.0f} min at these runs' length)"
-                )
-        lines.append(line)
-    return lines
-
-
-def run_seconds(sides: list[list[RunResult]]) -> float:
-    """A run's typical wall time among the compared ones (0 where none was recorded)."""
-    totals = [run.timings["total_s"] for side in sides for run in side if run.timings]
-    return sorted(totals)[len(totals) // 2] if totals else 0.0
 
 
 def command_calibrate(args: argparse.Namespace) -> int:

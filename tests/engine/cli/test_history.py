@@ -48,6 +48,11 @@ def test_compare_command_exit_codes_and_json(tmp_path):
     assert "could detect (80% of the time): slowdowns of at least" in ok.stdout
     tiny = compare(base, same, "--fail-if-slower", "6")  # 1.06x: beyond what 3 runs can see
     assert tiny.returncode == 0 and "1.06x needs about" in tiny.stdout, tiny.stdout
+    from dashboard.report import comparison_report
+    from engine.results.parse import read_run_group
+
+    report = comparison_report([read_run_group(base)[0], read_run_group(same)[0]])
+    assert "could detect (80% of the time): slowdowns of at least" in report  # one voice
     gate = engine_process(
         "compare", base, slow, "--fail-if-slower", "10", "--history", str(tmp_path / "h")
     )
