@@ -256,7 +256,9 @@ def run_benchmark(
     del ctx, inputs, prepared  # free the inputs (unless the worker keeps them) before the probe
     ceiling_notes: list[str] = []
     if peak is None and interrupted:  # no second probe: the run was asked to stop
-        peak, ceiling_notes = run_ceiling(probes, device, results, config, llc_bytes, None)
+        peak, ceiling_notes = run_ceiling(
+            probes, device, results, config, llc_bytes, None, peers.device_probes()
+        )
     elif peak is None:
         emit(Phase("peak bandwidth (again)"))
         buffers, effort = state.probe_buffers(device, setup.kind, llc_bytes)
