@@ -40,12 +40,26 @@ def load_side(text: str, history: Any) -> list[RunResult]:
 
 
 def ratio_text(row: Any) -> str:
+    """The ratio column: empty for the baseline (its verdict says so), "-" without a timing."""
     interval = row["ratio_ci"]
     if row["baseline"]:
-        return "baseline"
+        return ""
     if isinstance(interval, list):
         return f"{row['ratio']:.3f} [{interval[0]:.3f}, {interval[1]:.3f}]"
     return "-"
+
+
+def verdict_text(row: Any) -> str:
+    """The verdict column, in words for a side that lacks the variant."""
+    if row["status"] == "absent":
+        return "not in this run"
+    return str(row["verdict"])
+
+
+COMPARE_HEADER = (
+    f"{'strategy':<22} {'run':<48} {'median':>10} {'95% interval':>18} "
+    f"{'time / baseline [95%]':>28} verdict"
+)
 
 
 def row_for_json(row: dict[str, Any]) -> dict[str, Any]:
@@ -83,13 +97,13 @@ def command_compare(args: argparse.Namespace) -> int:
     floor = floor_for(sides_of(sides), history.floor_of)
     frame = compare_runs(sides, baseline, floor=floor)
     print(f"noise floor: {floor.between_run_log_sd:.3f} (log sd between runs), {floor.source}")
+    print(COMPARE_HEADER)
     for _, row in frame.iterrows():
-        ratio = ratio_text(row)
         print(
             f"{row['variant']:<22} {row['run'][:48]:<48} "
             f"{format_seconds(row['median_s']):>10} "
             f"{format_interval(row['median_ci_s']):>18} "
-            f"{ratio:>28} {row['verdict']}"
+            f"{ratio_text(row):>28} {verdict_text(row)}"
         )
     for note in dict.fromkeys(n for n in frame["note"] if n):
         print(f"note: {note}")

@@ -46,6 +46,7 @@ def test_compare_command_exit_codes_and_json(tmp_path):
     assert {"ratio", "ratio_ci", "verdict"} <= set(rows[1]) and rows[1]["verdict"] == "same"
     assert rows[0]["detectable_ratio"] is None and rows[1]["detectable_ratio"] > 1.05
     assert "could detect (80% of the time): slowdowns of at least" in ok.stdout
+    assert "time / baseline [95%]" in ok.stdout and "baseline baseline" not in ok.stdout
     tiny = compare(base, same, "--fail-if-slower", "6")  # 1.06x: beyond what 3 runs can see
     assert tiny.returncode == 0 and "1.06x needs about" in tiny.stdout, tiny.stdout
     from dashboard.report import comparison_report
@@ -88,3 +89,16 @@ def test_history_listing_shows_control_characters_as_text(tmp_path):
     done = engine_process("history", "--history", str(tmp_path / "h.sqlite3"), timeout=60)
     assert done.returncode == 0 and "\x1b" not in done.stdout
     assert "\\x1b[31mred" in done.stdout
+
+
+def test_compare_says_a_strategy_one_side_lacks_is_not_in_that_run(tmp_path):
+    from tests.factories import make_run
+
+    both, one = tmp_path / "both.json", tmp_path / "one.json"
+    make_run({"einsum": [0.001] * 5, "numpy": [0.002] * 5}).write_json(both)
+    make_run({"einsum": [0.001] * 5}).write_json(one)
+    done = run_cli("compare", str(both), str(one), "--history", str(tmp_path / "h"))
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stdout.splitlines() if line.startswith("numpy")]
+    assert lines[-1].endswith("not in this run")  # the side without numpy says so in words
+    assert "no timing" not in done.stdout
