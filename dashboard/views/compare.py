@@ -62,9 +62,9 @@ chart(ratio_points(frame, frame.attrs["margin"]), "compare_ratios")
 chart(compare_medians(frame), "compare_chart")
 st.markdown("### Environments")
 st.dataframe(environments(runs), hide_index=True, width="stretch")
-st.download_button(
+st.download_button(  # made now (a fraction of a second), so a click always finds it
     "HTML report",
-    lambda: comparison_report(runs, baseline, floor),
+    comparison_report(runs, baseline, floor),
     "matvec-comparison.html",
     "text/html",
     key="compare_report",

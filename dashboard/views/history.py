@@ -75,7 +75,9 @@ selection = st.dataframe(
         "run_id": st.column_config.TextColumn("run"),
     },
 )
-chosen = [frame.iloc[i]["run_id"] for i in selection.selection.rows] if selection else []
+# The table's selection outlives a deletion: rows past the end of the new table are gone.
+rows = selection.selection.rows if selection else []
+chosen = [frame.iloc[i]["run_id"] for i in rows if 0 <= i < len(frame)]
 
 actions = st.columns(3)
 if actions[0].button("Open run", disabled=len(chosen) != 1, key="history_open"):
