@@ -13,9 +13,10 @@ alike. A variant's time budget counts only the time spent on that variant.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,17 +86,25 @@ class _Counter:
         return self.next - 1
 
 
-def _run_block(kernel: Kernel, counter: _Counter, calls: int, clock: Clock) -> float:
+@contextlib.contextmanager
+def _untimed_around(kernel: Kernel, calls: int) -> Iterator[None]:
+    """A block's untimed work for a kernel the harness does not trust: before it, and after
+    it (only when the block ended normally)."""
     if kernel.before_block is not None:
         kernel.before_block(calls)
-    start = clock()
-    out = None
-    for _ in range(calls):
-        out = kernel.call(counter.take())
-    kernel.sync(out)
-    elapsed = clock() - start
+    yield
     if kernel.after_block is not None:
         kernel.after_block()
+
+
+def _run_block(kernel: Kernel, counter: _Counter, calls: int, clock: Clock) -> float:
+    with _untimed_around(kernel, calls):
+        start = clock()
+        out = None
+        for _ in range(calls):
+            out = kernel.call(counter.take())
+        kernel.sync(out)
+        elapsed = clock() - start
     return elapsed
 
 
@@ -165,17 +174,14 @@ class Sampler:
 
     def _timed_calls(self, calls: int) -> tuple[float, float]:
         """Per call: the time to return without a sync (dispatch), and with it."""
-        if self.kernel.before_block is not None:
-            self.kernel.before_block(calls)
-        start = self.clock()
-        out = None
-        for _ in range(calls):
-            out = self.kernel.call(self.counter.take())
-        returned = self.clock() - start
-        self.kernel.sync(out)
-        synced = self.clock() - start
-        if self.kernel.after_block is not None:
-            self.kernel.after_block()
+        with _untimed_around(self.kernel, calls):
+            start = self.clock()
+            out = None
+            for _ in range(calls):
+                out = self.kernel.call(self.counter.take())
+            returned = self.clock() - start
+            self.kernel.sync(out)
+            synced = self.clock() - start
         self.deadline.spend(synced)
         return returned / calls, synced / calls
 
