@@ -11,7 +11,9 @@ Run from the repository root of a checkout on that machine:
    is installed with `--no-deps --no-index` into a folder of its own, added to the path.
 2. `devices --json`, then `run --strategy all` (the installed strategies) at the seed's size
    (3000x100x100 float32) and two other shapes (100000x8x8, 64x1000x1000), each a fresh
-   process, each writing its results JSON to OUT_DIR.
+   process, each writing its results JSON to OUT_DIR. The seed's size adds a PyTorch and a
+   CuPy user kernel that compute on a stream of their own (`tests/fixtures/user_kernels`):
+   their ratio to the framework's own kernel shows the sync covered the whole device.
 3. A one-screen summary (`summary.txt`): per shape, each variant's median, synced against
    dispatch-only time, GB/s and its fraction of the read bandwidth measured on the device it
    ran on, correctness and why sampling stopped; and every ceiling probe.
@@ -112,6 +114,43 @@ def summarise(path: Path) -> list[str]:
     return lines
 
 
+KERNELS = ROOT / "tests" / "fixtures" / "user_kernels"
+# Each computes on a stream of its own and returns before it ends; against its framework's
+# honest kernel on the same stream-free work.
+SIDE_STREAMS = {
+    "torch_side_stream": ("torch", "torch_bmm"),
+    "cupy_side_stream": ("cupy", "cupy_matmul"),
+}
+
+
+def side_stream_kernels() -> list[str]:
+    """`--kernel` flags for the side-stream kernels whose framework is installed."""
+    flags = []
+    for kernel, (framework, _) in SIDE_STREAMS.items():
+        if importlib.util.find_spec(framework) is not None:
+            flags.append(f"--kernel={KERNELS / f'{framework}_kernels.py'}:{kernel}")
+    return flags
+
+
+def side_stream_lines(path: Path) -> list[str]:
+    """Each side-stream kernel's median over its framework's honest one: about 1 when the
+    harness's sync covers every stream; far below 1 would mean the side stream went untimed."""
+    medians = {
+        e["variant"]: e["median_s"]
+        for e in json.loads(path.read_text())["results"]
+        if e["status"] == "ok"
+    }
+    lines = []
+    for kernel, (_, honest) in SIDE_STREAMS.items():
+        baseline = medians.get(honest)
+        if kernel in medians and baseline:
+            lines.append(
+                f"  side stream: {kernel} / {honest} = "
+                f"{medians[kernel] / baseline:.2f} (about 1: timed whole)"
+            )
+    return lines
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("gpu-check"))
@@ -144,6 +183,7 @@ def main() -> int:
                 f"--dim={rows}",
                 f"--cols={cols}",
                 "--strategy=all",
+                *(side_stream_kernels() if (matrices, rows, cols) == SHAPES[0] else []),
                 "--no-history",
                 "--progress=none",
                 f"--json={out}",
@@ -154,6 +194,7 @@ def main() -> int:
             report.append(f"{matrices}x{rows}x{cols}: exit {done.returncode}: {done.stderr[-800:]}")
             continue
         report.extend(summarise(out))
+        report.extend(side_stream_lines(out))
     text = "\n".join(report)
     (args.out / "summary.txt").write_text(text + "\n")
     print(text)

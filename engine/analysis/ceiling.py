@@ -173,6 +173,9 @@ def settle_ceiling(
     return raised, [reason]
 
 
+UNPROBED = "not measured: the run was interrupted before its read probe"
+
+
 def run_ceiling(
     probes: list[Probe],
     device: str,
@@ -183,7 +186,10 @@ def run_ceiling(
     device_probes: Sequence[Probe] = (),
 ) -> tuple[Peak, list[str]]:
     """A run's `peak` from its probes, settled against what its results achieved, with each
-    accelerator peer's own probes kept beside it; and the warnings that say why."""
+    accelerator peer's own probes kept beside it; and the warnings that say why. Without a
+    probe (a run interrupted before its first), no ceiling: every rate is then unplaced."""
+    if not probes:
+        return Peak(None, UNPROBED, device, probes=tuple(device_probes)), []
     peak, notes = settle_ceiling(
         peak_from(probes, device, llc_bytes),
         results,

@@ -25,6 +25,7 @@ from engine.results.reader import ResultsRejected
 from engine.spec.fields import ConfigError
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INVALID = 0, 1, 2
+EXIT_PIPE_CLOSED = 141  # as a shell reports a command ended by SIGPIPE
 CHECKOUT_VERSION = "0.3.0"  # pyproject.toml's version (tests/test_project.py keeps them equal)
 
 
@@ -216,6 +217,10 @@ def command_main(argv: Sequence[str] | None, warm: Any) -> int:
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader went away (`strategies | head`): nothing to say
+        quiet = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(quiet, sys.stdout.fileno())  # Python's own flush at exit must not fail too
+        return EXIT_PIPE_CLOSED
     except Exception as error:
         if os.environ.get("ENGINE_DEBUG"):
             raise

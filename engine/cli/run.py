@@ -18,6 +18,7 @@ from engine.machine.accelerators import probe_kind
 from engine.machine.cluster import worker_count
 from engine.machine.frameworks import tensorflow_problem
 from engine.machine.host import last_level_cache_bytes
+from engine.machine.tensorflow_import import import_failure
 from engine.measure import memory
 from engine.measure.uncertainty import NoiseFloor
 from engine.results.events import Phase, Queued, ResultWritten, silent
@@ -66,12 +67,6 @@ def from_tensorflow(module: str, name: str) -> tuple[Any, str | None]:
         return getattr(importlib.import_module(module), name), None
     except (Exception, SystemExit) as error:  # noqa: BLE001 - any failure makes it unusable
         return None, import_failure(error)
-
-
-def import_failure(error: BaseException) -> str:
-    """Why TensorFlow is unusable, in the words every strategy and `devices` show."""
-    words = str(error).strip().splitlines()[0][:200] if str(error).strip() else ""
-    return f"TensorFlow cannot be imported here ({type(error).__name__}: {words})"
 
 
 def command_run(args: argparse.Namespace, warm: Any = None) -> int:
@@ -130,7 +125,10 @@ def command_run(args: argparse.Namespace, warm: Any = None) -> int:
             from engine.execution.without_tensorflow import run_without_tensorflow
 
             assert problem is not None
-            result = run_without_tensorflow(config, problem, progress, floor, estimate)
+            try:
+                result = run_without_tensorflow(config, problem, progress, floor, estimate)
+            except RunInterrupted as stop:  # SIGINT: what finished is saved
+                result, interrupted = stop.result, True
     if result.timings is not None:
         result.timings["startup_s"] = result.timings.get("startup_s", 0.0) + imported_s
         result.timings["total_s"] += imported_s
@@ -305,6 +303,8 @@ def devices_without_tensorflow(problem: str) -> dict[str, Any]:
 
 
 def strategy_rows() -> list[dict[str, Any]]:
+    """The catalogue: not the user kernels an earlier request of this process registered (a
+    warm worker's `serve` reads many configs)."""
     return [
         {
             "name": s.name,
@@ -326,7 +326,11 @@ def strategy_rows() -> list[dict[str, Any]]:
             "search_only": s.search_only,
         }
         for s in strategies()
+        if not s.user
     ]
+
+
+STRATEGY_COLUMNS = ("name", "framework", "kind")  # padded to the longest of each
 
 
 def command_strategies(args: argparse.Namespace) -> int:
@@ -334,10 +338,9 @@ def command_strategies(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rows, indent=2))
     else:
+        widths = [max(len(str(row[key])) for row in rows) for key in STRATEGY_COLUMNS]
         for row in rows:
+            cells = [f"{row[key]!s:<{width}}" for key, width in zip(STRATEGY_COLUMNS, widths)]
             missing = "" if row["installed"] else "  (not installed)"
-            print(
-                f"{row['name']:<16} {row['framework']:<11} {row['kind']:<6} "
-                f"{row['summary']}{missing}"
-            )
+            print(f"{'  '.join(cells)}  {row['summary']}{missing}")
     return EXIT_OK

@@ -20,7 +20,7 @@ from typing import Any
 
 from engine.execution.peer_worker import RESULT_KEY, TOKEN_KEY
 from engine.execution.processes import runs_in_own_process
-from engine.execution.recording import blank_result
+from engine.execution.recording import NOT_STARTED, blank_result
 from engine.machine.host import last_level_cache_bytes, usable_cores
 from engine.measure.memory import bandwidth_buffer_bytes
 from engine.measure.peak import Probe
@@ -62,6 +62,8 @@ class PeerOutcome:
     sampling: dict[str, dict[str, Any]] = field(default_factory=dict)
     # Each accelerator peer's read probes of its own device, by framework.
     probes: dict[str, list[Probe]] = field(default_factory=dict)
+    # SIGINT while a peer process measured: what finished before is kept, the rest skipped.
+    interrupted: bool = False
 
     def device_probes(self) -> tuple[Probe, ...]:
         return tuple(p for found in self.probes.values() for p in found)
@@ -241,7 +243,11 @@ def run_peers(
     """Every peer variant of the run, measured framework by framework; `floor`: the machine's
     noise floor, for each peer process's own race."""
     outcome = PeerOutcome()
-    for process, wanted in group_by_framework(variants, tensorflow_here).items():
+    groups = group_by_framework(variants, tensorflow_here)
+    for process, wanted in groups.items():
+        if outcome.interrupted:
+            outcome.results.update(_ended(config, wanted, "skipped", NOT_STARTED))
+            continue
         # "numpy:mine": a user kernel's own process; "torch@1thread": held to one core
         framework = process.partition(":")[0].partition("@")[0]
         one_thread = process.endswith(f"@{ONE_THREAD}")
@@ -262,9 +268,15 @@ def run_peers(
             "probe_bytes": bandwidth_buffer_bytes(last_level_cache_bytes()[0]),
         }
         silence = call_limit_s() + SILENCE_GRACE_S if ":" in process else None
-        payload, problem = spawn_peer(
-            request, emit, process_timeout_s(config, len(wanted)), silence_s=silence
-        )
+        try:
+            payload, problem = spawn_peer(
+                request, emit, process_timeout_s(config, len(wanted)), silence_s=silence
+            )
+        except KeyboardInterrupt:  # its process is ended; what finished before is kept
+            outcome.interrupted = True
+            error = f"the run was interrupted while the {framework} process measured it"
+            outcome.results.update(_ended(config, wanted, "skipped", error))
+            continue
         found = _results_from(config, process, wanted, payload, problem)
         probes = _probes_from(payload, framework)
         if probes:

@@ -7,7 +7,7 @@ a process of its own) share it, so every framework's numbers are recorded and ch
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
@@ -114,3 +114,38 @@ def check_outputs(
     result.correct = worst.correct
     if worst.message:
         result.warnings.append(f"incorrect: {worst.message}")
+
+
+NOT_STARTED = "the run was interrupted before this variant started"
+WHILE_PREPARED = "the run was interrupted while this variant was prepared (first calls, warm-up)"
+
+
+def interrupted_warning(results: Sequence[StrategyResult]) -> str:
+    """What an interrupted run says of its variants, counted from their results."""
+    done = sum(1 for r in results if r.stop_reason not in (None, "interrupted"))
+    kept = sum(1 for r in results if r.stop_reason == "interrupted")
+    skipped = sum(1 for r in results if r.status == "skipped")
+    return (
+        f"interrupted (SIGINT): {done} of {len(results)} variants had finished, {kept} keep "
+        f"the samples they had (stop_reason interrupted), {skipped} were not measured (skipped)"
+    )
+
+
+def not_started(config: BenchConfig, variant: tuple[str, str], why: str = NOT_STARTED) -> Prepared:
+    """A variant the run was interrupted before: it says so, and nothing was measured."""
+    result = blank_result(config, *variant, "skipped")  # type: ignore[arg-type]
+    result.error = why
+    return Prepared(result)
+
+
+def stop_unfinished(item: Prepared) -> None:
+    """A variant still being sampled when the run was interrupted: it keeps its samples
+    (`interrupted`), or, with none yet, says it never got one."""
+    if item.sampler is None or item.result.stop_reason is not None:
+        return
+    if item.sampler.samples:
+        item.result.stop_reason = "interrupted"
+        return
+    item.result.status = "skipped"
+    item.result.error = "the run was interrupted before this variant's first sample"
+    item.sampler = item.finish = None

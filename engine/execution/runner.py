@@ -31,7 +31,13 @@ from engine.execution.distributed import run_distributed
 from engine.execution.peers import run_peers
 from engine.execution.plan import plan_variants
 from engine.execution.profiling import profile_variant
-from engine.execution.recording import mark_tpu_padding
+from engine.execution.recording import (
+    WHILE_PREPARED,
+    interrupted_warning,
+    mark_tpu_padding,
+    not_started,
+    stop_unfinished,
+)
 from engine.execution.sampling import SamplingRecord, fixed_plan, race_plan, take_samples
 from engine.execution.single import run_single
 from engine.execution.variant import failing_sample
@@ -93,12 +99,12 @@ def prepare_variant(ctx: RunContext, strategy: str, option: str) -> Prepared:
     return prepared
 
 
-def finish_variant(ctx: RunContext, item: Prepared) -> StrategyResult:
+def finish_variant(config: BenchConfig, emit: Progress, item: Prepared) -> StrategyResult:
     """Record a variant's timing once its sampling ended, and put its result on the page
     (unless it was there already: a peer's, shown before TensorFlow started)."""
     result = item.result
     if item.sampler is not None and item.finish is not None:
-        timing = item.sampler.timing(ctx.config.repeats, result.stop_reason)
+        timing = item.sampler.timing(config.repeats, result.stop_reason)
         try:
             item.finish(timing)
         except Exception as error:  # noqa: BLE001 - the samples are kept whatever the context
@@ -106,10 +112,27 @@ def finish_variant(ctx: RunContext, item: Prepared) -> StrategyResult:
                 record_timing(result, timing, 0.0)
             result.warnings.append(f"context after sampling failed: {one_line(error)}")
     if not item.shown:
-        ctx.emit(VariantDone(result.variant, result.status))
-        ctx.emit(VariantResult(result_to_dict(result, None)))
+        emit(VariantDone(result.variant, result.status))
+        emit(VariantResult(result_to_dict(result, None)))
         item.shown = True
     return result
+
+
+def prepare_all(
+    ctx: RunContext, variants: list[tuple[str, str]], ready: Mapping[tuple[str, str], Prepared]
+) -> tuple[list[Prepared], bool]:
+    """Every variant prepared (or a peer's, measured already); SIGINT while one is prepared
+    stops there: it and the variants not reached say so, and the run is interrupted."""
+    prepared: list[Prepared] = []
+    for index, variant in enumerate(variants):
+        try:
+            prepared.append(ready.get(variant) or prepare_variant(ctx, *variant))
+        except KeyboardInterrupt:
+            prepared.append(not_started(ctx.config, variant, WHILE_PREPARED))
+            rest = variants[index + 1 :]
+            prepared += [ready.get(v) or not_started(ctx.config, v) for v in rest]
+            return prepared, True
+    return prepared, False
 
 
 def fresh_first_call(ctx: RunContext, variant: str) -> Callable[[], Any] | None:
@@ -204,48 +227,58 @@ def run_benchmark(
 
     device = setup.devices[0]
     probes = []
+    interrupted = peers.interrupted  # then nothing more is measured: what finished is saved
     clock.lap("startup_s")
-    if peak is None:
-        emit(Phase("peak bandwidth"))
-        buffers, effort = state.probe_buffers(device, setup.kind, llc_bytes)
-        probes = probe_round(buffers, "before", effort)
-    clock.lap("peak_s")
-
-    emit(Phase("inputs"))
-    keep_host = any(strategy_info(name).runs_on_host for name in config.strategies)
-    inputs, inputs_reused = state.inputs_for(config, device, copies, keep_host)
-
-    clock.lap("inputs_s")
-    ctx = RunContext(config, setup, inputs, builder_with(builders), emit, distributed)
-    prepared = [measured_by_peers.get(v) or prepare_variant(ctx, *v) for v in variants]
-    emit(Phase(f"sampling ({config.order})"))
+    ctx: RunContext | None = None
+    inputs_reused = False
+    try:  # SIGINT from here to the sampling: the peers' results are kept, the rest skipped
+        if peak is None and not interrupted:
+            emit(Phase("peak bandwidth"))
+            buffers, effort = state.probe_buffers(device, setup.kind, llc_bytes)
+            probes = probe_round(buffers, "before", effort)
+        clock.lap("peak_s")
+        if not interrupted:
+            emit(Phase("inputs"))
+            keep_host = any(strategy_info(name).runs_on_host for name in config.strategies)
+            inputs, inputs_reused = state.inputs_for(config, device, copies, keep_host)
+            clock.lap("inputs_s")
+            ctx = RunContext(config, setup, inputs, builder_with(builders), emit, distributed)
+            del inputs
+    except KeyboardInterrupt:
+        interrupted = True
+    if ctx is None:  # interrupted before the inputs were ready
+        interrupted = True
+        prepared = [measured_by_peers.get(v) or not_started(config, v) for v in variants]
+    else:
+        prepared, interrupted = prepare_all(ctx, variants, measured_by_peers)
     finished: dict[int, StrategyResult] = {}
 
-    def finish(item: Prepared, context: RunContext = ctx) -> None:
-        finished[id(item)] = finish_variant(context, item)  # at its last sample: shown at once
+    def finish(item: Prepared) -> None:
+        finished[id(item)] = finish_variant(config, emit, item)  # at its last sample: shown
 
     sampled_plan = plan if worker_count() <= 1 else fixed_plan(config)
-    interrupted = False
-    with tf.device(device):
-        try:
-            record = take_samples(
-                [item for item in prepared if not item.elsewhere],  # peers sampled in their own
-                plan=sampled_plan,
-                order=config.order,
-                seed=config.seed,
-                emit=emit,
-                on_failure=failing_sample(classify),
-                on_done=finish,
-            )
-        except KeyboardInterrupt:  # SIGINT: what was measured is kept, and saved by the caller
-            interrupted = True
-            record = SamplingRecord.for_plan(config.order, config.seed, [], sampled_plan)
-            for item in prepared:
-                if id(item) not in finished:
-                    stop_unfinished(item)
-    results = [finished.get(id(item)) or finish_variant(ctx, item) for item in prepared]
+    record = SamplingRecord.for_plan(config.order, config.seed, [], sampled_plan)
+    if not interrupted:
+        emit(Phase(f"sampling ({config.order})"))
+        with tf.device(device):
+            try:
+                record = take_samples(
+                    [item for item in prepared if not item.elsewhere],  # peers: in their own
+                    plan=sampled_plan,
+                    order=config.order,
+                    seed=config.seed,
+                    emit=emit,
+                    on_failure=failing_sample(classify),
+                    on_done=finish,
+                )
+            except KeyboardInterrupt:  # SIGINT: what was measured is kept, saved by the caller
+                interrupted = True
+    for item in prepared:
+        if interrupted and id(item) not in finished:
+            stop_unfinished(item)
+    results = [finished.get(id(item)) or finish_variant(config, emit, item) for item in prepared]
     clock.lap("variants_s")
-    if config.profile and not interrupted:
+    if config.profile and not interrupted and ctx is not None:
         emit(Phase("profiles"))
         for item in prepared:
             if item.elsewhere:
@@ -253,7 +286,7 @@ def run_benchmark(
             fresh = fresh_first_call(ctx, item.result.variant)
             item.result.profile = profile_variant(item, device, run_id, fresh)
     clock.lap("profile_s")
-    del ctx, inputs, prepared  # free the inputs (unless the worker keeps them) before the probe
+    del ctx, prepared  # free the inputs (unless the worker keeps them) before the probe
     ceiling_notes: list[str] = []
     if peak is None and interrupted:  # no second probe: the run was asked to stop
         peak, ceiling_notes = run_ceiling(
@@ -279,11 +312,7 @@ def run_benchmark(
     warnings += run_warnings(config, estimate, llc_bytes)
     warnings += [w for w in (ceiling_warning(peak), load.warning, *ceiling_notes) if w]
     if interrupted:
-        done = sum(1 for r in results if r.stop_reason not in (None, "interrupted"))
-        warnings.append(
-            f"interrupted (SIGINT) while sampling: {done} of {len(results)} variants had "
-            "finished; the others keep the samples they had (stop_reason interrupted)"
-        )
+        warnings.append(interrupted_warning(results))
     result = RunResult(
         run_id=run_id,
         created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -310,16 +339,3 @@ def run_benchmark(
     if interrupted:
         raise RunInterrupted(result)
     return result
-
-
-def stop_unfinished(item: Prepared) -> None:
-    """A variant still being sampled when the run was interrupted: it keeps its samples
-    (`interrupted`), or, with none yet, says it never got one."""
-    if item.sampler is None or item.result.stop_reason is not None:
-        return
-    if item.sampler.samples:
-        item.result.stop_reason = "interrupted"
-        return
-    item.result.status = "skipped"
-    item.result.error = "the run was interrupted before this variant's first sample"
-    item.sampler = item.finish = None

@@ -20,7 +20,7 @@ from datetime import datetime, timezone
 from engine.analysis.ceiling import run_ceiling
 from engine.execution.peers import run_peers
 from engine.execution.plan import plan_variants
-from engine.execution.recording import blank_result
+from engine.execution.recording import blank_result, interrupted_warning
 from engine.execution.sampling import SamplingRecord, race_plan
 from engine.machine.accelerators import probe_kind
 from engine.machine.frameworks import tensorflow_install_hint
@@ -42,7 +42,7 @@ from engine.results.events import (
 )
 from engine.results.model import StrategyResult
 from engine.results.parts import Environment
-from engine.results.run_result import RunResult
+from engine.results.run_result import RunInterrupted, RunResult
 from engine.spec.catalog import strategy_info, variant_name
 from engine.spec.config import BenchConfig
 from engine.spec.fields import ConfigError
@@ -114,8 +114,9 @@ def run_without_tensorflow(
         emit(VariantDone(result.variant, result.status))
         emit(VariantResult(result_to_dict(result, None)))
     clock.lap("variants_s")
-    emit(Phase("peak bandwidth (again)"))
-    probes += host_probe(buffer, "after", WARM)
+    if not outcome.interrupted:  # no second probe when the run was asked to stop
+        emit(Phase("peak bandwidth (again)"))
+        probes += host_probe(buffer, "after", WARM)
     results = [skipped.get(v) or outcome.results[v] for v in variants]
     peak, ceiling_notes = run_ceiling(
         probes,
@@ -123,20 +124,22 @@ def run_without_tensorflow(
         results,
         config,
         llc_bytes,
-        reprobe=lambda: host_probe(buffer, "check", WARM),
+        reprobe=None if outcome.interrupted else lambda: host_probe(buffer, "check", WARM),
         device_probes=outcome.device_probes(),
     )
     clock.lap("peak_s")
     emit(Done())
     load = monitor.stop()
     warnings = [w for w in (load.warning, *ceiling_notes) if w]
+    if outcome.interrupted:
+        warnings.append(interrupted_warning(results))
     if kind != "CPU":
         warnings.append(
             f"the ceiling is the host's memory read; this machine has a {kind}, and each "
             "framework that ran on it says so in its result"
         )
     plan = race_plan(config, floor)
-    return RunResult(
+    result = RunResult(
         run_id=uuid.uuid4().hex,
         created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         environment=environment(kind, llc_bytes, llc_source, outcome.environments),
@@ -155,3 +158,6 @@ def run_without_tensorflow(
         noise_floor=floor,
         timings=clock.timings(),
     )
+    if outcome.interrupted:
+        raise RunInterrupted(result)
+    return result

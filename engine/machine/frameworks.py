@@ -13,6 +13,8 @@ import os
 import re
 from importlib import metadata
 
+from engine.machine.tensorflow_import import import_problem
+
 MIN_TENSORFLOW = (2, 16)
 MIN_TENSORFLOW_TEXT = ".".join(map(str, MIN_TENSORFLOW))
 # Every name TensorFlow is published under; the import name is `tensorflow` for all of them.
@@ -118,12 +120,13 @@ def check_tensorflow() -> str:
             f"tensorflow: not installed; {INSTALL_HINT}", "TensorFlow is not installed here"
         )
     version = tensorflow_version()
-    if version is None:
-        return "unknown"  # e.g. a source build: let the import decide
-    if version_tuple(version)[:2] < MIN_TENSORFLOW:
+    if version is not None and version_tuple(version)[:2] < MIN_TENSORFLOW:
         raise FrameworkMissing(
             f"tensorflow: {version} is older than the minimum {MIN_TENSORFLOW_TEXT}; "
             f"{INSTALL_HINT}",
             f"TensorFlow {version} is older than the minimum {MIN_TENSORFLOW_TEXT}",
         )
-    return version
+    problem = import_problem()  # raises, exits or hangs on import: checked once per install
+    if problem is not None:
+        raise FrameworkMissing(f"tensorflow: {problem}", problem)
+    return version or "unknown"  # no metadata: e.g. a source build

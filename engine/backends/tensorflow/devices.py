@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.backends.tensorflow.loader import tf
+from engine.backends.tensorflow.loader import native_logs_filtered, tf
 from engine.machine.accelerators import DeviceError, tpu_hint, tpu_resolver_argument
 
 
@@ -42,7 +42,8 @@ def setup_devices(replicas: int = 1, allow_tpu: bool = True) -> DeviceSetup:
             return _pick("TPU", found, replicas, resolver)
     else:
         notes = ()
-    gpus = tf.config.list_physical_devices("GPU")
+    with native_logs_filtered():  # the first look at the GPUs starts CUDA: its logs filtered
+        gpus = tf.config.list_physical_devices("GPU")
     if gpus:
         for gpu in gpus:
             tf.config.experimental.set_memory_growth(gpu, True)

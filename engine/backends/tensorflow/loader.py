@@ -11,7 +11,8 @@ TensorFlow's native libraries log through absl before `TF_CPP_MIN_LOG_LEVEL` is 
 library its own copy: the same oneDNN and CUDA lines printed twice on every start. The import
 runs with the process's stderr captured, and every line is written back except the native log
 lines below the level asked for (`TF_CPP_MIN_LOG_LEVEL`: 1 hides info, 2 warnings too, 3
-errors too); a Python traceback or anything else TensorFlow prints passes through unchanged.
+errors too), and the CUDA build's "failed call to cuInit" on a machine without a GPU; a Python
+traceback or anything else TensorFlow prints passes through unchanged.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from types import ModuleType
+
+from engine.machine.accelerators import probe_kind
 
 OPTIONAL_IMPORTS_HIDDEN = ("jax",)
 
@@ -51,12 +54,19 @@ SEVERITY = {"I": 0, "W": 1, "E": 2, "F": 3}
 ABSL_PREAMBLE = "WARNING: All log messages before absl::InitializeLog() is called"
 
 
-def shown_lines(text: str, level: int) -> list[str]:
+# TensorFlow's CUDA build asks the driver on every start; where there is no GPU to find, its
+# "error" says nothing the run does not say better (the device kind).
+NO_GPU_NOISE = ("failed call to cuInit",)
+
+
+def shown_lines(text: str, level: int, gpu_here: bool = True) -> list[str]:
     """The lines of captured stderr a user should see at `TF_CPP_MIN_LOG_LEVEL` = level."""
     kept = []
     for line in text.splitlines(keepends=True):
         native = NATIVE_LOG_LINE.match(line)
         if native and SEVERITY[native.group(1)] < level:
+            continue
+        if native and not gpu_here and any(words in line for words in NO_GPU_NOISE):
             continue
         if line.startswith(ABSL_PREAMBLE) and level > 0:
             continue
@@ -93,7 +103,8 @@ def native_logs_filtered() -> Iterator[None]:
             os.close(saved)
             captured.seek(0)
             text = captured.read().decode("utf-8", "replace")
-            sys.stderr.write("".join(shown_lines(text, level)))
+            gpu_here = probe_kind() == "GPU"
+            sys.stderr.write("".join(shown_lines(text, level, gpu_here)))
             sys.stderr.flush()
 
 

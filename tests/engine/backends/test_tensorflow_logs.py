@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from engine.backends.tensorflow import loader
 from engine.backends.tensorflow.loader import native_logs_filtered, shown_lines
 from tests.conftest import ROOT
 
@@ -40,11 +41,22 @@ def test_native_lines_below_the_level_are_dropped_and_the_rest_kept(level, kept)
 
 def test_the_filter_writes_back_what_it_keeps(capfd, monkeypatch):
     monkeypatch.setenv("TF_CPP_MIN_LOG_LEVEL", "2")
+    monkeypatch.setattr(loader, "probe_kind", lambda: "GPU")
     with native_logs_filtered():
         os.write(2, CAPTURED.encode())
     err = capfd.readouterr().err
     assert "oneDNN" not in err and "a warning" not in err
     assert "failed call to cuInit" in err and "Traceback" in err
+
+
+def test_without_a_gpu_cuda_failing_to_start_is_not_news(capfd, monkeypatch):
+    monkeypatch.setenv("TF_CPP_MIN_LOG_LEVEL", "2")
+    monkeypatch.setattr(loader, "probe_kind", lambda: "CPU")
+    other_error = "E0000 00:00:1.0   17 some.cc:9] a real error\n"
+    with native_logs_filtered():
+        os.write(2, (CAPTURED + other_error).encode())
+    err = capfd.readouterr().err
+    assert "cuInit" not in err and "a real error" in err and "Traceback" in err
 
 
 def test_devices_prints_no_native_info_lines_at_the_default_level():
@@ -58,6 +70,7 @@ def test_devices_prints_no_native_info_lines_at_the_default_level():
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
+    assert "failed call to cuInit" not in done.stderr  # no GPU here: CUDA's start is no news
     assert "device_kind" in done.stdout
     assert "absl::InitializeLog" not in done.stderr
     assert not [line for line in done.stderr.splitlines() if line.startswith("I0000")]

@@ -1,6 +1,6 @@
-"""A run interrupted while its variants are sampled keeps what was measured: the JSON and the
-history get every variant with the samples it had, marked interrupted, and the process exits
-130 as an interrupted command does."""
+"""A run interrupted keeps what was measured: the JSON and the history get every variant with
+the samples it had (marked interrupted) or the result its finished process reported, the rest
+say they were not reached, and the process exits 130 as an interrupted command does."""
 
 from __future__ import annotations
 
@@ -15,6 +15,8 @@ import pytest
 from engine.results.run_result import RunResult
 from engine.storage.history import History
 from tests.conftest import ROOT
+
+FIXTURES = ROOT / "tests" / "fixtures" / "user_kernels"
 
 pytestmark = pytest.mark.slow  # a real engine process
 
@@ -47,5 +49,49 @@ def test_sigint_while_sampling_saves_the_samples_taken_and_exits_130(tmp_path):
     for entry in run.results:
         assert entry.status == "ok" and entry.correct and entry.stop_reason == "interrupted"
         assert len(entry.samples_s) >= 3
-    assert any(w.startswith("interrupted (SIGINT) while sampling") for w in run.warnings)
+    assert any(
+        w.startswith("interrupted (SIGINT): 0 of 2 variants had finished") for w in run.warnings
+    )
+    assert History(history).get_run(run.run_id) is not None
+
+
+def test_sigint_while_a_peer_process_measures_keeps_the_processes_that_finished(tmp_path):
+    """`mine` finishes in its own process, `stuck` never returns from its first call: the
+    interrupt ends stuck's process, keeps mine's result, and skips what was not reached."""
+    out, history = tmp_path / "run.json", tmp_path / "h.sqlite3"
+    kernels = [f"--kernel={FIXTURES / 'numpy_kernels.py'}:{name}" for name in ("mine", "stuck")]
+    command = [sys.executable, "-m", "engine", "run", "--strategy=numpy,einsum", *kernels]
+    command += ["--matrices=40", "--dim=6", "--repeats=5", "--time-budget=2"]
+    command += ["--progress=jsonl", f"--json={out}", f"--history={history}"]
+    env = {
+        **os.environ,
+        "TF_CPP_MIN_LOG_LEVEL": "3",
+        "MATVEC_QUEUE_DIR": str(tmp_path),
+        "MATVEC_KERNEL_CALL_LIMIT_S": "600",
+    }
+    process = subprocess.Popen(
+        command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+    )
+    try:
+        for line in process.stdout:  # until stuck's first call has begun
+            event = json.loads(line)
+            if event["event"] == "variant_start" and event["variant"] == "stuck":
+                break
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=120)
+    finally:
+        process.kill()
+    assert process.returncode == 130, stderr[-2000:]
+    run = RunResult.from_json(out.read_text())
+    found = {r.variant: r for r in run.results}
+    assert found["mine"].status == "ok" and found["mine"].correct
+    assert found["mine"].stop_reason not in (None, "interrupted")
+    assert found["stuck"].status == "skipped"
+    assert found["stuck"].error == "the run was interrupted while the numpy process measured it"
+    for never in ("numpy", "einsum"):  # TensorFlow's process had not begun them
+        assert found[never].status == "skipped"
+        assert found[never].error == "the run was interrupted before this variant started"
+    assert any(
+        w.startswith("interrupted (SIGINT): 1 of 4 variants had finished") for w in run.warnings
+    )
     assert History(history).get_run(run.run_id) is not None

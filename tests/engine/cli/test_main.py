@@ -2,10 +2,13 @@
 process; one per kind (bad input, a run, devices) also through a real `python -m engine`."""
 
 import json
+import subprocess
+import sys
 
 import pytest
 
 from tests.cli import engine_process, run_cli
+from tests.conftest import ROOT
 
 
 @pytest.mark.parametrize(
@@ -151,6 +154,38 @@ def test_strategies_lists_every_name_as_json():
     assert {"broadcast_reduce", "numpy_split2", "torch_bmm_compiled"} <= set(searched)
     assert searched["numpy_split2"]["chunks"] == 2
     assert searched["torch_bmm_compiled"]["compiler"] == "torch.compile"
+
+
+def test_strategies_lists_the_catalogue_not_kernels_an_earlier_request_registered(tmp_path):
+    """`serve` reads many configs in one process: a run's kernel is not in the catalogue."""
+    from engine.spec.catalog import unregister
+    from engine.spec.config import BenchConfig
+
+    kernel = tmp_path / "mine.py"
+    kernel.write_text("import numpy as np\n\ndef mine_here(A, x):\n    return A @ x\n")
+    BenchConfig.from_raw({"strategies": ["numpy"], "kernels": [f"{kernel}:mine_here"]})
+    try:
+        listed = json.loads(run_cli("strategies", "--json").stdout)
+        table = run_cli("strategies").stdout.splitlines()
+    finally:
+        unregister("mine_here")
+    assert "mine_here" not in {row["name"] for row in listed}
+    assert not any(line.startswith("mine_here") for line in table)
+    # The columns line up whatever the longest name: each row's framework starts in one place.
+    starts = {line.index(row["framework"], len(row["name"])) for line, row in zip(table, listed)}
+    assert len(starts) == 1
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly():
+    done = subprocess.run(
+        f"{sys.executable} -m engine strategies | head -n 1",
+        shell=True,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.stdout.startswith("python_loop") and done.stderr == ""
 
 
 def test_devices_reports_the_cpu():

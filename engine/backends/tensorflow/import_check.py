@@ -1,0 +1,25 @@
+"""`python -m engine.backends.tensorflow.import_check`: import TensorFlow as a run would and
+say in one line whether it worked ("ok", or why not). Run by `machine/tensorflow_import.py`
+in a child process, where an import that never finishes can be ended from outside."""
+
+from __future__ import annotations
+
+import sys
+
+from engine.machine.tensorflow_import import OK, import_failure
+
+
+def main() -> int:
+    try:
+        from engine.backends.tensorflow.loader import import_tensorflow
+
+        import_tensorflow()
+    except (Exception, SystemExit) as error:  # noqa: BLE001 - any failure makes it unusable
+        print(import_failure(error), flush=True)
+        return 0
+    print(OK, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
