@@ -1,21 +1,38 @@
 """Batched MatVec Profiler engine: configure, run and serialise honest batched-matvec timings.
 
 `import engine` stays TensorFlow-free (the dashboard imports it); TensorFlow loads on `run`.
+The names below load on first use, so a process that needs one module of the engine (a
+framework's worker, the TensorFlow import check) does not pay for the rest (SciPy, ml_dtypes).
 The layers and where TensorFlow starts are described in docs/architecture.md.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from engine.measure.memory import PreflightError
-from engine.results.events import Progress
-from engine.results.model import StrategyResult
-from engine.results.reader import ResultsRejected
-from engine.results.run_result import RunResult
-from engine.spec.catalog import StrategyInfo, register, strategies, strategy_names
-from engine.spec.config import BenchConfig
-from engine.spec.fields import ConfigError
+if TYPE_CHECKING:
+    from engine.measure.memory import PreflightError
+    from engine.results.events import Progress
+    from engine.results.model import StrategyResult
+    from engine.results.reader import ResultsRejected
+    from engine.results.run_result import RunResult
+    from engine.spec.catalog import StrategyInfo, register, strategies, strategy_names
+    from engine.spec.config import BenchConfig
+    from engine.spec.fields import ConfigError
+
+_WHERE = {
+    "BenchConfig": "engine.spec.config",
+    "ConfigError": "engine.spec.fields",
+    "PreflightError": "engine.measure.memory",
+    "ResultsRejected": "engine.results.reader",
+    "RunResult": "engine.results.run_result",
+    "StrategyInfo": "engine.spec.catalog",
+    "StrategyResult": "engine.results.model",
+    "register": "engine.spec.catalog",
+    "strategies": "engine.spec.catalog",
+    "strategy_names": "engine.spec.catalog",
+}
 
 __all__ = [
     "BenchConfig",
@@ -32,8 +49,14 @@ __all__ = [
 ]
 
 
+def __getattr__(name: str) -> Any:
+    if name in _WHERE:
+        return getattr(importlib.import_module(_WHERE[name]), name)
+    raise AttributeError(f"module 'engine' has no attribute {name!r}")
+
+
 def run(config: BenchConfig, progress: Progress | None = None, **options: Any) -> RunResult:
-    """Run `config` in this process (TensorFlow is imported on first use)."""
-    from engine.execution.runner import run_benchmark
+    """Run `config` in this process (TensorFlow, when usable, is imported on first use)."""
+    from engine.execution.orchestrator import run_benchmark
 
     return run_benchmark(config, progress=progress, **options)

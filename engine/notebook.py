@@ -90,14 +90,12 @@ def run(config: BenchConfig | None = None, *, progress: bool = True, **settings:
     from tqdm.auto import tqdm
 
     from engine.cli.progress import BarProgress
+    from engine.execution.orchestrator import measure, own_process
     from engine.machine.frameworks import tensorflow_problem
 
     bar = BarProgress(sys.stderr, bar=tqdm) if progress else None
-    problem = tensorflow_problem()
-    if problem is not None:
-        from engine.execution.without_tensorflow import run_without_tensorflow
-
-        return run_without_tensorflow(config, problem, bar)
+    if tensorflow_problem() is not None:
+        return measure(config, own_process(), bar)
     layout = devices(config.replicas)
     if config.replicas > len(layout.available):
         raise DeviceError(
@@ -106,14 +104,12 @@ def run(config: BenchConfig | None = None, *, progress: bool = True, **settings:
             "the first run (restart the kernel to change it)"
         )
     setup = dataclasses.replace(layout, devices=layout.available[: config.replicas])
-    from engine.execution.runner import run_benchmark
-
     global _state
     if _state is None:
         from engine.execution.warm import WarmState
 
         _state = WarmState(keep_inputs=True)
-    return run_benchmark(config, progress=bar, setup=setup, state=_state)
+    return measure(config, own_process(_state, setup), bar)
 
 
 def _a_result(value: Any, call: str) -> RunResult:

@@ -17,7 +17,7 @@ from engine.cli.flags import add_config_flags
 from engine.cli.repetitions import RepetitionFailed
 from engine.cli.terminal import printable_output
 from engine.machine.accelerators import DeviceError
-from engine.machine.frameworks import FrameworkMissing, check_tensorflow
+from engine.machine.frameworks import FrameworkMissing
 from engine.measure.memory import PreflightError
 from engine.process.children import die_with_parent, end_children_on_signals
 from engine.process.leftovers import remove_autograph_sources
@@ -174,9 +174,6 @@ COMMANDS = {
     "calibrate": compare.command_calibrate,
     "dashboard": dashboard.command_dashboard,
 }
-# Commands that need TensorFlow: its presence and version are checked before any work. `run`
-# and `devices` work without it (TensorFlow's strategies then say what to install).
-NEEDS_TENSORFLOW = {"sweep", "calibrate"}
 
 
 def main(argv: Sequence[str] | None = None, warm: Any = None) -> int:
@@ -194,8 +191,6 @@ def command_main(argv: Sequence[str] | None, warm: Any) -> int:
             extra = argv[2:] if argv[1:2] == ["--"] else argv[1:]
             return COMMANDS["dashboard"](argparse.Namespace(streamlit_args=extra))
         args = build_parser().parse_args(argv)
-        if args.command in NEEDS_TENSORFLOW:
-            check_tensorflow()
         if args.command == "run":
             return run.command_run(args, warm)
         if args.command == "serve":

@@ -95,40 +95,20 @@ def command_run(args: argparse.Namespace, warm: Any = None) -> int:
     if repetitions > 1:
         with queue:
             return report_group(config, repetitions, args)
-    problem = tensorflow_problem()
-    if problem is not None:
-        from engine.execution.without_tensorflow import check_runnable
+    from engine.execution.orchestrator import measure, own_process
 
-        check_runnable(config, problem)  # before the queue: a refusal costs nothing
     with queue:
         floor = machine_floor(args.history, probe_kind())  # ties and the race both use it
         started = time.perf_counter()
-        run_benchmark = None
-        if problem is None:
-            if warm is None or not warm.warm:
-                progress(Phase("starting TensorFlow"))
-            run_benchmark, problem = from_tensorflow("engine.execution.runner", "run_benchmark")
-            if problem is not None:  # its import failed: the modes it alone runs are refused
-                from engine.execution.without_tensorflow import check_runnable
-
-                check_runnable(config, problem)
+        if (warm is None or not warm.warm) and tensorflow_problem() is None:
+            progress(Phase("starting TensorFlow"))
+        own = own_process(state=warm)
         imported_s = time.perf_counter() - started  # TensorFlow's import: part of starting
         interrupted = False
-        if run_benchmark is not None:
-            try:
-                result = run_benchmark(
-                    config, progress=progress, state=warm, floor=floor, estimate=estimate
-                )
-            except RunInterrupted as stop:  # SIGINT while sampling: save what was measured
-                result, interrupted = stop.result, True
-        else:
-            from engine.execution.without_tensorflow import run_without_tensorflow
-
-            assert problem is not None
-            try:
-                result = run_without_tensorflow(config, problem, progress, floor, estimate)
-            except RunInterrupted as stop:  # SIGINT: what finished is saved
-                result, interrupted = stop.result, True
+        try:
+            result = measure(config, own, progress, floor, estimate)
+        except RunInterrupted as stop:  # SIGINT: what finished is saved
+            result, interrupted = stop.result, True
     if result.timings is not None:
         result.timings["startup_s"] = result.timings.get("startup_s", 0.0) + imported_s
         result.timings["total_s"] += imported_s
@@ -313,7 +293,7 @@ def strategy_rows() -> list[dict[str, Any]]:
             "installed": s.installed,
             "own_process": s.in_own_process,
             "xla": s.supports_xla,
-            "distributable": s.distribution is not None,
+            "distributable": s.distributable,
             "distribution": s.distribution,
             "launches": s.launches,
             "runs_on_host": s.runs_on_host,

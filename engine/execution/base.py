@@ -2,9 +2,9 @@
 
 Each mode's executor (single, distributed, dataset) is a function
 `(RunContext, strategy, option) -> Prepared`: it builds the kernel, places what it needs, makes
-the variant's `Sampler` (first call, warm-up, autorange) and checks the output; the runner then
-takes the timed samples of all variants (interleaved or in sequence) and calls each
-`finish(timing)`. The TensorFlow context and sampler are here; the framework-free parts
+the variant's `Sampler` (first call, warm-up, autorange) and checks the output; the
+orchestrator then takes the timed samples of all variants (interleaved or in sequence) and
+calls each `finish(timing)`. The TensorFlow context and sampler are here; the framework-free parts
 (blank result, timing copy, output check) are in `recording.py`, shared with the peer worker.
 """
 

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from engine.backends.runtime import Runtime
+from engine.execution.host_replicas import prepare_host_replicas
 from engine.execution.recording import Prepared
 from engine.execution.sampling import race_plan, take_samples
 from engine.execution.variant import (
@@ -111,6 +112,20 @@ def prepare_peer_variant(
     )
 
 
+def prepare_split_variant(
+    runtime: Runtime, config: BenchConfig, inputs: PlacedInputs, variant: tuple[str, str]
+) -> Prepared:
+    """Modes replicated and sharded: the batch split over replicas (`host_replicas.py`)."""
+    strategy, option = variant
+
+    def build() -> Callable[..., Any]:
+        return runtime.build(kernel_function(strategy), strategy_info(strategy).build or option)
+
+    return prepare_host_replicas(
+        runtime, config, inputs.timed, inputs.check, inputs.reference, variant, build
+    )
+
+
 def profile_in_process(runtime: Runtime, item: Prepared) -> ProfileSummary | None:
     """The variant's profile with its framework's own profiler, where it has one; a failed
     profile never costs the timings."""
@@ -161,6 +176,8 @@ def run(request: dict[str, Any], write: Callable[[dict[str, Any]], None]) -> dic
     variants = [(str(s), str(o)) for s, o in request["variants"]]
     threads = limit_cpus(int(request["threads"]))
     run_kind = str(request.get("device_kind", "CPU"))
+    split = config.mode != "single"  # the batch split over replicas: the cores shared out
+    framework_threads = max(1, threads // config.replicas) if split else threads
 
     def emit(event: Event) -> None:
         write(event.to_dict())
@@ -168,7 +185,7 @@ def run(request: dict[str, Any], write: Callable[[dict[str, Any]], None]) -> dic
     start = time.perf_counter()
     threads_before = set(threading.enumerate())
     emit(Phase(f"starting {framework}"))
-    runtime = load_runtime(framework, config.dtype, threads)
+    runtime = load_runtime(framework, config.dtype, framework_threads)
     started_s = time.perf_counter() - start
     probe_bytes = int(request.get("probe_bytes", 256 * 2**20))
     probes = device_probes(runtime, probe_bytes, "before")
@@ -178,7 +195,10 @@ def run(request: dict[str, Any], write: Callable[[dict[str, Any]], None]) -> dic
     prepared = []
     for variant in variants:
         emit(VariantStarted(variant_name(*variant)))
-        prepared.append(prepare_peer_variant(runtime, config, inputs, variant, run_kind))
+        if split:
+            prepared.append(prepare_split_variant(runtime, config, inputs, variant))
+        else:
+            prepared.append(prepare_peer_variant(runtime, config, inputs, variant, run_kind))
     emit(Phase(f"sampling ({framework}, {config.order})"))
     floor = NoiseFloor(ratio_log_sd=float(request.get("ratio_log_sd", DEFAULT_RATIO_LOG_SD)))
     record = take_samples(

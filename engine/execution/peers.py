@@ -76,7 +76,7 @@ def peer_threads(config: BenchConfig) -> int:
 
 
 def group_by_framework(
-    variants: Iterable[Variant], tensorflow_here: bool = True
+    variants: Iterable[Variant], tensorflow_here: bool = True, mode: str = "single"
 ) -> dict[str, list[Variant]]:
     """The variants that run in processes of their own (`processes.py`), by process: a
     framework's together, each user kernel alone ("numpy:mine"), so one that hangs fails
@@ -85,7 +85,7 @@ def group_by_framework(
     for strategy, option in variants:
         info = strategy_info(strategy)
         process = own_process(variant_name(strategy, option))
-        if process or runs_in_own_process(info.framework, tensorflow_here):
+        if process or runs_in_own_process(info.framework, tensorflow_here, mode):
             groups.setdefault(process or info.process, []).append((strategy, option))
     return groups
 
@@ -243,7 +243,7 @@ def run_peers(
     """Every peer variant of the run, measured framework by framework; `floor`: the machine's
     noise floor, for each peer process's own race."""
     outcome = PeerOutcome()
-    groups = group_by_framework(variants, tensorflow_here)
+    groups = group_by_framework(variants, tensorflow_here, config.mode)
     for process, wanted in groups.items():
         if outcome.interrupted:
             outcome.results.update(_ended(config, wanted, "skipped", NOT_STARTED))

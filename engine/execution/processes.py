@@ -5,7 +5,8 @@
   in one process fight).
 - NumPy: inside TensorFlow's run when TensorFlow is here (it needs no device, and shares the
   host inputs TensorFlow's run already holds); in a process of its own through the same
-  prepare -> sample -> check path as the peers when TensorFlow is not.
+  prepare -> sample -> check path as the peers when TensorFlow is not, and in modes
+  replicated and sharded (its batch split over threads, `host_replicas.py`).
 - TensorFlow: the run's own process, with its distributed and dataset executors.
 """
 
@@ -14,7 +15,7 @@ from __future__ import annotations
 from engine.spec.catalog import PEER_FRAMEWORKS
 
 
-def runs_in_own_process(framework: str, tensorflow_here: bool) -> bool:
+def runs_in_own_process(framework: str, tensorflow_here: bool, mode: str = "single") -> bool:
     if framework in PEER_FRAMEWORKS:
         return True
-    return framework == "numpy" and not tensorflow_here
+    return framework == "numpy" and (not tensorflow_here or mode != "single")

@@ -1,7 +1,8 @@
 """Running a sweep: every point not yet stored, one at a time, each saved as it completes.
 
-One replica layout per sweep keeps every point in one process (TensorFlow starts once), and
-the peak bandwidth is measured once for the sweep.
+Every point is a run of the one orchestrator, with whatever frameworks are installed. One
+own process serves the whole sweep (TensorFlow, when usable, starts once, with one replica
+layout), and the read bandwidth is measured by the first point and reused by the rest.
 """
 
 from __future__ import annotations
@@ -10,14 +11,10 @@ import time
 from datetime import datetime, timezone
 from typing import Any
 
-from engine.backends.tensorflow.bandwidth import measure_peak
-from engine.backends.tensorflow.devices import setup_devices
-from engine.execution.runner import run_benchmark
-from engine.machine.host import last_level_cache_bytes
+from engine.execution.orchestrator import measure, own_process
 from engine.measure import memory
 from engine.results.events import (
     Event,
-    Phase,
     Progress,
     Started,
     SweepDone,
@@ -46,10 +43,8 @@ def run_sweep(spec: SweepSpec, history: Any, progress: Progress | None = None) -
     done = history.done_points(sweep_id)
     todo = [p for p in points if spec.point_key(p) not in done]
     emit(SweepStarted(sweep_id, len(points), len(todo)))
-    setup = setup_devices(spec.replicas if any(p.mode != "single" for p in points) else 1)
-    llc_bytes, _ = last_level_cache_bytes()
-    emit(Phase("peak bandwidth"))
-    peak = measure_peak(setup.devices[0], setup.kind, llc_bytes)
+    own = own_process(replicas=spec.replicas if any(p.mode != "single" for p in points) else 1)
+    peak = None
     refused: list[str] = []
     started = time.perf_counter()
     for index, config in enumerate(todo):
@@ -57,12 +52,13 @@ def run_sweep(spec: SweepSpec, history: Any, progress: Progress | None = None) -
         emit(SweepPoint(key, index, len(todo), eta_s(started, index, len(todo))))
         within = PointProgress(emit, key, index, len(todo), started)
         try:
-            result = run_benchmark(config, progress=within, setup=setup, peak=peak)
+            result = measure(config, own, progress=within, peak=peak)
         except memory.PreflightError as error:
             refused.append(f"{key}: {error}")
             emit(SweepRefused(key, str(error)))
             continue
         history.add_run(result, sweep_id=sweep_id, point_key=key)
+        peak = peak or result.peak  # the first point's probes serve the sweep
     outcome = SweepDone(
         sweep_id=sweep_id,
         points=len(points),

@@ -267,12 +267,12 @@ class BenchConfig:
         if self.mode == "single" and self.replicas != 1:
             raise ConfigError("replicas", "must be 1 in mode single; use replicated or sharded")
         if self.mode != "single" and not any(
-            strategy_info(s).distribution for s in self.strategies if is_known(s)
+            strategy_info(s).distributable for s in self.strategies if is_known(s)
         ):
             raise ConfigError(
                 "strategy",
-                f"mode {self.mode} needs at least one distributable strategy "
-                "(the graph strategies or dataset)",
+                f"mode {self.mode} needs at least one distributable strategy (TensorFlow's "
+                "graph strategies or dataset, or any NumPy, JAX, PyTorch or CuPy strategy)",
             )
 
     @classmethod

@@ -105,6 +105,16 @@ class StrategyInfo:
         return self.kind == "graph" and self.framework == "tensorflow"
 
     @property
+    def distributable(self) -> bool:
+        """Runs in modes replicated and sharded: TensorFlow's through tf.distribute (its
+        `distribution`), every other framework's catalogue kernel by splitting the batch over
+        replicas in its own process (`execution/host_replicas.py`). A user's kernel runs in
+        mode single, where every timed call gets fresh inputs."""
+        if self.framework == "tensorflow":
+            return self.distribution is not None
+        return not self.user
+
+    @property
     def in_own_process(self) -> bool:
         """A peer framework or a user's kernel: its variants run in a process of their own
         (execution/peers.py); a user's kernel in one of its own, so a hang fails it alone."""

@@ -102,7 +102,7 @@ def test_running_produces_results_charts_and_table():
 
 
 def test_invalid_combination_is_refused_with_its_message():
-    at = app(mode="sharded", replicas="2", strategy="numpy")
+    at = app(mode="sharded", replicas="2", strategy="python_loop")
     widget(at, "button", "Run benchmark").click().run()
     assert not at.exception
     assert any("distributable" in e.value for e in at.error)

@@ -42,3 +42,32 @@ def test_a_tensorflow_that_fails_on_import_costs_only_its_own_strategies(fixture
     assert devices.returncode == 0, devices.stderr[-2000:]
     seen = json.loads(devices.stdout)
     assert seen["tensorflow"] is None and reason in seen["tensorflow_problem"]
+
+
+def test_sweep_and_calibrate_run_with_what_is_installed(tmp_path):
+    """Without a usable TensorFlow a sweep stores a run per point, and calibration a floor
+    from the frameworks that are here."""
+    broken = ROOT / "tests" / "fixtures" / "raising_tensorflow"
+    env = {
+        "PYTHONPATH": os.pathsep.join([str(broken), str(ROOT)]),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "MATVEC_QUEUE_DIR": str(tmp_path / "queue"),
+    }
+    history = tmp_path / "h.sqlite3"
+    quick = ("--repeats", "3", "--time-budget", "0.5", "--history", str(history))
+    swept = engine_process(
+        *("sweep", "--matrices", "20,40", "--dim", "4", "--strategy", "numpy,einsum"),
+        *quick,
+        *("--progress", "none"),
+        env=env,
+    )
+    assert swept.returncode == 0, swept.stderr[-2000:]
+    assert "2 points, ran 2" in swept.stdout and "fastest: numpy" in swept.stdout
+    calibrated = engine_process(
+        *("calibrate", "--matrices", "20", "--dim", "4", "--strategy", "numpy,numpy_einsum"),
+        *("--runs", "3", *quick),
+        env=env,
+    )
+    assert calibrated.returncode == 0, calibrated.stderr[-2000:]
+    assert "between-run spread of log(median)" in calibrated.stdout
+    assert "spread of within-run ratios" in calibrated.stdout

@@ -10,7 +10,7 @@ import sys
 
 from engine.backends.tensorflow.devices import setup_devices
 from engine.execution.distributed import FORCE_PADDING_VARIABLE
-from engine.execution.runner import run_benchmark
+from engine.execution.orchestrator import run_benchmark
 from engine.measure.peak import Peak
 from engine.spec.catalog import strategies
 from engine.spec.config import BenchConfig

@@ -109,7 +109,7 @@ def test_padded_equal_shards_as_on_tpu_are_masked_and_correct(layouts):
             assert any("zero rows padded" in note for note in result["notes"])
 
 
-def test_non_distributable_strategies_are_skipped_with_a_reason(tmp_path):
+def test_non_distributable_strategies_are_skipped_and_numpy_is_split(tmp_path):
     out = tmp_path / "r.json"
     done = subprocess.run(
         [
@@ -126,9 +126,7 @@ def test_non_distributable_strategies_are_skipped_with_a_reason(tmp_path):
             "--replicas",
             "2",
             "--strategy",
-            "numpy",
-            "--strategy",
-            "einsum",
+            "python_loop,numpy,einsum",
             "--repeats",
             "2",
             "--progress",
@@ -143,9 +141,13 @@ def test_non_distributable_strategies_are_skipped_with_a_reason(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     results = {r["variant"]: r for r in json.loads(out.read_text())["results"]}
-    assert results["numpy"]["status"] == "skipped"
-    assert "mode single" in results["numpy"]["error"]
+    assert results["python_loop"]["status"] == "skipped"
+    assert "mode single" in results["python_loop"]["error"]
     assert results["einsum"]["correct"]
+    # NumPy beside TensorFlow: split over two threads in its own process, its record the same
+    numpy_result = results["numpy"]
+    assert numpy_result["correct"] and numpy_result["distribution"]["strategy"] == "host threads"
+    assert [r["matrices"] for r in numpy_result["replicas"]] == [3, 3]
 
 
 def test_too_many_replicas_on_an_accelerator_is_a_clear_error():

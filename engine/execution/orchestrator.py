@@ -1,0 +1,325 @@
+"""One run of a BenchConfig, whatever is installed: the one orchestrator.
+
+Every framework but TensorFlow runs in a process of its own (`peers.py`), started first, before
+TensorFlow holds the device. The run's own process is one more runtime (`OwnProcess`):
+TensorFlow's (`tensorflow_process.py`: its devices, warm state, probes, executors and profiles)
+when a usable TensorFlow is here, else the host's (`host_process.py`: NumPy's read probe, and
+TensorFlow's strategies `unsupported` with what to install). Then, in this order: the read probe
+before, the own process's variants prepared, all samples taken (interleaved by default,
+`sampling.py`), each variant finished, profiles, the read probe after and the ceiling settled.
+The CLI, the notebook, `engine.run`, sweeps, calibration (its repetitions are runs) and the
+dashboard's worker all come here. Nothing in this module imports a framework.
+
+A failure in one variant is its own result; SIGINT at any point keeps what finished (the
+caller saves it: `RunInterrupted`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import uuid
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
+from datetime import datetime, timezone
+from typing import Any, Protocol
+
+from engine.analysis.ceiling import run_ceiling
+from engine.execution.peers import run_peers
+from engine.execution.plan import plan_variants
+from engine.execution.recording import (
+    Prepared,
+    interrupted_warning,
+    not_started,
+    record_timing,
+    stop_unfinished,
+)
+from engine.execution.sampling import SamplingRecord, fixed_plan, race_plan, take_samples
+from engine.execution.variant import failing_sample
+from engine.machine.cluster import worker_count
+from engine.machine.frameworks import tensorflow_problem
+from engine.machine.host import last_level_cache_bytes
+from engine.machine.load import LoadMonitor
+from engine.machine.tensorflow_import import import_failure
+from engine.measure import memory
+from engine.measure.peak import Peak, Probe
+from engine.measure.timing import PhaseClock
+from engine.measure.uncertainty import NoiseFloor
+from engine.results.codec import result_to_dict
+from engine.results.events import Done, Phase, Progress, Started, VariantDone, VariantResult, silent
+from engine.results.formatting import one_line
+from engine.results.model import StrategyResult
+from engine.results.parts import Environment
+from engine.results.run_result import RunInterrupted, RunResult
+from engine.spec.catalog import strategy_info, variant_name
+from engine.spec.config import BenchConfig
+
+Variant = tuple[str, str]
+
+
+class OwnProcess(Protocol):
+    """The run's own process as a runtime: what it measures and how it reads its device."""
+
+    tensorflow: bool  # whether it measures TensorFlow's variants (else they run nowhere)
+    absent: str | None  # a framework whose variants run nowhere here ("tensorflow"), or None
+    kind: str  # CPU | GPU | TPU: the device kind the run is planned for
+
+    def preflight(self, config: BenchConfig, llc_bytes: int) -> memory.MemoryEstimate: ...
+
+    def start(self, config: BenchConfig) -> list[str]:
+        """Take the devices (after the peers ended); returns warnings."""
+        ...
+
+    @property
+    def device(self) -> str: ...
+
+    def environment(
+        self, config: BenchConfig, llc_bytes: int, llc_source: str, frameworks: dict
+    ) -> Environment: ...
+
+    def probe(self, when: str, llc_bytes: int) -> list[Probe]: ...
+
+    def place_inputs(self, config: BenchConfig, copies: int, emit: Progress) -> None: ...
+
+    def prepare(
+        self,
+        config: BenchConfig,
+        variants: list[Variant],
+        ready: Mapping[Variant, Prepared],
+        emit: Progress,
+    ) -> tuple[list[Prepared], bool]:
+        """Every variant it measures prepared, the others taken from `ready`; True when SIGINT
+        stopped it (the variants not reached say so)."""
+        ...
+
+    def sampling_place(self) -> AbstractContextManager[Any]: ...
+
+    def classify(self, error: BaseException) -> str: ...
+
+    def profile(self, prepared: list[Prepared], run_id: str) -> None: ...
+
+    def release(self) -> None:
+        """Free the inputs (unless kept between runs) before the last probe."""
+        ...
+
+    def warnings(self, config: BenchConfig, peak: Peak) -> list[str]: ...
+
+    def sampling_extra(self) -> dict[str, Any]: ...
+
+
+def finish_variant(config: BenchConfig, emit: Progress, item: Prepared) -> StrategyResult:
+    """Record a variant's timing once its sampling ended, and put its result on the page
+    (unless it was there already: a peer's, shown as its process ended)."""
+    result = item.result
+    if item.sampler is not None and item.finish is not None:
+        timing = item.sampler.timing(config.repeats, result.stop_reason)
+        try:
+            item.finish(timing)
+        except Exception as error:  # noqa: BLE001 - the samples are kept whatever the context
+            if not result.samples_s:
+                record_timing(result, timing, 0.0)
+            result.warnings.append(f"context after sampling failed: {one_line(error)}")
+    if not item.shown:
+        emit(VariantDone(result.variant, result.status))
+        emit(VariantResult(result_to_dict(result, None)))
+        item.shown = True
+    return result
+
+
+def run_warnings(config: BenchConfig, estimate: memory.MemoryEstimate, llc_bytes: int) -> list[str]:
+    found = []
+    if estimate.limit_bytes is None:
+        found.append(f"memory preflight could not check the limit: {estimate.limit_source}")
+    set_bytes = memory.input_set_bytes(config)
+    if config.cache == "warm" and set_bytes < llc_bytes:
+        found.append(
+            f"warm cache: the inputs ({memory.format_bytes(set_bytes)}) fit in the last-level "
+            f"cache ({memory.format_bytes(llc_bytes)}), so rates above the DRAM roofline are "
+            "possible; use cache=cold for DRAM-bound numbers"
+        )
+    return found
+
+
+def measure(
+    config: BenchConfig,
+    own: OwnProcess,
+    progress: Progress | None = None,
+    floor: NoiseFloor | None = None,
+    estimate: memory.MemoryEstimate | None = None,
+    peak: Peak | None = None,
+) -> RunResult:
+    """Measure every variant of `config`; raises PreflightError/DeviceError before any work,
+    RunInterrupted (carrying what finished) on SIGINT. `peak`: a ceiling measured already
+    (a sweep's), else probed before and after the variants."""
+    floor = floor or NoiseFloor()
+    emit = progress or silent
+    run_id = uuid.uuid4().hex
+    clock = PhaseClock()
+    monitor = LoadMonitor().start()
+    llc_bytes, llc_source = last_level_cache_bytes()
+    variants = plan_variants(config, own.kind)
+    emit(Started(tuple(variant_name(s, x) for s, x in variants)))
+    copies = memory.cold_copies(config, llc_bytes)
+    if estimate is None:  # refused before any process starts
+        estimate = own.preflight(config, llc_bytes)
+    clock.lap("startup_s")
+    plan = race_plan(config, floor)
+    peers = run_peers(
+        config,
+        # TensorFlow's stay in this process (or run nowhere); every other framework's in its own
+        [v for v in variants if strategy_info(v[0]).framework != own.absent],
+        copies=copies,
+        device_kind=own.kind,
+        emit=emit,
+        floor=floor,
+        tensorflow_here=own.tensorflow,
+    )
+    measured_by_peers = {}
+    for variant, result in peers.results.items():  # on the page as each process ended
+        emit(VariantDone(result.variant, result.status))
+        emit(VariantResult(result_to_dict(result, None)))
+        measured_by_peers[variant] = Prepared(result, shown=True, elsewhere=True)
+    clock.lap("peers_s")
+    warnings = own.start(config)
+    environment = own.environment(config, llc_bytes, llc_source, peers.environments)
+    interrupted = peers.interrupted  # then nothing more is measured: what finished is saved
+    probes: list[Probe] = []
+    clock.lap("startup_s")
+    prepared: list[Prepared] | None = None
+    try:  # SIGINT from here to the sampling: the peers' results are kept, the rest skipped
+        if peak is None and not interrupted:
+            emit(Phase("peak bandwidth"))
+            probes = own.probe("before", llc_bytes)
+        clock.lap("peak_s")
+        if not interrupted:
+            own.place_inputs(config, copies, emit)
+            clock.lap("inputs_s")
+            prepared, interrupted = own.prepare(config, variants, measured_by_peers, emit)
+    except KeyboardInterrupt:
+        interrupted = True
+    if prepared is None:  # interrupted before the variants were prepared
+        interrupted = True
+        prepared = [measured_by_peers.get(v) or not_started(config, v) for v in variants]
+    finished: dict[int, StrategyResult] = {}
+
+    def finish(item: Prepared) -> None:
+        finished[id(item)] = finish_variant(config, emit, item)  # at its last sample: shown
+
+    sampled_plan = plan if worker_count() <= 1 else fixed_plan(config)
+    record = SamplingRecord.for_plan(config.order, config.seed, [], sampled_plan)
+    here = [item for item in prepared if not item.elsewhere]  # peers: sampled in their own
+    if here and not interrupted:
+        emit(Phase(f"sampling ({config.order})"))
+        with own.sampling_place():
+            try:
+                record = take_samples(
+                    here,
+                    plan=sampled_plan,
+                    order=config.order,
+                    seed=config.seed,
+                    emit=emit,
+                    on_failure=failing_sample(own.classify),
+                    on_done=finish,
+                )
+            except KeyboardInterrupt:  # what was measured is kept, and saved by the caller
+                interrupted = True
+    for item in prepared:
+        if interrupted and id(item) not in finished:
+            stop_unfinished(item)
+    results = [finished.get(id(item)) or finish_variant(config, emit, item) for item in prepared]
+    clock.lap("variants_s")
+    if config.profile and not interrupted:
+        emit(Phase("profiles"))
+        own.profile(prepared, run_id)
+    clock.lap("profile_s")
+    del prepared
+    own.release()
+    run = (config, results, peers)
+    peak, ceiling_notes = settled_peak(own, peak, probes, run, llc_bytes, interrupted, emit)
+    clock.lap("peak_s")
+    emit(Done())
+    load = monitor.stop()
+    warnings += run_warnings(config, estimate, llc_bytes)
+    warnings += [w for w in (*own.warnings(config, peak), load.warning, *ceiling_notes) if w]
+    if interrupted:
+        warnings.append(interrupted_warning(results))
+    result = RunResult(
+        run_id=run_id,
+        created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        environment=environment,
+        config=config,
+        peak=peak,
+        results=results,
+        warnings=warnings,
+        cold_copies=copies,
+        memory=estimate,
+        sampling={
+            **record.to_dict(),
+            **({"peers": peers.sampling} if peers.sampling else {}),
+            **own.sampling_extra(),
+        },
+        machine_load=load,
+        noise_floor=floor,
+        timings=clock.timings(),
+    )
+    if interrupted:
+        raise RunInterrupted(result)
+    return result
+
+
+def settled_peak(
+    own: OwnProcess,
+    given: Peak | None,
+    probes: list[Probe],
+    run: tuple[BenchConfig, list[StrategyResult], Any],
+    llc_bytes: int,
+    interrupted: bool,
+    emit: Progress,
+) -> tuple[Peak, list[str]]:
+    """The ceiling given (a sweep's), or from the probes before and after, settled against
+    what the results achieved; no probe after an interrupt (the run was asked to stop)."""
+    if given is not None:
+        return given, []
+    config, results, peers = run
+    reprobe: Callable[[], list[Probe]] | None = None
+    if probes and not interrupted:
+        emit(Phase("peak bandwidth (again)"))
+        probes = probes + own.probe("after", llc_bytes)
+        reprobe = lambda: own.probe("check", llc_bytes)  # noqa: E731
+    return run_ceiling(
+        probes, own.device, results, config, llc_bytes, reprobe, peers.device_probes()
+    )
+
+
+def own_process(
+    state: Any = None, setup: Any = None, builders: Any = None, replicas: int | None = None
+) -> OwnProcess:
+    """TensorFlow's, when a usable TensorFlow is here (`state`, `setup`, `builders` are its;
+    `replicas`: the device layout every run of this process uses, a sweep's),
+    else the host's, carrying why not: a TensorFlow that is missing, too old, or whose import
+    raises, exits or hangs is not installed, as far as a run is concerned."""
+    problem = tensorflow_problem()
+    if problem is None:
+        try:
+            module = importlib.import_module("engine.execution.tensorflow_process")
+        except (Exception, SystemExit) as error:  # noqa: BLE001 - any failure makes it unusable
+            problem = import_failure(error)
+        else:
+            return module.TensorflowProcess(state, setup, builders, replicas)
+    from engine.execution.host_process import HostProcess
+
+    return HostProcess(problem)
+
+
+def run_benchmark(
+    config: BenchConfig,
+    progress: Progress | None = None,
+    builders: Any = None,
+    setup: Any = None,
+    peak: Peak | None = None,
+    state: Any = None,
+    floor: NoiseFloor | None = None,
+    estimate: memory.MemoryEstimate | None = None,
+) -> RunResult:
+    """`measure` with this machine's own process: the entry point of every run."""
+    own = own_process(state, setup, builders)
+    return measure(config, own, progress, floor, estimate, peak)
