@@ -15,6 +15,7 @@ from engine.results.formatting import (
     phased_ties,
     reduced_precision_line,
     speed_words,
+    tie_words,
 )
 from engine.spec.catalog import baseline_strategies, is_known, split_variant, strategy_info
 from engine.spec.config import BenchConfig
@@ -53,14 +54,11 @@ def verdict_lines(winner: dict, busy_share: float | None = None) -> list[str]:
                 "is a real difference, not noise."
             )
         return lines + busy_lines(busy_share)
-    noise = [n for n in winner["tied_with"] if n not in phased_ties(winner)]
-    tied = ", ".join(tied_ratio(name, ratios.get(name)) for name in noise)
+    noise = [n for n in winner["tied_with"] if n not in phased_ties(winner) and n in ratios]
     lines = [f"**Tie.** `{winner['variant']}` had the lowest median over the run"]
     if noise:
-        lines[0] += (
-            f", but {tied} cannot be told apart from it: their 95% intervals reach within "
-            f"{margin} of it."
-        )
+        lines[0] += ", but not by enough to name it alone:"
+        lines += [f"`{name}`: {tie_words(ratios[name], winner['margin'])}." for name in noise]
     else:
         lines[0] += ", but not all through it."
     lines += phase_lines(winner)
@@ -86,14 +84,6 @@ def phase_lines(winner: dict) -> list[str]:
         "Which is fastest depends on the machine's state; run again, or use repetitions, "
         "before choosing between them."
     ]
-
-
-def tied_ratio(name: str, ratio: dict | None) -> str:
-    """ "`numpy` (2.39× as long, 0.96–5.90)": a tie with a wide interval reads as one."""
-    if not ratio:
-        return f"`{name}`"
-    low, high = ratio["ratio_ci"]
-    return f"`{name}` ({ratio['ratio']:.2f}× as long, {low:.2f}–{high:.2f})"
 
 
 def busy_lines(busy_share: float | None) -> list[str]:

@@ -241,6 +241,27 @@ class Winner:
     # Tied because the machine changed speed during the run (`engine.measure.phases`): the
     # variant was within the margin of the winner, or faster, on one side of the change.
     by_phase: Mapping[str, PhaseTie] = field(default_factory=dict)
+    # Why each tie is one (`tie_reason`), and the floor each side of its ratio carried.
+    reasons: Mapping[str, str] = field(default_factory=dict)
+    side_log_sd: Mapping[str, float] = field(default_factory=dict)
+
+
+# Why a variant is tied with the winner, from the numbers: "margin" (its own samples put it
+# within the margin), "samples" (its samples spread too widely to tell), "processes" (its
+# samples alone set it apart, but it ran in another process, whose run-to-run spread covers
+# the difference), "floor" (the same, for variants interleaved in one process: the machine's
+# within-run floor covers it).
+TIE_REASONS = ("margin", "samples", "processes", "floor")
+
+
+def tie_reason(
+    best: Sequence[float], other: Sequence[float], same_process: bool, margin: float, seed: int
+) -> str:
+    """Which of `TIE_REASONS` made a tie: the ratio drawn from the samples alone decides."""
+    alone = ratio_interval([best], [other], 0.0, seed)
+    if alone.low > 1 + margin:
+        return "floor" if same_process else "processes"
+    return "margin" if alone.ratio <= 1 + margin else "samples"
 
 
 def winner_and_ties(
@@ -274,4 +295,9 @@ def winner_and_ties(
         if name != best
     }
     tied = tuple(name for name, r in ratios.items() if r.low <= 1 + margin)
-    return Winner(best, tied, margin, ratios)
+    same = {name: where.get(name, "") == where.get(best, "") for name in tied}
+    reasons = {
+        name: tie_reason(timed[best], timed[name], same[name], margin, seed) for name in tied
+    }
+    sides = {name: side_floor(name) for name in tied}
+    return Winner(best, tied, margin, ratios, reasons=reasons, side_log_sd=sides)

@@ -56,10 +56,51 @@ def winner_line(winner: Mapping[str, Any] | None) -> str:
     if not winner["tied_with"]:
         return f"fastest: {winner['variant']} (faster than every other by more than {margin})"
     names = ", ".join([winner["variant"], *winner["tied_with"]])
-    return (
-        f"tied: {names} are within the noise of each other (margin {margin})"
-        f"{phase_clause(winner)}; simplest to copy: {simplest}{why}"
+    ratios = winner.get("ratios") or {}
+    told = "; ".join(
+        f"{name} {tie_words(ratios[name], winner['margin'])}"
+        for name in winner["tied_with"]
+        if name in ratios and "phase" not in ratios[name]
     )
+    return (
+        f"tied: {names} ({told}){phase_clause(winner)}; simplest to copy: {simplest}{why}"
+        if told
+        else f"tied: {names}{phase_clause(winner)}; simplest to copy: {simplest}{why}"
+    )
+
+
+def spread_words(log_sd: float) -> str:
+    """A side's floor as the ± a fresh measurement moves by (95%)."""
+    return f"±{math.exp(1.96 * log_sd) - 1:.0%}"
+
+
+def tie_words(ratio: Mapping[str, Any], margin: float) -> str:
+    """Why one variant is tied with the winner, and what would separate them, worded from its
+    record (`tie_reason`, the ratio and its interval, the floor its sides carried)."""
+    low, high = ratio["ratio_ci"]
+    numbers = f"{ratio['ratio']:.2f}x the winner's time, {low:.2f}–{high:.2f}"
+    reason = ratio.get("tie_reason")
+    spread = spread_words(float(ratio.get("side_log_sd") or 0.0))
+    if reason == "margin":
+        return f"{numbers}: within the {margin:.0%} margin, as fast for this problem"
+    if reason == "samples":
+        return (
+            f"{numbers}: its samples spread too widely to tell; a longer --time-budget "
+            "would separate them"
+        )
+    if reason == "processes":
+        return (
+            f"{numbers}: its own samples set it apart, but it ran in another process and a "
+            f"fresh process's time moves {spread} on this machine; --repetitions 5 measures "
+            "that spread instead of assuming it"
+        )
+    if reason == "floor":
+        return (
+            f"{numbers}: its own samples set it apart, but ratios on this machine move "
+            f"{spread} between runs; --repetitions 5 measures that spread instead of "
+            "assuming it"
+        )
+    return f"{numbers}: its interval reaches within the {margin:.0%} margin"
 
 
 def phased_ties(winner: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:

@@ -89,13 +89,26 @@ def winner_record(found: Winner | None) -> dict[str, Any] | None:
         "tied_with": list(found.tied_with),
         "margin": found.margin,
         "ratios": {
-            name: {"ratio": r.ratio, "ratio_ci": [r.low, r.high], **phase_record(found, name)}
+            name: {
+                "ratio": r.ratio,
+                "ratio_ci": [r.low, r.high],
+                **tie_record(found, name),
+                **phase_record(found, name),
+            }
             for name, r in found.ratios.items()
         },
         "simplest": simplest,
         "simplest_reason": strategy_info(simplest).simplicity_reason if is_known(simplest) else "",
         "method": RATIO_CI_METHOD,
     }
+
+
+def tie_record(found: Winner, name: str) -> dict[str, Any]:
+    """A tie's `tie_reason` (`uncertainty.TIE_REASONS`) and the floor each side of its ratio
+    carried (`side_log_sd`), from which every sentence about it is worded ({} otherwise)."""
+    if name not in found.reasons:
+        return {}
+    return {"tie_reason": found.reasons[name], "side_log_sd": found.side_log_sd[name]}
 
 
 def phase_record(found: Winner, name: str) -> dict[str, Any]:

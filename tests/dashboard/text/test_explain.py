@@ -1,4 +1,4 @@
-"""The fastest-way words on constructed runs: a tie shows each tied ratio and its interval,
+"""The fastest-way words on constructed runs: a tie shows each tied ratio, its interval and why,
 and a busy machine that widened the verdict is named with what to do about it."""
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ def test_a_tie_shows_each_tied_ratio_with_its_interval():
     run = make_run({"einsum": noisy(0.002, 0.5, 1), "numpy": noisy(0.0022, 0.5, 2)})
     text = answer(run)
     assert text.startswith("**Tie.**")
-    assert "as long, " in text  # "`numpy` (1.10× as long, 0.80–1.50)"
+    assert "x the winner's time, " in text  # "`numpy`: 1.10x the winner's time, 0.80–1.50: ..."
     assert "other processes used" not in text  # a quiet run says nothing about load
 
 
