@@ -35,7 +35,7 @@ class RunView:
     took: str | None  # where the run's time went
     winner: dict[str, Any] | None  # the one verdict record every part reads
     answer: str  # Markdown, engine-written
-    code: str | None  # the code to copy, None when there is none
+    code: str | None  # the fastest measured's code to copy, None when there is none
     summary: pd.DataFrame  # one row per variant, with speedups (the charts read it)
     table: pd.DataFrame  # the summary as displayed
     failures: list[str]  # one line per variant that did not measure correctly
@@ -51,6 +51,9 @@ class RunView:
     # plotly Figures in page order; one with nothing to draw carries its reason (`empty_reason`)
     figures: dict[str, Any]
     why_figures: dict[str, Any] = field(default_factory=dict)
+    # In a tie whose simplest is not the fastest measured: its name and code, shown after.
+    simplest: str | None = None
+    simplest_code: str | None = None
 
 
 def build(result: RunResult) -> RunView:
@@ -68,6 +71,7 @@ def build(result: RunResult) -> RunView:
     else:
         answer = answer_for(result, best, chosen, profiles)
         code = result.code_for(best["variant"])
+    simplest = chosen["simplest"] if chosen and chosen["simplest"] != chosen["variant"] else None
     table = data.display_table(summary)
     failures, notes = _failures_and_notes(table)
     figures = charts.all_figures(summary, samples, replicas, result.peak_bytes_per_s, steps)
@@ -83,6 +87,8 @@ def build(result: RunResult) -> RunView:
         winner=chosen,
         answer=answer,
         code=code,
+        simplest=simplest,
+        simplest_code=result.code_for(simplest) if simplest else None,
         summary=summary,
         table=table,
         failures=failures,

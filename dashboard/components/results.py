@@ -48,6 +48,9 @@ def show_results(text: str, key: str = "run") -> None:
             st.code(view.code, language="python")
         else:
             st.caption(NO_SOURCE)
+        if view.simplest:
+            st.caption(plain(f"The simplest of the tied strategies, {view.simplest}:"))
+            st.code(view.simplest_code or NO_SOURCE, language="python")
 
     if view.search is not None:
         show_search(view)

@@ -36,6 +36,12 @@ def run_sections(result: RunResult) -> list[str]:
             markdown_to_html(view.answer),
             f"<pre><code>{escape(view.code or NO_SOURCE)}</code></pre>",
         ]
+        if view.simplest:
+            sections += [
+                f"<p class='muted'>The simplest of the tied strategies, "
+                f"{escape(view.simplest)}:</p>",
+                f"<pre><code>{escape(view.simplest_code or NO_SOURCE)}</code></pre>",
+            ]
     if view.search is not None:
         sections += ["<h2>The search</h2>", frame_table(view.search)]
     sections += ["<h2>Summary</h2>", frame_table(view.table)]

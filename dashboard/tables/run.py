@@ -109,11 +109,11 @@ def display_distribution(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def winner(frame: pd.DataFrame, chosen: dict | None) -> pd.Series | None:
-    """The row of the variant whose code to show: the simplest of the winner and its ties
-    (`chosen` is `RunResult.winner_dict()`)."""
+    """The row of the variant whose code is shown first: the fastest measured (`chosen` is
+    `RunResult.winner_dict()`); in a tie the simplest follows it (`RunView.simplest_code`)."""
     if chosen is None or frame.empty:
         return None
-    return frame[frame["variant"] == chosen["simplest"]].iloc[0]
+    return frame[frame["variant"] == chosen["variant"]].iloc[0]
 
 
 def _count(value: object) -> str:

@@ -62,11 +62,24 @@ def verdict_lines(winner: dict, busy_share: float | None = None) -> list[str]:
     else:
         lines[0] += ", but not all through it."
     lines += phase_lines(winner)
-    why = f" ({winner['simplest_reason']})" if winner.get("simplest_reason") else ""
-    lines.append(
-        f"The code shown is **{winner['simplest']}**, the simplest of the tied strategies{why}."
-    )
+    lines.append(code_words(winner))
     return lines + busy_lines(busy_share)
+
+
+def code_words(winner: dict) -> str:
+    """Which code is shown, in a tie: the fastest measured first, then the simplest of the
+    tied strategies with the reason (one block when they are the same)."""
+    why = f" ({winner['simplest_reason']})" if winner.get("simplest_reason") else ""
+    fastest, simplest = winner["variant"], winner["simplest"]
+    if simplest == fastest:
+        return (
+            f"The code shown is **{fastest}**: the fastest measured, and the simplest of the "
+            f"tied strategies{why}."
+        )
+    return (
+        f"The code shown first is **{fastest}**, the fastest measured; then **{simplest}**, "
+        f"the simplest of the tied strategies{why}, as fast within this run's noise."
+    )
 
 
 def phase_lines(winner: dict) -> list[str]:

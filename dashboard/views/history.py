@@ -70,8 +70,12 @@ selection = st.dataframe(
         "matrices": st.column_config.NumberColumn("B"),
         "dim": st.column_config.NumberColumn("m"),
         "cols": st.column_config.NumberColumn("n"),
-        "best_variant": st.column_config.TextColumn("winner"),
-        "best_median_s": st.column_config.NumberColumn("winner median (ms)", format="%.4g"),
+        "best_variant": st.column_config.TextColumn(
+            "fastest measured",
+            help="the lowest median among the run's correct strategies; its page says "
+            "whether others tie with it",
+        ),
+        "best_median_s": st.column_config.NumberColumn("its median (ms)", format="%.4g"),
         "run_id": st.column_config.TextColumn("run"),
     },
 )
