@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from engine.backends.runtime import Runtime
+from engine.execution.device_replicas import prepare_over_devices
 from engine.execution.recording import Prepared, blank_result, check_outputs, record_timing
 from engine.measure import roofline, sharding
 from engine.measure.timing import Kernel, Sampler, Timing, time_kernel
@@ -51,19 +52,20 @@ def sliced(pair: tuple[Any, Any], shard: sharding.Shard) -> tuple[Any, Any]:
     return a[shard.start : shard.stop], x[shard.start : shard.stop]
 
 
-def why_not(runtime: Runtime, strategy: str) -> str | None:
-    """Why this variant cannot run split over host replicas (None: it can)."""
+def why_not(strategy: str) -> str | None:
+    """Why this variant runs in mode single only (None: it can be split)."""
     info = strategy_info(strategy)
     if info.user:
         return "a user's kernel runs in mode single (there every timed call gets fresh inputs)"
     if info.storage:
         return f"a {info.storage} storage point runs in mode single"
-    if runtime.device_kind != "CPU":
-        return (
-            f"{runtime.framework} on the {runtime.device_kind}: one device per replica is not "
-            "supported yet; run it in mode single"
-        )
     return None
+
+
+def replica_devices(runtime: Runtime, count: int) -> list[Any] | None:
+    """The runtime's own devices to lay `count` replicas over, where it has them (JAX)."""
+    found = getattr(runtime, "replica_devices", None)
+    return found(count) if found is not None else None
 
 
 def prepare_host_replicas(
@@ -78,7 +80,20 @@ def prepare_host_replicas(
     """Build, first-call, warm up and check one variant split over `config.replicas` threads."""
     strategy, option = variant
     result = blank_result(config, strategy, option, "ok")
-    reason = runtime.unsupported(config.dtype) or why_not(runtime, strategy)
+    reason = runtime.unsupported(config.dtype) or why_not(strategy)
+    devices = None if reason else replica_devices(runtime, config.replicas)
+    if devices:  # the framework lays arrays over devices of its own (JAX): one program on all
+        return prepare_over_devices(
+            runtime, devices, config, timed, check, reference, variant, build
+        )
+    if not reason and runtime.device_kind != "CPU":
+        reason = (
+            f"{runtime.framework} on the {runtime.device_kind}: {config.replicas} replicas need "
+            f"{config.replicas} devices, and fewer are here; run it in mode single"
+            if hasattr(runtime, "replica_devices")
+            else f"{runtime.framework} on the {runtime.device_kind}: one device per replica "
+            "is not built for it yet; run it in mode single"
+        )
     if reason:
         result.status, result.error = "unsupported", reason
         return Prepared(result)

@@ -185,6 +185,8 @@ def run(request: dict[str, Any], write: Callable[[dict[str, Any]], None]) -> dic
     start = time.perf_counter()
     threads_before = set(threading.enumerate())
     emit(Phase(f"starting {framework}"))
+    if split:  # before the framework starts: a runtime may lay replicas over devices
+        os.environ["MATVEC_REPLICAS"] = str(config.replicas)
     runtime = load_runtime(framework, config.dtype, framework_threads)
     started_s = time.perf_counter() - start
     probe_bytes = int(request.get("probe_bytes", 256 * 2**20))

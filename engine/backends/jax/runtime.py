@@ -76,6 +76,39 @@ class JaxRuntime:
     def to_host(self, output: Any) -> np.ndarray:
         return np.asarray(output)
 
+    def replica_devices(self, count: int) -> list[Any] | None:
+        """`count` devices of the run's platform to lay replicas over (None: fewer here)."""
+        found = [d for d in jax.devices() if d.platform == self.device.platform]
+        return found[:count] if len(found) >= count else None
+
+    def place_over(
+        self, pair: tuple[Any, Any], devices: list[Any], mode: str
+    ) -> tuple[tuple[Any, Any], int]:
+        """The pair laid out over `devices` with a `NamedSharding`: along the batch, padded
+        with zero rows to equal shards (dropped after), or whole on each (replicated).
+        Returns the placed pair and the padding rows."""
+        mesh = jax.sharding.Mesh(np.array(devices), ("replicas",))
+        a, x = pair
+        padding = -len(a) % len(devices) if mode == "sharded" else 0
+        if padding:
+            a = jnp.concatenate([a, jnp.zeros((padding, *a.shape[1:]), a.dtype)])
+            x = jnp.concatenate([x, jnp.zeros((padding, *x.shape[1:]), x.dtype)])
+        spec = jax.sharding.PartitionSpec("replicas" if mode == "sharded" else None)
+        placed = jax.device_put((a, x), jax.sharding.NamedSharding(mesh, spec))
+        jax.block_until_ready(placed)
+        return (placed[0], placed[1]), padding
+
+    def put_on(self, pair: tuple[Any, Any], device: Any) -> tuple[Any, Any]:
+        """The pair on one device (a replica timed alone)."""
+        placed = jax.device_put(pair, device)
+        jax.block_until_ready(placed)
+        return placed[0], placed[1]
+
+    def device_parts(self, output: Any) -> list[np.ndarray]:
+        """Each device's copy or slice of an output, on the host, in batch order."""
+        shards = sorted(output.addressable_shards, key=lambda s: s.index[0].start or 0)
+        return [np.asarray(shard.data) for shard in shards]
+
     def probe_buffer(self, elements: int) -> Any:
         """A float32 buffer on the device, for the read probe (`peer_worker.device_probes`)."""
         buffer = jax.device_put(np.ones(elements, dtype=np.float32), self.device)

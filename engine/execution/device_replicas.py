@@ -1,0 +1,148 @@
+"""Modes `replicated` and `sharded` over a framework's own devices, for a runtime that lays
+arrays over several (`replica_devices`, `place_over`, `put_on`, `device_parts`): JAX, with a
+`NamedSharding` over N devices (on a CPU host, N host devices from XLA's flag), one compiled
+program running on all of them at once.
+
+`sharded`: the batch along the devices, padded with zero rows to equal shards where B is not a
+multiple of N (the padding is dropped before the check, and said); `replicated`: the whole
+batch on every device, N times the necessary work. The timed step is one call of the compiled
+kernel and a sync; the output stays laid out over the devices. Each replica is also timed
+alone on its own device: the per-replica record every distributed run has.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from engine.backends.runtime import Runtime
+from engine.execution.recording import Prepared, blank_result, check_outputs, record_timing
+from engine.measure import roofline, sharding
+from engine.measure.timing import Kernel, Sampler, Timing, time_kernel
+from engine.results.formatting import one_line
+from engine.results.parts import DistributionSummary, ReplicaTiming
+from engine.spec.config import BenchConfig
+
+CONTEXT_REPEATS = 10
+
+
+def shards_for(config: BenchConfig, padded: bool) -> list[sharding.Shard]:
+    if config.mode == "replicated":
+        return sharding.replicated_shards(config.matrices, config.replicas)
+    if padded:
+        return sharding.padded_shards(config.matrices, config.replicas)
+    return sharding.even_shards(config.matrices, config.replicas)
+
+
+def prepare_over_devices(
+    runtime: Any,
+    devices: list[Any],
+    config: BenchConfig,
+    timed: Sequence[tuple[Any, Any]],
+    check: tuple[Any, Any],
+    reference: np.ndarray,
+    variant: tuple[str, str],
+    build: Callable[[], Callable[..., Any]],
+) -> Prepared:
+    """Build, first-call, warm up and check one variant laid out over `devices`."""
+    strategy, option = variant
+    result = blank_result(config, strategy, option, "ok")
+    try:
+        fn = build()
+        placed = [runtime.place_over(pair, devices, config.mode) for pair in timed]
+        padding = placed[0][1]
+        sets = [pair for pair, _ in placed]
+
+        def step(i: int) -> Any:
+            return fn(*sets[i % len(sets)])
+
+        with runtime.placement():
+            sampler = Sampler(
+                Kernel(call=step, sync=runtime.sync),
+                warmup=config.warmup,
+                budget_s=config.time_budget_s,
+            )
+            (check_a, check_x), _ = runtime.place_over(check, devices, config.mode)
+            output = fn(check_a, check_x)
+            runtime.sync(output)
+        if config.mode == "replicated":
+            candidates = runtime.device_parts(output)  # every device's own copy
+        else:
+            candidates = [runtime.to_host(output)[: config.matrices]]
+        check_outputs(result, candidates, reference, config, convert=np.asarray)
+    except Exception as error:  # noqa: BLE001 - one variant's failure keeps the others
+        result.status, result.error = runtime.classify(error), one_line(error)  # type: ignore[assignment]
+        return Prepared(result)
+    shards = shards_for(config, padded=bool(padding))
+
+    def finish(timing: Timing) -> None:
+        record_timing(result, timing, 0.0)
+        result.replicas = each_alone(runtime, devices, config, fn, shards, timed[0])
+        describe(result, config, shards, padding, timing, len(devices))
+
+    return Prepared(result, sampler, finish)
+
+
+def each_alone(
+    runtime: Runtime,
+    devices: list[Any],
+    config: BenchConfig,
+    fn: Callable[..., Any],
+    shards: list[sharding.Shard],
+    pair: tuple[Any, Any],
+) -> list[ReplicaTiming]:
+    """Each replica's own time on its own device, with its own slice, not waiting for the
+    others."""
+    timings = []
+    for shard, device in zip(shards, devices):
+        if shard.matrices == 0:
+            timings.append(ReplicaTiming(shard.replica, str(device), 0, None))
+            continue
+        a, x = pair
+        mine = runtime.put_on((a[shard.start : shard.stop], x[shard.start : shard.stop]), device)  # type: ignore[attr-defined]
+        timing = time_kernel(
+            Kernel(call=lambda _i, mine=mine: fn(*mine), sync=runtime.sync),
+            warmup=1,
+            repeats=min(config.repeats, CONTEXT_REPEATS),
+            budget_s=config.time_budget_s / max(1, len(shards)),
+        )
+        median = timing.measurement.median_s
+        work = roofline.traffic_bytes(shard.matrices, config.rows, config.columns, config.itemsize)
+        rate = work / median if median > 0 else None
+        timings.append(ReplicaTiming(shard.replica, str(device), shard.matrices, median, rate))
+    return timings
+
+
+def describe(
+    result: Any,
+    config: BenchConfig,
+    shards: list[sharding.Shard],
+    padding: int,
+    timing: Timing,
+    devices: int,
+) -> None:
+    result.work_multiplier = devices if config.mode == "replicated" else 1
+    if config.mode == "replicated":
+        result.notes.append(
+            f"every replica computed all {config.matrices:,} matrices: {devices}x the "
+            "necessary work (rates count the necessary work once)"
+        )
+    if padding:
+        result.notes.append(
+            f"{config.matrices:,} matrices do not split evenly over {devices} devices: "
+            f"{padding} zero rows padded to equal shards and dropped before the check"
+        )
+    result.distribution = DistributionSummary(
+        strategy="NamedSharding over the framework's devices",
+        replicas_in_sync=devices,
+        shard_sizes=tuple(s.matrices for s in shards),
+        step_s=timing.measurement.median_s,
+        padded=bool(padding),
+        padding_rows=padding,
+        load_imbalance=sharding.load_imbalance(
+            [r.median_s for r in result.replicas if r.median_s is not None]
+        ),
+        gather="none in the step: the output stays laid out over the devices",
+    )
