@@ -14,6 +14,7 @@ Run from the repository root of a checkout on that machine:
    process, each writing its results JSON to OUT_DIR. The seed's size adds a PyTorch and a
    CuPy user kernel that compute on a stream of their own (`tests/fixtures/user_kernels`):
    their ratio to the framework's own kernel shows the sync covered the whole device.
+   Then mode sharded over two replicas at the seed's size, with every per-replica record.
 3. A one-screen summary (`summary.txt`): per shape, each variant's median, synced against
    dispatch-only time, GB/s and its fraction of the read bandwidth measured on the device it
    ran on, correctness and why sampling stopped; and every ceiling probe.
@@ -151,6 +152,41 @@ def side_stream_lines(path: Path) -> list[str]:
     return lines
 
 
+def sharded_check(out_dir: Path, env: dict[str, str]) -> list[str]:
+    """Mode sharded over two replicas at the seed's size: JAX over two devices where it has
+    them (else it says why), NumPy and PyTorch as the engine lays them out; each variant's
+    per-replica record in the summary."""
+    matrices, rows, cols = SHAPES[0]
+    out = out_dir / "run-sharded-2.json"
+    done = engine(
+        [
+            "run",
+            f"--matrices={matrices}",
+            f"--dim={rows}",
+            f"--cols={cols}",
+            "--strategy=numpy,jax_vmap,torch_bmm,cupy_matmul",
+            "--mode=sharded",
+            "--replicas=2",
+            "--no-history",
+            "--progress=none",
+            f"--json={out}",
+        ],
+        env,
+    )
+    if done.returncode != 0:
+        return [f"sharded x2: exit {done.returncode}: {done.stderr[-800:]}"]
+    lines = ["sharded over 2 replicas:", *summarise(out)]
+    for entry in json.loads(out.read_text())["results"]:
+        for replica in entry.get("replicas", []):
+            median = replica.get("median_s")
+            shown = "-" if median is None else f"{median * 1e6:.1f} us"
+            lines.append(
+                f"  {entry['variant']:<16} replica {replica['replica']} on {replica['device']}: "
+                f"{replica['matrices']} matrices, {shown}"
+            )
+    return lines
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("gpu-check"))
@@ -195,6 +231,7 @@ def main() -> int:
             continue
         report.extend(summarise(out))
         report.extend(side_stream_lines(out))
+    report.extend(sharded_check(args.out, env))
     text = "\n".join(report)
     (args.out / "summary.txt").write_text(text + "\n")
     print(text)

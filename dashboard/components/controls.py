@@ -108,7 +108,9 @@ def _widget(name: str, setting: Setting, disabled: bool = False) -> None:
         missing = missing_frameworks()
         if missing:
             names = ", ".join(FRAMEWORK_LABELS[f] for f in missing)
-            st.caption(plain(f"Not installed here: {names} — {PEER_INSTALL_HINT}"))
+            # The hint is the engine's own Markdown: its commands render as code, and a link
+            # inside a code span is never cut at a backtick.
+            st.caption(f"Not installed here: {plain(names)} — {PEER_INSTALL_HINT}")
     elif setting.kind == "bool":
         st.checkbox(setting.label, key=key, help=help_text)
     else:

@@ -50,7 +50,7 @@ from engine.results.formatting import one_line
 from engine.results.model import StrategyResult
 from engine.results.parts import Environment
 from engine.results.run_result import RunInterrupted, RunResult
-from engine.spec.catalog import strategy_info, variant_name
+from engine.spec.catalog import not_installed_note, strategy_info, variant_name
 from engine.spec.config import BenchConfig
 
 Variant = tuple[str, str]
@@ -239,6 +239,8 @@ def measure(
     emit(Done())
     load = monitor.stop()
     warnings += run_warnings(config, estimate, llc_bytes)
+    left_out = not_installed_note(config.strategies)
+    warnings += [left_out] if left_out else []
     warnings += [w for w in (*own.warnings(config, peak), load.warning, *ceiling_notes) if w]
     if interrupted:
         warnings.append(interrupted_warning(results))

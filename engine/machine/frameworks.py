@@ -31,7 +31,8 @@ DISTRIBUTIONS = (
 )
 INSTALL_HINT = (
     f"on a fresh machine `pip install 'batched-matvec-profiler[tensorflow]'`; elsewhere a "
-    f"TensorFlow >= {MIN_TENSORFLOW_TEXT} built for your accelerator (Colab and TPU VMs have one)"
+    f"TensorFlow >= {MIN_TENSORFLOW_TEXT} built for your accelerator (Kaggle's TPU image has "
+    "one; Colab's TPU runtime has none, and the other frameworks run there without it)"
 )
 
 

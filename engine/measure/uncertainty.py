@@ -151,6 +151,15 @@ def typical_log_time(runs: Sequence[Sequence[float]]) -> float:
     return float(np.mean([math.log(float(np.median(r))) for r in runs]))
 
 
+MAX_LOG = 700.0  # exp(700) ~ 1e304: finite, so every ratio stays a JSON number
+
+
+def bounded_exp(log_value: float) -> float:
+    """exp, held finite: samples a file may carry (1e-268 s beside 3e-4 s) give log spreads
+    whose exponential overflows a float; such an interval is shown as unbounded, not raised."""
+    return math.exp(max(-MAX_LOG, min(MAX_LOG, log_value)))
+
+
 def ratio_interval(
     a_runs: Sequence[Sequence[float]],
     b_runs: Sequence[Sequence[float]],
@@ -175,9 +184,9 @@ def ratio_interval(
     single_sides = (len(a) == 1) + (len(b) == 1)
     se = math.sqrt(float(np.var(boot, ddof=1)) + single_sides * floor_log_sd**2 + extra_log_sd**2)
     return RatioEstimate(
-        ratio=math.exp(point),
-        low=math.exp(point - Z * se),
-        high=math.exp(point + Z * se),
+        ratio=bounded_exp(point),
+        low=bounded_exp(point - Z * se),
+        high=bounded_exp(point + Z * se),
         runs_a=len(a),
         runs_b=len(b),
         log_se=se,
@@ -193,7 +202,7 @@ Z_POWER = float(stats.norm.ppf(POWER))
 def detectable_ratio(log_se: float, margin: float = DEFAULT_MARGIN) -> float:
     """The smallest slowdown a comparison with this spread calls `slower` with `POWER`: its
     interval must clear the margin, so the ratio must be (Z + Z_POWER) errors beyond it."""
-    return (1 + margin) * math.exp((Z + Z_POWER) * log_se)
+    return (1 + margin) * bounded_exp((Z + Z_POWER) * log_se)
 
 
 def runs_to_detect(

@@ -200,6 +200,18 @@ def entry_notes(entry: Mapping[str, Any]) -> list[str]:
     return notes
 
 
+def ranged(note: str, tokens: list[str]) -> str:
+    """`note` with its one number written as the range the group spans ("IQR is 12–15% of
+    the median"), never a placeholder a reader could take for an unfilled template."""
+
+    def value(token: str) -> float:
+        return float(token.rstrip("%").replace(",", ""))
+
+    low, high = min(tokens, key=value), max(tokens, key=value)
+    span = low if value(low) == value(high) else f"{low.rstrip('%')}–{high}"
+    return NUMBER.sub(lambda _m: span, note, count=1)
+
+
 def grouped_notes(notes: Iterable[tuple[str, str]]) -> list[str]:
     """(variant, note) pairs as lines, one per kind of note: the same note for several variants
     is one line naming them all, and notes that differ only in a number ("IQR is 12% of the
@@ -209,7 +221,7 @@ def grouped_notes(notes: Iterable[tuple[str, str]]) -> list[str]:
         shape = NUMBER.sub(lambda m: "N%" if m.group().endswith("%") else "N", note)
         groups.setdefault(shape, []).append((variant, note))
     lines = []
-    for shape, members in groups.items():
+    for members in groups.values():
         variants = [variant for variant, _ in members]
         texts = {note for _, note in members}
         if len(texts) == 1:
@@ -218,7 +230,7 @@ def grouped_notes(notes: Iterable[tuple[str, str]]) -> list[str]:
         numbers = [NUMBER.findall(note) for _, note in members]
         if all(len(found) == 1 for found in numbers):
             each = ", ".join(f"{v} {n[0]}" for v, n in zip(variants, numbers))
-            lines.append(f"{shape} ({each})")
+            lines.append(f"{ranged(members[0][1], [n[0] for n in numbers])} ({each})")
         else:
             lines.extend(f"{variant}: {note}" for variant, note in members)
     return lines

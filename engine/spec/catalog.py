@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import functools
 
+from engine.machine.frameworks import INSTALL_HINT as TENSORFLOW_INSTALL_HINT
 from engine.spec.builtin_strategies import BUILTIN
 from engine.spec.search_points import CUPY_POINTS, SEARCH_POINTS
 from engine.spec.strategy_info import (
@@ -124,6 +125,27 @@ def framework_label(name: str) -> str:
         return "unknown"
     framework = strategy_info(name).framework
     return FRAMEWORK_LABELS.get(framework, framework)
+
+
+def not_installed_note(requested: tuple[str, ...]) -> str | None:
+    """What `--strategy all` left out and why: every framework whose catalogue strategies are
+    not installed here, with how many, when the run asked for every installed one (None
+    otherwise, or when nothing is missing)."""
+    wanted = set(installed_strategy_names())
+    if not wanted or not wanted <= set(requested):
+        return None
+    counts: dict[str, int] = {}
+    for info in _REGISTRY.values():
+        if not info.installed and not info.search_only and not info.user:
+            counts[info.framework] = counts.get(info.framework, 0) + 1
+    if not counts:
+        return None
+    told = "; ".join(
+        f"{FRAMEWORK_LABELS.get(name, name)} ({count} strategies): "
+        f"{TENSORFLOW_INSTALL_HINT if name == 'tensorflow' else install_hint(name)}"
+        for name, count in counts.items()
+    )
+    return f"not installed here, so not in this run: {told}"
 
 
 def missing_frameworks() -> tuple[str, ...]:

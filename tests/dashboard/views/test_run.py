@@ -152,3 +152,15 @@ def test_the_run_page_offers_only_the_kernels_named_at_start(monkeypatch, tmp_pa
         kernels.offered.clear()
     monkeypatch.delenv(kernels.KERNELS_VARIABLE)
     assert not [w for w in app().multiselect if w.label == "Your kernels"]
+
+
+def test_the_install_hint_for_missing_frameworks_renders_its_commands_as_code(monkeypatch):
+    from dashboard.components import controls
+
+    monkeypatch.setattr(controls, "missing_frameworks", lambda: ("cupy",))
+    at = app()
+    captions = [c.value for c in at.caption if c.value.startswith("Not installed here")]
+    assert captions, [c.value for c in at.caption]
+    text = captions[0]
+    assert "`pip install -r requirements-peers.txt`" in text  # a code span, not \` escapes
+    assert "\\`" not in text

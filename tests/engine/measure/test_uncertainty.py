@@ -184,3 +184,13 @@ def test_a_comparisons_interval_carries_the_error_it_was_drawn_with():
     estimate = ratio_interval(a, b, floor_log_sd=BETWEEN_RUN)
     assert estimate.low == pytest.approx(estimate.ratio * math.exp(-Z * estimate.log_se))
     assert estimate.log_se > BETWEEN_RUN * math.sqrt(2)  # both sides' floor, in quadrature
+
+
+def test_a_file_with_an_absurdly_short_sample_gives_a_finite_unbounded_interval():
+    """Found by the door's property test: 1e-268 s beside 3e-4 s made exp() overflow."""
+    from engine.measure.uncertainty import ratio_interval
+
+    runs = [(1.2086367595621748e-268, 0.0002880115600055433, 0.00028607783002371434)]
+    found = ratio_interval(runs, runs, 0.08, seed=1, extra_log_sd=0.27)
+    assert found.ratio == pytest.approx(1.0)
+    assert 0 < found.low < 1e-300 and 1e300 < found.high < float("inf")

@@ -77,7 +77,7 @@ def test_notes_that_differ_only_in_a_number_are_one_line():
         ]
     )
     assert lines == [
-        "IQR is N% of the median: significant environmental influence (einsum 12%, numpy 15%)",
+        "IQR is 12–15% of the median: significant environmental influence (einsum 12%, numpy 15%)",
         "map_fn, while_loop: warm-up cut to 1 of 3 calls by the time budget",
     ]
 

@@ -120,3 +120,18 @@ def test_a_registered_strategy_is_a_dashboard_choice(plugin, monkeypatch, tmp_pa
     assert "broadcast_sum · TensorFlow" in chooser.options  # grouped by framework
     assert "jax_vmap · JAX" in chooser.options and "torch_bmm · PyTorch" in chooser.options
     assert chooser.value == ["broadcast_sum"]
+
+
+def test_strategy_all_says_which_frameworks_it_left_out_and_what_to_install():
+    from engine.spec.catalog import (
+        framework_installed,
+        installed_strategy_names,
+        not_installed_note,
+    )
+
+    if framework_installed("cupy"):
+        pytest.skip("CuPy is installed here: nothing of the catalogue is left out by it")
+    note = not_installed_note(installed_strategy_names())
+    assert note is not None and note.startswith("not installed here, so not in this run: ")
+    assert "CuPy (2 strategies): " in note and "cupy" in note.split("CuPy (2 strategies): ")[1]
+    assert not_installed_note(("numpy",)) is None  # a chosen list left nothing out
