@@ -59,7 +59,7 @@ RUNS: dict[str, list[str]] = {  # file stem -> CLI arguments of `run`
         "--replicas",
         "2",
         "--strategy",
-        "batched_matvec,einsum",
+        "batched_matvec,einsum,numpy,jax_vmap",
         "--label",
         "screens: sharded",
     ],

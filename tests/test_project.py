@@ -57,3 +57,28 @@ def test_version_and_help_name_every_command(capsys):
     text = build_parser().format_help()
     for command in ("run", "compare", "calibrate", "serve", "dashboard", "sweep", "devices"):
         assert command in text
+
+
+def test_every_code_block_of_the_readme_is_one_that_runs():
+    """The README's only blocks are the Quick start's two commands: the second is CI's own
+    (above), the first's server is the one the browser tests start (`benchmarks/server.py`),
+    and every command it installs from is a file here."""
+    readme = (ROOT / "README.md").read_text()
+    blocks = re.findall(r"```(\w*)\n(.*?)\n```", readme, flags=re.S)
+    assert [text for _, text in blocks] == quick_start_commands()
+    launch = quick_start_commands()[0]
+    server = (ROOT / "benchmarks" / "server.py").read_text()
+    assert "streamlit run dashboard/app.py" in launch
+    assert '"streamlit",\n            "run",\n            "dashboard/app.py"' in server
+    for requirements in re.findall(r"-r (\S+)", " ".join(quick_start_commands())):
+        assert (ROOT / requirements).is_file(), requirements
+
+
+def test_the_readme_links_only_to_files_that_are_here():
+    readme = (ROOT / "README.md").read_text()
+    targets = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", readme)
+    local = [t for t in targets if not t.startswith(("http://", "https://"))]
+    assert local and all((ROOT / t).exists() for t in local), [
+        t for t in local if not (ROOT / t).exists()
+    ]
+    assert "<repo URL>" not in readme

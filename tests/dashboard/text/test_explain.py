@@ -44,3 +44,12 @@ def test_the_comparison_names_the_variants_judged_by_their_own_spread():
     floor = NoiseFloor(0.12, 0.06, "observed over 7 runs", (("einsum", 0.24), ("numpy", 0.08)))
     text = comparison_method(floor, 0.05)
     assert "from the history: `einsum` ±60%, `numpy` ±17%." in text
+
+
+def test_one_launch_is_said_to_stream_memory_only_when_the_rate_shows_it():
+    from dashboard.text.explain import one_launch_words
+
+    assert "keeps memory streaming" in one_launch_words(3000, 0.85)
+    slow = one_launch_words(3000, 0.18)
+    assert "18% of the measured peak" in slow and "streaming" not in slow
+    assert one_launch_words(3000, None).endswith("no per-matrix dispatch.")
