@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from engine.backends.runtime import Runtime
-from engine.measure.correctness import HOST_DTYPES, check, reference
+from engine.measure.correctness import check, host_dtype, reference
 from engine.measure.timing import Kernel
 
 MAX_CALLS_PER_BLOCK = 64
@@ -68,7 +68,7 @@ class FreshInputs:
         matrices, _, cols = self.host_matrices[0].shape
         slots = min(calls, MAX_CALLS_PER_BLOCK)
         drawn = self.rng.standard_normal((slots, matrices, cols), dtype=np.float32)
-        self.host_vectors = drawn.astype(HOST_DTYPES[self.dtype])
+        self.host_vectors = drawn.astype(host_dtype(self.dtype))
         self.vectors = [self.runtime.put_array(x) for x in self.host_vectors]
         self.outputs = []
 

@@ -7,28 +7,44 @@ wrong shape is caught, not averaged away.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 
-HOST_DTYPES: dict[str, Any] = {
+# NumPy's own dtypes; bfloat16 is ml_dtypes', imported on first use (its import takes 0.7 s,
+# which every command would otherwise pay at start).
+NUMPY_DTYPES: dict[str, Any] = {
     "float16": np.float16,
-    "bfloat16": ml_dtypes.bfloat16,
     "float32": np.float32,
     "float64": np.float64,
 }
-# Unit roundoff-sized machine epsilon per dtype.
-EPS: dict[str, float] = {
-    "float16": float(np.finfo(np.float16).eps),
-    "bfloat16": float(ml_dtypes.finfo(ml_dtypes.bfloat16).eps),
-    "float32": float(np.finfo(np.float32).eps),
-    "float64": float(np.finfo(np.float64).eps),
-}
+
+
+@functools.cache
+def host_dtype(name: str) -> Any:
+    """The host (NumPy) dtype of one of the tool's dtypes."""
+    if name == "bfloat16":
+        import ml_dtypes
+
+        return ml_dtypes.bfloat16
+    return NUMPY_DTYPES[name]
+
+
+@functools.cache
+def epsilon(name: str) -> float:
+    """Machine epsilon of one of the tool's dtypes (unit-roundoff sized)."""
+    if name == "bfloat16":
+        import ml_dtypes
+
+        return float(ml_dtypes.finfo(ml_dtypes.bfloat16).eps)
+    return float(np.finfo(NUMPY_DTYPES[name]).eps)
+
+
 # Rows of the reference computed at once, so float64 copies never double the memory footprint.
 REFERENCE_CHUNK_ELEMENTS = 1_000_000
 
@@ -48,7 +64,7 @@ def draw_threads() -> int:
 
 def _draw(shape: tuple[int, ...], dtype: str, key: tuple[int, int, int]) -> np.ndarray:
     """Standard normals of `shape` written straight into a `dtype` array, block by block."""
-    out = np.empty(shape, dtype=HOST_DTYPES[dtype])
+    out = np.empty(shape, dtype=host_dtype(dtype))
     flat = out.reshape(-1)
     draw = np.float64 if dtype == "float64" else np.float32
     direct = flat.dtype == np.dtype(draw)
@@ -105,7 +121,7 @@ def reference(a: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 def tolerance(dtype: str, cols: int) -> float:
     """Allowed error relative to the largest |y|: rounding grows about like sqrt(n)·eps."""
-    return 4.0 * math.sqrt(cols) * EPS[dtype] + 2.0 * EPS[dtype]
+    return 4.0 * math.sqrt(cols) * epsilon(dtype) + 2.0 * epsilon(dtype)
 
 
 @dataclass(frozen=True)

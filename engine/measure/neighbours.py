@@ -20,7 +20,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 SLOWER = 2.0  # a neighbour more than this many times slower per call is a slower neighbour
 MIN_EACH = 5  # blocks of each kind before the test is made
@@ -87,6 +86,8 @@ def neighbour_effect(
     after_slower, after_others = blocks_by_neighbour(index, sequence, samples)
     if len(after_slower) < MIN_EACH or len(after_others) < MIN_EACH:
         return None
+    from scipy import stats  # on first use: SciPy.stats costs every command 0.7 s at start
+
     p_value = float(stats.mannwhitneyu(after_slower, after_others).pvalue)
     ratio = float(np.median(after_slower)) / float(np.median(after_others))
     tested = max(1, sum(1 for s in samples.values() if len(s)))

@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from engine.measure.uncertainty import DEFAULT_MARGIN, PhaseTie
 
@@ -41,6 +40,8 @@ def pettitt(samples: Sequence[float]) -> tuple[int, float]:
     n = values.size
     if n < 2:
         return 0, 1.0
+    from scipy import stats  # on first use: SciPy.stats costs every command 0.7 s at start
+
     ranks = stats.rankdata(values)
     splits = np.arange(1, n)
     statistic = 2 * np.cumsum(ranks)[:-1] - splits * (n + 1)

@@ -30,7 +30,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-from scipy import stats
 
 from engine.measure.uncertainty import (
     DEFAULT_MARGIN,
@@ -108,6 +107,8 @@ class RacePlan:
 
     def z(self, comparisons: int) -> float:
         """The one-sided critical value of each comparison at each look."""
+        from scipy import stats  # on first use: SciPy.stats costs every command 0.7 s at start
+
         return float(stats.norm.isf(self.alpha / (self.looks * max(1, comparisons))))
 
     def is_precise(self, samples: Sequence[float]) -> bool:

@@ -18,13 +18,13 @@ import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from statistics import NormalDist
 from typing import Literal
 
 import numpy as np
-from scipy import stats
 
 CONFIDENCE = 0.95
-Z = float(stats.norm.ppf(0.5 + CONFIDENCE / 2))
+Z = NormalDist().inv_cdf(0.5 + CONFIDENCE / 2)
 BOOTSTRAP_RESAMPLES = 2000
 # Ratios within this factor of 1 are "the same": below it a difference does not matter.
 DEFAULT_MARGIN = 0.05
@@ -50,6 +50,8 @@ def _order_statistic_ranks(size: int) -> tuple[int, int] | None:
     """The ranks (0-based) of the order statistics bounding the median's 95% interval for
     `size` samples: they depend on the count alone, so scipy works them out once per count
     (on the ranks themselves as data), and every later interval is two lookups."""
+    from scipy import stats  # here: importing SciPy's stats takes 0.7 s of every command's start
+
     ranks = np.arange(size, dtype=np.float64)
     result = stats.quantile_test(ranks, q=float(np.median(ranks)), p=0.5)
     interval = result.confidence_interval(confidence_level=CONFIDENCE)
@@ -196,7 +198,7 @@ def ratio_interval(
 # A comparison "can detect" a slowdown it would call `slower` this often (pyperf and the
 # A/B-testing literature use 80%).
 POWER = 0.8
-Z_POWER = float(stats.norm.ppf(POWER))
+Z_POWER = NormalDist().inv_cdf(POWER)
 
 
 def detectable_ratio(log_se: float, margin: float = DEFAULT_MARGIN) -> float:
