@@ -1,4 +1,4 @@
-"""Progress reporters for the runner's events: a tqdm bar for people, JSON lines for programs.
+"""Progress reporters for a run's events: a tqdm bar for people, JSON lines for programs.
 
 The dashboard's worker is the CLI itself with `--progress jsonl`, so the dashboard and the CLI
 share one code path and the same event stream (`engine.results.events`).

@@ -6,7 +6,7 @@ timed region ends in `sync`, so asynchronous dispatch is never mistaken for work
 return *without* syncing is measured separately as `dispatch_s` because the gap is instructive.
 
 A `Sampler` does the per-variant part (first call, warm-up, autorange, dispatch) when it is
-made, then takes one timed block per `sample()` call: the runner can interleave the blocks of
+made, then takes one timed block per `sample()` call: the orchestrator can interleave the blocks of
 every variant in a shuffled round-robin, so a slow moment of the machine hits all of them
 alike. A variant's time budget counts only the time spent on that variant.
 """
@@ -268,7 +268,7 @@ def time_kernel(
     fixed_calls: int | None = None,
 ) -> Timing:
     """First call alone, warm-up, autorange, dispatch time, then `repeats` synced samples in a
-    row (the sequential order; the runner interleaves variants with `Sampler` directly)."""
+    row (the sequential order; the orchestrator interleaves variants with `Sampler` directly)."""
     sampler = Sampler(
         kernel,
         warmup=warmup,

@@ -1,6 +1,6 @@
 """Progress events: what a run says while it works, typed on both ends of the pipe.
 
-The runner emits these objects; the CLI prints them as a tqdm bar or as JSON lines
+The orchestrator emits these objects; the CLI prints them as a tqdm bar or as JSON lines
 (`--progress jsonl`); the dashboard's worker reads the lines back with `event_from_dict`. The
 event names and fields are written once, here.
 """
