@@ -17,15 +17,13 @@ from typing import Any
 
 import numpy as np
 
-from engine.backends.runtime import Runtime
 from engine.execution.recording import Prepared, blank_result, check_outputs, record_timing
-from engine.measure import roofline, sharding
-from engine.measure.timing import Kernel, Sampler, Timing, time_kernel
+from engine.execution.replica_record import replicated_note, time_alone
+from engine.measure import sharding
+from engine.measure.timing import Kernel, Sampler, Timing
 from engine.results.formatting import one_line
 from engine.results.parts import DistributionSummary, ReplicaTiming
 from engine.spec.config import BenchConfig
-
-CONTEXT_REPEATS = 10
 
 
 def shards_for(config: BenchConfig, padded: bool) -> list[sharding.Shard]:
@@ -86,7 +84,7 @@ def prepare_over_devices(
 
 
 def each_alone(
-    runtime: Runtime,
+    runtime: Any,
     devices: list[Any],
     config: BenchConfig,
     fn: Callable[..., Any],
@@ -95,23 +93,12 @@ def each_alone(
 ) -> list[ReplicaTiming]:
     """Each replica's own time on its own device, with its own slice, not waiting for the
     others."""
+    a, x = pair
     timings = []
     for shard, device in zip(shards, devices):
-        if shard.matrices == 0:
-            timings.append(ReplicaTiming(shard.replica, str(device), 0, None))
-            continue
-        a, x = pair
-        mine = runtime.put_on((a[shard.start : shard.stop], x[shard.start : shard.stop]), device)  # type: ignore[attr-defined]
-        timing = time_kernel(
-            Kernel(call=lambda _i, mine=mine: fn(*mine), sync=runtime.sync),
-            warmup=1,
-            repeats=min(config.repeats, CONTEXT_REPEATS),
-            budget_s=config.time_budget_s / max(1, len(shards)),
-        )
-        median = timing.measurement.median_s
-        work = roofline.traffic_bytes(shard.matrices, config.rows, config.columns, config.itemsize)
-        rate = work / median if median > 0 else None
-        timings.append(ReplicaTiming(shard.replica, str(device), shard.matrices, median, rate))
+        mine = runtime.put_on((a[shard.start : shard.stop], x[shard.start : shard.stop]), device)
+        call = lambda mine=mine: fn(*mine)  # noqa: E731
+        timings.append(time_alone(config, shard, str(device), call, runtime.sync, len(shards)))
     return timings
 
 
@@ -125,10 +112,7 @@ def describe(
 ) -> None:
     result.work_multiplier = devices if config.mode == "replicated" else 1
     if config.mode == "replicated":
-        result.notes.append(
-            f"every replica computed all {config.matrices:,} matrices: {devices}x the "
-            "necessary work (rates count the necessary work once)"
-        )
+        result.notes.append(replicated_note(config, devices))
     if padding:
         result.notes.append(
             f"{config.matrices:,} matrices do not split evenly over {devices} devices: "

@@ -27,14 +27,14 @@ import numpy as np
 from engine.backends.runtime import Runtime
 from engine.execution.device_replicas import prepare_over_devices
 from engine.execution.recording import Prepared, blank_result, check_outputs, record_timing
-from engine.measure import roofline, sharding
-from engine.measure.timing import Kernel, Sampler, Timing, time_kernel
+from engine.execution.replica_record import replicated_note, time_alone
+from engine.measure import sharding
+from engine.measure.timing import Kernel, Sampler, Timing
 from engine.results.formatting import one_line
 from engine.results.parts import DistributionSummary, ReplicaTiming
 from engine.spec.catalog import strategy_info
 from engine.spec.config import BenchConfig
 
-CONTEXT_REPEATS = 10  # each replica alone: context, not the headline (as distributed.py)
 STRATEGY = "host threads"
 
 
@@ -141,23 +141,17 @@ def each_alone(
     pairs: list[tuple[Any, Any]],
 ) -> list[ReplicaTiming]:
     """Each replica's own time on its slice, not waiting for the others."""
-    timings = []
-    for shard, pair in zip(shards, pairs):
-        device = f"host thread {shard.replica} ({runtime.framework})"
-        if shard.matrices == 0:
-            timings.append(ReplicaTiming(shard.replica, device, 0, None))
-            continue
-        timing = time_kernel(
-            Kernel(call=lambda _i, pair=pair: fn(*pair), sync=runtime.sync),
-            warmup=1,
-            repeats=min(config.repeats, CONTEXT_REPEATS),
-            budget_s=config.time_budget_s / max(1, len(shards)),
+    return [
+        time_alone(
+            config,
+            shard,
+            f"host thread {shard.replica} ({runtime.framework})",
+            lambda pair=pair: fn(*pair),
+            runtime.sync,
+            len(shards),
         )
-        median = timing.measurement.median_s
-        work = roofline.traffic_bytes(shard.matrices, config.rows, config.columns, config.itemsize)
-        rate = work / median if median > 0 else None
-        timings.append(ReplicaTiming(shard.replica, device, shard.matrices, median, rate))
-    return timings
+        for shard, pair in zip(shards, pairs)
+    ]
 
 
 def describe(
@@ -168,10 +162,7 @@ def describe(
     sizes = tuple(s.matrices for s in shards)
     result.work_multiplier = replicas if config.mode == "replicated" else 1
     if config.mode == "replicated":
-        result.notes.append(
-            f"every replica computed all {config.matrices:,} matrices: {replicas}x the "
-            "necessary work (rates count the necessary work once)"
-        )
+        result.notes.append(replicated_note(config, replicas))
     elif len(set(sizes)) > 1:
         result.notes.append(
             f"{config.matrices:,} matrices do not split evenly over {replicas} replicas: "

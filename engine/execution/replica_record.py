@@ -1,0 +1,44 @@
+"""What every split of the batch records, however it splits (threads of a process, or a
+framework's own devices): each replica timed alone on its slice, and the replicated note."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from engine.measure import roofline, sharding
+from engine.measure.timing import Kernel, time_kernel
+from engine.results.parts import ReplicaTiming
+from engine.spec.config import BenchConfig
+
+CONTEXT_REPEATS = 10  # each replica alone is context, not the headline (as distributed.py)
+
+
+def time_alone(
+    config: BenchConfig,
+    shard: sharding.Shard,
+    device: str,
+    call: Callable[[], Any],
+    sync: Callable[[Any], None],
+    replicas: int,
+) -> ReplicaTiming:
+    """One replica's own time on its slice (`call`), not waiting for the others."""
+    if shard.matrices == 0:
+        return ReplicaTiming(shard.replica, device, 0, None)
+    timing = time_kernel(
+        Kernel(call=lambda _i: call(), sync=sync),
+        warmup=1,
+        repeats=min(config.repeats, CONTEXT_REPEATS),
+        budget_s=config.time_budget_s / max(1, replicas),
+    )
+    median = timing.measurement.median_s
+    work = roofline.traffic_bytes(shard.matrices, config.rows, config.columns, config.itemsize)
+    rate = work / median if median > 0 else None
+    return ReplicaTiming(shard.replica, device, shard.matrices, median, rate)
+
+
+def replicated_note(config: BenchConfig, replicas: int) -> str:
+    return (
+        f"every replica computed all {config.matrices:,} matrices: {replicas}x the "
+        "necessary work (rates count the necessary work once)"
+    )
