@@ -22,6 +22,7 @@ from pathlib import Path
 
 import platformdirs
 
+from engine.machine.settings import seconds_from_environment
 from engine.process.children import Child, engine_environment, run_to_end
 
 OK = "ok"
@@ -38,12 +39,7 @@ def import_failure(error: BaseException) -> str:
 
 
 def import_limit_s() -> float:
-    raw = os.environ.get(LIMIT_VARIABLE, "")
-    try:
-        value = float(raw)
-    except ValueError:
-        return DEFAULT_LIMIT_S
-    return value if value > 0 else DEFAULT_LIMIT_S
+    return seconds_from_environment(LIMIT_VARIABLE, DEFAULT_LIMIT_S)
 
 
 def install_key() -> str | None:

@@ -27,6 +27,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from engine.machine.settings import seconds_from_environment
 from engine.spec.catalog import (
     FRAMEWORK_LABELS,
     StrategyInfo,
@@ -208,12 +209,7 @@ def load_kernel(kernel: UserKernel) -> Callable[..., Any]:
 
 def call_limit_s() -> float:
     """Seconds a user kernel's first call may take ($MATVEC_KERNEL_CALL_LIMIT_S, else 120)."""
-    raw = os.environ.get(CALL_LIMIT_VARIABLE, "")
-    try:
-        value = float(raw)
-    except ValueError:
-        return DEFAULT_CALL_LIMIT_S
-    return value if 0 < value < 86_400 else DEFAULT_CALL_LIMIT_S
+    return seconds_from_environment(CALL_LIMIT_VARIABLE, DEFAULT_CALL_LIMIT_S, most=86_400)
 
 
 def parse_kernels(setting: Setting, field: str, value: Any) -> tuple[str, ...]:

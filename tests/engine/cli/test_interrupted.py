@@ -9,6 +9,8 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -21,30 +23,53 @@ FIXTURES = ROOT / "tests" / "fixtures" / "user_kernels"
 pytestmark = pytest.mark.slow  # a real engine process
 
 
-def test_sigint_while_sampling_saves_the_samples_taken_and_exits_130(tmp_path):
+def interrupted_run(
+    tmp_path, args: list[str], ready: Callable[[dict], bool], **env: str
+) -> tuple[int, str, Path]:
+    """`python -m engine run ARGS --progress=jsonl`, sent SIGINT at the first event for which
+    `ready` is true; returns its exit code, its stderr and the history it wrote to."""
     out, history = tmp_path / "run.json", tmp_path / "h.sqlite3"
-    command = [sys.executable, "-m", "engine", "run", "--strategy=numpy,einsum"]
-    command += ["--matrices=40", "--dim=6", "--sampling=fixed", "--repeats=100000"]
-    command += ["--time-budget=600", "--progress=jsonl", f"--json={out}", f"--history={history}"]
-    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "MATVEC_QUEUE_DIR": str(tmp_path)}
+    command = [sys.executable, "-m", "engine", "run", *args, "--progress=jsonl"]
+    command += [f"--json={out}", f"--history={history}"]
+    environment = {
+        **os.environ,
+        "TF_CPP_MIN_LOG_LEVEL": "3",
+        "MATVEC_QUEUE_DIR": str(tmp_path),
+        **env,
+    }
     process = subprocess.Popen(
-        command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+        command,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=environment,
     )
     try:
-        sampled: dict[str, int] = {}
-        for line in process.stdout:  # until both variants have a few samples
-            event = json.loads(line)
-            if event["event"] == "sample":
-                sampled[event["variant"]] = event["sample"]
-            if len(sampled) == 2 and min(sampled.values()) >= 3:
+        for line in process.stdout:
+            if ready(json.loads(line)):
                 break
         process.send_signal(signal.SIGINT)
         _, stderr = process.communicate(timeout=120)
     finally:
         process.kill()
-    assert process.returncode == 130, stderr[-2000:]
+    return process.returncode, stderr, history
+
+
+def test_sigint_while_sampling_saves_the_samples_taken_and_exits_130(tmp_path):
+    sampled: dict[str, int] = {}
+
+    def a_few_samples_of_each(event: dict) -> bool:
+        if event["event"] == "sample":
+            sampled[event["variant"]] = event["sample"]
+        return len(sampled) == 2 and min(sampled.values()) >= 3
+
+    args = ["--strategy=numpy,einsum", "--matrices=40", "--dim=6", "--sampling=fixed"]
+    args += ["--repeats=100000", "--time-budget=600"]
+    code, stderr, history = interrupted_run(tmp_path, args, a_few_samples_of_each)
+    assert code == 130, stderr[-2000:]
     assert "interrupted; what was measured was saved to" in stderr
-    run = RunResult.from_json(out.read_text())
+    run = RunResult.from_json((tmp_path / "run.json").read_text())
     assert sorted(r.variant for r in run.results) == ["einsum", "numpy"]
     for entry in run.results:
         assert entry.status == "ok" and entry.correct and entry.stop_reason == "interrupted"
@@ -58,31 +83,16 @@ def test_sigint_while_sampling_saves_the_samples_taken_and_exits_130(tmp_path):
 def test_sigint_while_a_peer_process_measures_keeps_the_processes_that_finished(tmp_path):
     """`mine` finishes in its own process, `stuck` never returns from its first call: the
     interrupt ends stuck's process, keeps mine's result, and skips what was not reached."""
-    out, history = tmp_path / "run.json", tmp_path / "h.sqlite3"
     kernels = [f"--kernel={FIXTURES / 'numpy_kernels.py'}:{name}" for name in ("mine", "stuck")]
-    command = [sys.executable, "-m", "engine", "run", "--strategy=numpy,einsum", *kernels]
-    command += ["--matrices=40", "--dim=6", "--repeats=5", "--time-budget=2"]
-    command += ["--progress=jsonl", f"--json={out}", f"--history={history}"]
-    env = {
-        **os.environ,
-        "TF_CPP_MIN_LOG_LEVEL": "3",
-        "MATVEC_QUEUE_DIR": str(tmp_path),
-        "MATVEC_KERNEL_CALL_LIMIT_S": "600",
-    }
-    process = subprocess.Popen(
-        command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+    args = ["--strategy=numpy,einsum", *kernels, "--matrices=40", "--dim=6", "--repeats=5"]
+    code, stderr, history = interrupted_run(
+        tmp_path,
+        [*args, "--time-budget=2"],
+        lambda event: event["event"] == "variant_start" and event["variant"] == "stuck",
+        MATVEC_KERNEL_CALL_LIMIT_S="600",  # stuck's first call is never ended by its limit
     )
-    try:
-        for line in process.stdout:  # until stuck's first call has begun
-            event = json.loads(line)
-            if event["event"] == "variant_start" and event["variant"] == "stuck":
-                break
-        process.send_signal(signal.SIGINT)
-        _, stderr = process.communicate(timeout=120)
-    finally:
-        process.kill()
-    assert process.returncode == 130, stderr[-2000:]
-    run = RunResult.from_json(out.read_text())
+    assert code == 130, stderr[-2000:]
+    run = RunResult.from_json((tmp_path / "run.json").read_text())
     found = {r.variant: r for r in run.results}
     assert found["mine"].status == "ok" and found["mine"].correct
     assert found["mine"].stop_reason not in (None, "interrupted")
