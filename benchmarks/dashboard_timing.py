@@ -1,6 +1,9 @@
 """Dashboard speed, measured with a real server and headless Chromium.
 
 1. `streamlit run` to the first rendered page (title and Run button visible);
+   then fresh page loads on the warm server (a new browser tab each: navigation to the Run
+   button visible), beside the same for an empty Streamlit page (a title and a button) on a
+   second server: the part of a load that is this app's, measured in one window;
 2. re-render after a widget change (from the change to the URL reflecting it);
 3. wall time of a default run of the fast strategies at 3000 x 100 x 100 float32
    (click to "The fastest way" appearing).
@@ -13,11 +16,45 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import tempfile
 import time
+from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
 from benchmarks.server import CHROMIUM_ARGS, ROOT, streamlit_server
+
+LOADS = 7
+EMPTY_PAGE = """import streamlit as st
+
+st.title("Batched MatVec Profiler")
+st.button("Run benchmark")
+"""
+
+
+def load_times(browser, url: str, loads: int = LOADS) -> list[float]:
+    """Seconds from navigation to a visible Run button, each load in a fresh tab and context."""
+    times = []
+    for _ in range(loads):
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        tab = context.new_page()
+        began = time.monotonic()
+        tab.goto(url)
+        tab.get_by_role("button", name="Run benchmark").wait_for()
+        times.append(time.monotonic() - began)
+        context.close()
+    return times
+
+
+def median(values: list[float]) -> float:
+    return sorted(values)[len(values) // 2]
+
+
+def empty_page_load_times(browser, directory: Path) -> list[float]:
+    script = directory / "empty_page.py"
+    script.write_text(EMPTY_PAGE)
+    with streamlit_server(script=str(script)) as url:
+        return load_times(browser, url)
 
 
 def main() -> None:
@@ -32,6 +69,9 @@ def main() -> None:
             page.goto(url)
             page.get_by_role("button", name="Run benchmark").wait_for()
             first_page_s = time.monotonic() - start
+            reloads = load_times(browser, url)
+            with tempfile.TemporaryDirectory() as directory:
+                empty = empty_page_load_times(browser, Path(directory))
 
             renders = []
             for value in (1234, 2345, 3456, 1000, 3000):
@@ -51,6 +91,12 @@ def main() -> None:
             run_s = time.monotonic() - began
             browser.close()
     print(f"streamlit run -> first rendered page: {first_page_s:.2f} s")
+    print(
+        f"fresh page load -> Run button: median {median(reloads):.2f} s "
+        f"(all: {', '.join(f'{r:.2f}' for r in reloads)}); an empty Streamlit page: median "
+        f"{median(empty):.2f} s (all: {', '.join(f'{r:.2f}' for r in empty)}); "
+        f"ratio {median(reloads) / median(empty):.2f}"
+    )
     print(
         f"re-render after a widget change: median {sorted(renders)[len(renders) // 2]:.3f} s "
         f"(all: {', '.join(f'{r:.3f}' for r in renders)})"

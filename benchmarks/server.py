@@ -46,9 +46,13 @@ def free_port() -> int:
 
 @contextmanager
 def streamlit_server(
-    log: IO[str] | None = None, startup_timeout_s: float = 60.0, **env: str
+    log: IO[str] | None = None,
+    startup_timeout_s: float = 60.0,
+    script: str = "dashboard/app.py",
+    **env: str,
 ) -> Iterator[str]:
-    """Yield the server's URL once its health check answers; stop it afterwards.
+    """Yield the URL of a server of `script` (the dashboard unless given) once its health check
+    answers; stop it afterwards.
 
     Raises RuntimeError when it does not answer within `startup_timeout_s`.
     """
@@ -59,7 +63,7 @@ def streamlit_server(
             "-m",
             "streamlit",
             "run",
-            "dashboard/app.py",
+            script,
             "--server.port",
             str(port),
             "--server.headless",

@@ -6,10 +6,10 @@ import math
 
 import pandas as pd
 
-from engine.measure.uncertainty import ratio_interval
 from engine.results.formatting import format_entry, format_number, format_seconds, verdict
 from engine.results.run_result import RunResult
-from engine.spec.catalog import baseline_strategies, own_process
+from engine.results.verdict import run_ratio
+from engine.spec.catalog import baseline_strategies
 
 
 def summary(result: RunResult) -> pd.DataFrame:
@@ -18,19 +18,11 @@ def summary(result: RunResult) -> pd.DataFrame:
     if frame.empty:
         return frame
     frame["verdict"] = [verdict(s, c) for s, c in zip(frame["status"], frame["correct"])]
-    samples = {r.variant: r.samples_s for r in result.results}
     ok = set(frame.loc[frame["verdict"] == "ok", "variant"])
-    floor = result.noise_floor
     for base in baseline_strategies():
+        # base's time over each variant's: the run's one ratio for the pair
         ratios = [
-            ratio_interval(
-                [samples[v]],
-                [samples[base]],
-                floor.side_log_sd(own_process(v) == own_process(base)),
-            )
-            if base in ok and samples.get(base) and samples.get(v)
-            else None
-            for v in frame["variant"]
+            run_ratio(result, base, v) if base in ok and v in ok else None for v in frame["variant"]
         ]
         frame[f"speedup_vs_{base}"] = [r.ratio if r else math.nan for r in ratios]
         frame[f"speedup_vs_{base}_low"] = [r.low if r else math.nan for r in ratios]

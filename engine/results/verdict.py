@@ -9,6 +9,7 @@ import dataclasses
 import functools
 import math
 from collections.abc import Mapping, Sequence
+from statistics import median
 from typing import Any
 
 from engine.machine.load import MachineLoad
@@ -16,6 +17,7 @@ from engine.measure.phases import phase_ties
 from engine.measure.uncertainty import (
     RATIO_CI_METHOD,
     NoiseFloor,
+    RatioEstimate,
     Winner,
     ratio_interval,
     winner_and_ties,
@@ -153,6 +155,37 @@ def run_floor(run: RunRecord) -> NoiseFloor:
 def run_winner(run: RunRecord) -> Winner | None:
     """A run's fastest correct variant and those not distinguishable from it (ties)."""
     return winner_of(run.results, run_floor(run), run.config.seed, run.sampling)
+
+
+def run_ratio(run: RunRecord, variant: str, reference: str) -> RatioEstimate | None:
+    """`variant`'s time over `reference`'s in this run, with the interval the verdict gives the
+    same pair: the run's floor (widened when busy), its seed, each side's process, and the
+    faster side first, as the winner is in the winner record. A pair with the winner is that
+    record's own ratio, bit for bit (or its inverse), so a chart of speedups and a sentence
+    about a tie cannot give one pair two intervals. None when either has no correct samples."""
+    usable = {
+        r.variant: tuple(r.samples_s)
+        for r in run.results
+        if r.status == "ok" and r.correct and r.samples_s
+    }
+    if variant not in usable or reference not in usable:
+        return None
+    order = list(usable)
+    fast, slow = sorted(
+        (reference, variant), key=lambda name: (median(usable[name]), order.index(name))
+    )
+    side = run_floor(run).side_log_sd(own_process(fast) == own_process(slow))
+    found = ratio_interval([usable[fast]], [usable[slow]], side, run.config.seed)
+    if slow == variant:
+        return found
+    return dataclasses.replace(
+        found,
+        ratio=1 / found.ratio,
+        low=1 / found.high,
+        high=1 / found.low,
+        runs_a=found.runs_b,
+        runs_b=found.runs_a,
+    )
 
 
 def run_winner_record(run: RunRecord) -> dict[str, Any] | None:

@@ -10,6 +10,8 @@ import time
 
 import pytest
 
+from benchmarks.server import streamlit_server
+from tests.conftest import ROOT
 from tests.e2e.conftest import ARTIFACTS, settled
 
 pytestmark = pytest.mark.e2e
@@ -43,6 +45,25 @@ def test_load_change_settings_run_and_see_charts(page, server):
     page.set_viewport_size({"width": 1400, "height": 4200})
     page.wait_for_timeout(1500)
     page.screenshot(path=str(ARTIFACTS / "dashboard-finished.png"), full_page=True)
+
+
+def test_the_controls_show_while_the_devices_are_still_being_found(page, tmp_path):
+    """The page never waits on slow work: with the device probe stuck (a TensorFlow whose import
+    never finishes, in the probe's process), the settings and the Run button are there and the
+    device panel says it is still looking."""
+    hanging = ROOT / "tests" / "fixtures" / "hanging_tensorflow"
+    env = {
+        "PYTHONPATH": os.pathsep.join([str(hanging), str(ROOT)]),
+        "MATVEC_TENSORFLOW_IMPORT_LIMIT_S": "300",
+        "MATVEC_QUEUE_DIR": str(tmp_path / "queue"),
+        "MATVEC_HISTORY": str(tmp_path / "history.sqlite3"),
+    }
+    with streamlit_server(**env) as url:
+        wait_for_app(page, url)
+        assert page.get_by_label("Matrices (B)", exact=True).is_visible()
+        assert page.get_by_role("button", name="Run benchmark").is_enabled()
+        device = page.locator('[data-testid="stMetric"]').first
+        assert device.locator('[data-testid="stMetricValue"]').inner_text() == "…"
 
 
 def test_cancel_a_long_run(page, server):
