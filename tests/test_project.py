@@ -1,5 +1,6 @@
 """Project contracts: the README's two quick-start commands and CI running the same one."""
 
+import inspect
 import re
 
 from tests.conftest import ROOT
@@ -69,7 +70,11 @@ def test_every_code_block_of_the_readme_is_one_that_runs():
     launch = quick_start_commands()[0]
     server = (ROOT / "benchmarks" / "server.py").read_text()
     assert "streamlit run dashboard/app.py" in launch
-    assert '"streamlit",\n            "run",\n            "dashboard/app.py"' in server
+    assert '"streamlit",\n            "run",\n            script,' in server
+    from benchmarks.server import streamlit_server
+
+    script = inspect.signature(streamlit_server.__wrapped__).parameters["script"].default
+    assert script == "dashboard/app.py"
     for requirements in re.findall(r"-r (\S+)", " ".join(quick_start_commands())):
         assert (ROOT / requirements).is_file(), requirements
 

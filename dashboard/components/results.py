@@ -13,6 +13,7 @@ from dashboard.components.plain import plain
 from dashboard.report import run_report
 from dashboard.run_view import NO_SOURCE, RunView, build
 from dashboard.tables.why import WHICH_TIME_IS_WHICH
+from engine.results.formatting import sentence
 from engine.results.run_result import RunResult
 from engine.storage.profiles import stored_trace
 
@@ -37,7 +38,7 @@ def show_results(text: str, key: str = "run") -> None:
     if view.took:
         st.caption(plain(view.took))
     for warning in result.warnings:
-        st.info(plain(warning))
+        st.info(plain(sentence(warning)))
 
     st.markdown("### The fastest way")
     if view.winner is None:

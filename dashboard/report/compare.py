@@ -14,7 +14,7 @@ from engine.analysis.compare import (
     mismatch_warnings,
     run_label,
     run_seconds,
-    sensitivity_lines,
+    sensitivity_sentence,
 )
 from engine.measure.uncertainty import NoiseFloor
 from engine.results.run_result import RunResult
@@ -38,7 +38,8 @@ def comparison_report(
         ),
         *(
             f"<p class='muted'>{escape(line)}</p>"
-            for line in sensitivity_lines(frame, run_seconds(runs))
+            for line in [sensitivity_sentence(frame, run_seconds(runs))]
+            if line
         ),
         figure_html(ratio_points(frame, frame.attrs["margin"])),
         figure_html(compare_medians(frame)),

@@ -12,6 +12,7 @@ from dashboard.report.html import (
 )
 from dashboard.run_view import NO_SOURCE, build
 from dashboard.tables.why import WHICH_TIME_IS_WHICH
+from engine.results.formatting import sentence
 from engine.results.run_result import RunResult
 
 
@@ -45,7 +46,7 @@ def run_sections(result: RunResult) -> list[str]:
     if view.search is not None:
         sections += ["<h2>The search</h2>", frame_table(view.search)]
     sections += ["<h2>Summary</h2>", frame_table(view.table)]
-    notes = [*result.warnings, *view.failures, *view.notes]
+    notes = [*map(sentence, result.warnings), *view.failures, *view.notes]
     if notes:
         items = "".join(f"<li>{escape(note)}</li>" for note in notes)
         sections.append(f"<ul class='muted'>{items}</ul>")

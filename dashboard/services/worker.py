@@ -247,6 +247,10 @@ class WarmJob(TrackedRun):
         self.worker.end()
 
 
+# How long after a page asks for a warm worker it is started: after the page has drawn.
+PREWARM_DELAY_S = 3.0
+
+
 class WorkerPool:
     """Warm workers by layout, shared by every session of this dashboard server.
 
@@ -258,6 +262,7 @@ class WorkerPool:
     def __init__(self, python: str = sys.executable) -> None:
         self.python = python
         self.workers: list[WarmWorker] = []
+        self._pending: set[Layout] = set()  # layouts with a `prewarm_later` timer running
         self._lock = threading.Lock()
 
     def _take(self, layout: Layout, accelerator: bool) -> WarmWorker:
@@ -289,6 +294,27 @@ class WorkerPool:
                 return
         worker = self._take(layout, accelerator)
         del worker
+
+    def prewarm_later(
+        self, config: BenchConfig, accelerator: bool = False, delay_s: float = PREWARM_DELAY_S
+    ) -> None:
+        """`prewarm`, `delay_s` from now: a worker importing TensorFlow takes a core, and on a
+        two-core machine the page's first load drew 0.8 s later beside it. One timer per layout;
+        a run that comes first starts its own worker and the timer then finds it."""
+        layout = Layout.of(config)
+        with self._lock:
+            if layout in self._pending or any(w.alive and w.layout == layout for w in self.workers):
+                return
+            self._pending.add(layout)
+
+        def start() -> None:
+            with self._lock:
+                self._pending.discard(layout)
+            self.prewarm(config, accelerator)
+
+        timer = threading.Timer(delay_s, start)
+        timer.daemon = True
+        timer.start()
 
     def end_all(self) -> None:
         with self._lock:

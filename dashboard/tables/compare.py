@@ -19,6 +19,9 @@ def comparison_table(frame: pd.DataFrame) -> pd.DataFrame:
     for variant, group in frame.groupby("variant", sort=False):
         row: dict[str, str] = {"strategy": variant}
         for _, item in group.iterrows():
+            if item["status"] == "absent":  # no median to show: say so, once
+                row[str(item["run"])] = "not in this run"
+                continue
             cell = format_seconds(item["median_s"])  # "-" for a missing (NaN) median
             if isinstance(item["median_ci_s"], list):
                 cell += f" [{format_interval(item['median_ci_s'])}]"
@@ -31,8 +34,6 @@ def comparison_table(frame: pd.DataFrame) -> pd.DataFrame:
                     f" · {ratio}x the time [{ratio_text(low)}, {ratio_text(high)}]: "
                     f"{item['verdict']}{noisy}"
                 )
-            elif not item["baseline"] and item["status"] == "absent":
-                cell += " · not in this run"
             elif not item["baseline"]:
                 cell += " · no ratio: it needs a timing on both sides"
             if item["status"] not in ("ok", "absent") or (

@@ -20,9 +20,11 @@ def summary(result: RunResult) -> pd.DataFrame:
     frame["verdict"] = [verdict(s, c) for s, c in zip(frame["status"], frame["correct"])]
     ok = set(frame.loc[frame["verdict"] == "ok", "variant"])
     for base in baseline_strategies():
-        # base's time over each variant's: the run's one ratio for the pair
+        # base's time over each variant's: the run's one ratio for the pair (none for the
+        # base itself: a ratio of a variant to itself is 1 by definition, not a measurement)
         ratios = [
-            run_ratio(result, base, v) if base in ok and v in ok else None for v in frame["variant"]
+            run_ratio(result, base, v) if base in ok and v in ok and v != base else None
+            for v in frame["variant"]
         ]
         frame[f"speedup_vs_{base}"] = [r.ratio if r else math.nan for r in ratios]
         frame[f"speedup_vs_{base}_low"] = [r.low if r else math.nan for r in ratios]

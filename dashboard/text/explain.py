@@ -53,7 +53,7 @@ def verdict_lines(winner: dict, busy_share: float | None = None) -> list[str]:
                 f"(95% interval {low:.2f}–{high:.2f}): more than the {margin} margin, so this "
                 "is a real difference, not noise."
             )
-        return lines + busy_lines(busy_share)
+        return lines + busy_lines(busy_share, won=True)
     noise = [n for n in winner["tied_with"] if n not in phased_ties(winner) and n in ratios]
     lines = [f"**Tie.** `{winner['variant']}` had the lowest median over the run"]
     if noise:
@@ -99,9 +99,16 @@ def phase_lines(winner: dict) -> list[str]:
     ]
 
 
-def busy_lines(busy_share: float | None) -> list[str]:
+def busy_lines(busy_share: float | None, won: bool = False) -> list[str]:
+    """What a busy machine did to this answer: a clean win cleared the margin through the
+    wider intervals; a tie may be the busy machine's, and what would tell them apart."""
     if not busy_share:
         return []
+    if won:
+        return [
+            f"Other processes used {busy_share:.0%} of the CPU during the run, so the "
+            "intervals are wider than on a quiet machine; the win clears the margin even so."
+        ]
     return [
         f"The intervals are wider than on a quiet machine: other processes used "
         f"{busy_share:.0%} of the CPU during the run. Close other work and run again, or use "

@@ -18,7 +18,7 @@ from engine.analysis.compare import (
     mismatch_warnings,
     run_label,
     run_seconds,
-    sensitivity_lines,
+    sensitivity_sentence,
     sides_of,
 )
 
@@ -56,8 +56,9 @@ st.caption(comparison_method(floor, frame.attrs["margin"]))
 st.dataframe(comparison_table(frame), hide_index=True, width="stretch")
 for note in [*mismatch_warnings(runs), *comparison_notes(frame)]:
     st.warning(plain(note), icon="⚠️")
-for line in sensitivity_lines(frame, run_seconds(runs)):
-    st.caption(plain(line))
+sensitivity = sensitivity_sentence(frame, run_seconds(runs))
+if sensitivity:
+    st.caption(plain(sensitivity))
 chart(ratio_points(frame, frame.attrs["margin"]), "compare_ratios")
 chart(compare_medians(frame), "compare_chart")
 st.markdown("### Environments")

@@ -52,13 +52,14 @@ def start_run(settings: dict, kernels: list[str]) -> None:
 
 
 def prewarm(settings: dict) -> None:
-    """Start the warm worker for these settings' layout while the user is still choosing, so
-    the first run does not wait for TensorFlow to start; it holds no device until a run."""
+    """Start the warm worker for these settings' layout while the user is still choosing (once
+    the page has drawn), so the first run does not wait for TensorFlow to start; it holds no
+    device until a run."""
     try:
         config = config_from_settings(settings)
     except ConfigError:
         return
-    worker.POOL.prewarm(config, accelerator=devices.device_kind() != "CPU")
+    worker.POOL.prewarm_later(config, accelerator=devices.device_kind() != "CPU")
 
 
 def running_results(status: JobStatus) -> None:

@@ -254,35 +254,78 @@ def environments(runs: Sequence[RunResult]) -> pd.DataFrame:
     return frame.fillna("-").astype(str).reset_index()
 
 
-def sensitivity_lines(
+@dataclass(frozen=True)
+class Sensitivity:
+    """What a comparison could see for one variant of one run: the smallest slowdown it calls
+    `slower` with `POWER`, and for a gate's ratio it cannot see yet, the runs per side that
+    would (None: inside the margin, never called slower) and about how long they take."""
+
+    variant: str
+    run: str
+    detectable: float
+    asked: float | None = None
+    runs_needed: int | None = None
+    seconds_needed: float | None = None
+
+
+def sensitivities(
     frame: pd.DataFrame, seconds_per_run: float, percent: float | None = None
-) -> list[str]:
-    """What a comparison could see, in the words the CLI, the Compare page and the report
-    share: the smallest slowdown it calls `slower` 80% of the time, per variant; with a gate
-    (`--fail-if-slower PCT`), how many runs per side would let it see the gate's ratio where
-    it cannot now, and about how long they take (`seconds_per_run`: `run_seconds`)."""
+) -> list[Sensitivity]:
+    """Per variant and run (not the baseline), from the comparison's frame; with a gate
+    (`--fail-if-slower PCT`), what it would take to see the gate's ratio where it cannot now
+    (`seconds_per_run`: `run_seconds`)."""
     rows = frame[(~frame["baseline"]) & frame["detectable_ratio"].notna()]
-    if rows.empty:
-        return []
-    margin = frame.attrs["margin"]
-    lines = [f"could detect ({POWER:.0%} of the time): slowdowns of at least"]
+    margin = frame.attrs.get("margin", 0.05)
     asked = 1 + percent / 100 if percent is not None else None
+    found = []
     for _, row in rows.iterrows():
         detectable = float(row["detectable_ratio"])
-        line = f"  {row['variant']:<22} {row['run'][:48]:<48} {detectable:.2f}x"
+        item = Sensitivity(str(row["variant"]), str(row["run"]), detectable)
         if asked is not None and detectable > asked:
             log_se = (math.log(detectable) - math.log(1 + margin)) / (Z + Z_POWER)
             runs = runs_to_detect(log_se, int(row["runs"]), asked, margin)
-            if runs is None:
-                line += f"; {asked:.2f}x is inside the {margin:.0%} margin: never called slower"
-            else:
-                seconds = seconds_per_run * 2 * runs
-                line += (
-                    f"; {asked:.2f}x needs about {runs} runs per side "
-                    f"(~{seconds / 60:.0f} min at these runs' length)"
-                )
+            seconds = None if runs is None else seconds_per_run * 2 * runs
+            item = dataclasses.replace(item, asked=asked, runs_needed=runs, seconds_needed=seconds)
+        found.append(item)
+    return found
+
+
+def sensitivity_lines(
+    frame: pd.DataFrame, seconds_per_run: float, percent: float | None = None
+) -> list[str]:
+    """What a comparison could see, as the CLI's aligned lines: the smallest slowdown it calls
+    `slower` 80% of the time, per variant; with a gate (`--fail-if-slower PCT`), how many runs
+    per side would let it see the gate's ratio where it cannot now, and about how long they
+    take."""
+    found = sensitivities(frame, seconds_per_run, percent)
+    if not found:
+        return []
+    margin = frame.attrs["margin"]
+    lines = [f"could detect ({POWER:.0%} of the time): slowdowns of at least"]
+    for item in found:
+        line = f"  {item.variant:<22} {item.run[:48]:<48} {item.detectable:.2f}x"
+        if item.asked is not None and item.runs_needed is None:
+            line += f"; {item.asked:.2f}x is inside the {margin:.0%} margin: never called slower"
+        elif item.asked is not None:
+            line += (
+                f"; {item.asked:.2f}x needs about {item.runs_needed} runs per side "
+                f"(~{(item.seconds_needed or 0.0) / 60:.0f} min at these runs' length)"
+            )
         lines.append(line)
     return lines
+
+
+def sensitivity_sentence(frame: pd.DataFrame, seconds_per_run: float) -> str | None:
+    """The same, as one sentence for a page or a report (the CLI's columns read as broken
+    lines there)."""
+    found = sensitivities(frame, seconds_per_run)
+    if not found:
+        return None
+    each = "; ".join(f"{s.variant} in {s.run}: {s.detectable:.2f}×" for s in found)
+    return (
+        f"What this comparison could detect ({POWER:.0%} of the time): slowdowns of at least "
+        f"{each}. A smaller slowdown can hide in the spread; more runs per side narrow it."
+    )
 
 
 def run_seconds(runs: Sequence[RunResult | Sequence[RunResult]]) -> float:

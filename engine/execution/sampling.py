@@ -7,12 +7,14 @@ in the results (`sampling.rounds`, indices into `sampling.variants`), so it can 
 reproduced. A slow moment of a shared machine then falls on every variant alike instead of on
 whichever happened to be running. Sequential: each variant takes its samples in turn.
 
-Neighbour independence: a block that follows other work (another variant's block, or the
-preparation of the others) is preceded by untimed calls of its own variant (`Sampler.rewarm`).
-A slow neighbour (an eager loop of thousands of small ops) leaves the process in a state that
-slows the next calls of a fast kernel by up to 2× for about 0.1 s of running it; those calls
-are now spent before the clock starts, so a variant's time does not depend on which others
-share the run (docs/timing.md).
+Neighbour independence: a variant's turn that follows other work (another variant's block,
+the preparation of the others, or a block that failed) begins with untimed calls of its own
+variant (`Sampler.rewarm`). A slow neighbour (an eager loop of thousands of small ops) leaves
+the process in a state that slows the next calls of a fast kernel by up to 2× for about 0.1 s
+of running it; those calls are spent before the clock starts, so a variant's time does not
+depend on which others share the run (docs/timing.md). A turn is `TURN_BLOCKS` blocks: the
+re-warm (0.12 s before every 20 ms block) was most of the time to an answer, and one re-warm
+now serves several blocks.
 
 After each round the race runs: a correct variant confidently slower than the best by more
 than the tie margin is eliminated; it keeps its samples and is finished at once. A variant
@@ -33,7 +35,8 @@ from engine.execution.recording import Prepared
 from engine.machine.load import LoadMonitor
 from engine.measure.neighbours import neighbour_effect
 from engine.measure.phases import phase_shift
-from engine.measure.racing import RacePlan, race
+from engine.measure.racing import RacePlan, race, settled_ties
+from engine.measure.timing import REWARM_S
 from engine.measure.uncertainty import NoiseFloor
 from engine.results.events import Eliminated, Progress, Sample
 from engine.spec.config import BenchConfig
@@ -102,7 +105,8 @@ def _still_sampling(item: Prepared, plan: RacePlan) -> bool:
 
 
 def _race_round(prepared: list[Prepared], plan: RacePlan, emit: Progress) -> None:
-    """Eliminate the running variants confidently slower than the best (correct ones only)."""
+    """Eliminate the running variants confidently slower than the best (correct ones only),
+    and stop those that more samples could not separate from it (`tied`)."""
     candidates = {
         index: item.sampler.samples
         for index, item in enumerate(prepared)
@@ -114,16 +118,27 @@ def _race_round(prepared: list[Prepared], plan: RacePlan, emit: Progress) -> Non
     running = {i for i in candidates if prepared[i].result.stop_reason is None}
     named = {prepared[i].result.variant: s for i, s in candidates.items()}
     index_of = {prepared[i].result.variant: i for i in candidates}
-    gone = race(named, {prepared[i].result.variant for i in running}, plan)
+    running_names = {prepared[i].result.variant for i in running}
+    gone = race(named, running_names, plan)
     for variant, bound in gone.items():
         item = prepared[index_of[variant]]
         item.result.stop_reason = "eliminated"
         taken = len(item.sampler.samples) if item.sampler else 0
+        # No ratio in the note: the one a reader sees is the run's record's, from all the
+        # samples (the best's median moves after this look; a second number would disagree).
         item.result.notes.append(
-            f"eliminated after {taken} samples: {bound.ratio:.2f}× the time of {bound.best} "
-            f"(at least {bound.low:.2f}× at the race's adjusted level)"
+            f"eliminated after {taken} samples: slower than {bound.best} beyond the "
+            f"{plan.margin:.0%} margin at the race's adjusted level"
         )
         emit(Eliminated(variant, bound.best, bound.ratio, bound.low))
+    for variant, best in settled_ties(named, running_names - set(gone), plan).items():
+        item = prepared[index_of[variant]]
+        item.result.stop_reason = "tied"
+        taken = len(item.sampler.samples) if item.sampler else 0
+        item.result.notes.append(
+            f"stopped after {taken} samples: more could not separate it from {best} (the "
+            "spread of ratios between runs, not its samples, decides this pair)"
+        )
 
 
 def note_neighbour_effect(index: int, prepared: list[Prepared], record: SamplingRecord) -> None:
@@ -146,6 +161,22 @@ def note_phase_shift(index: int, prepared: list[Prepared]) -> None:
     shift = phase_shift(item.result.variant, item.sampler.samples, tested=len(prepared))
     if shift is not None:
         item.result.warnings.append(shift.warning())
+
+
+# The blocks one turn of a variant takes: enough that one re-warm serves several (a block lasts
+# 20 ms or more, the re-warm 0.12 s), few enough that a variant's samples still come from
+# several turns spread over the run.
+TURN_BLOCKS = 3
+
+
+def turn_blocks(sampler: Any) -> int:
+    """Blocks in a turn of this variant: `TURN_BLOCKS` when it is re-warmed before a turn; one
+    when it is not (a call that outlasts the re-warm, or a multi-worker run, whose workers
+    must all make the same calls). Fixed by the variant, not by a time measured in this run,
+    so a seed gives the same rounds."""
+    if getattr(sampler, "fixed_calls", None) or sampler.per_call_s() >= REWARM_S:
+        return 1
+    return TURN_BLOCKS
 
 
 def take_samples(
@@ -188,12 +219,23 @@ def take_samples(
                 item.sampler.sample()
         except Exception as error:  # noqa: BLE001 - one variant's failure keeps the others
             on_failure(item, error)
+            last[:] = [-1]  # a failed block left the process in a state nobody measured
             return False
-        finally:
-            last[:] = [index]
+        last[:] = [index]
         samples = item.sampler.samples
         emit(Sample(item.result.variant, len(samples), plan.max_samples, samples[-1]))
         return True
+
+    def one_turn(index: int) -> list[int]:
+        """Up to `turn_blocks` blocks of one variant, back to back after one re-warm; the
+        blocks it took, as indices (none when its first failed)."""
+        taken: list[int] = []
+        item = prepared[index]
+        while one_block(index):
+            taken.append(index)
+            if len(taken) >= turn_blocks(item.sampler) or not _still_sampling(item, plan):
+                break
+        return taken
 
     report_finished()  # those that failed before sampling
     if order == "sequential":
@@ -213,6 +255,6 @@ def take_samples(
             report_finished()
             return record
         shuffle.shuffle(waiting)
-        record.rounds.append([i for i in waiting if one_block(i)])
+        record.rounds.append([block for i in waiting for block in one_turn(i)])
         _race_round(prepared, plan.under_load(load()), emit)
         report_finished()

@@ -29,7 +29,7 @@ from engine.execution.recording import (
     record_timing,
 )
 from engine.execution.untrusted import FreshInputs, WrongTimedOutput
-from engine.measure.timing import Kernel, Sampler
+from engine.measure.timing import CheckCall, Kernel, Sampler
 from engine.results.events import Phase, Progress, silent
 from engine.results.formatting import one_line
 from engine.spec.catalog import import_kernel, strategy_info
@@ -135,17 +135,40 @@ def prepare_variant(
                 refuse=functools.partial(refuse_non_array, runtime=runtime),
             ).as_kernel()
         wrong_when_timed: WrongTimedOutput | None = None
+        checked: list[Any] = []  # the check's output, and its one copy to the host
+
+        def check_call() -> Any:
+            emit(Phase("check", result.variant))
+            return fn(*inputs.check)
+
+        # A user's kernel is checked after its timed calls, as ever (a kernel that behaves
+        # only until it has been checked is caught by the sampled checks of its blocks).
+        check = (
+            None
+            if found is not None
+            else CheckCall(
+                check_call,
+                runtime.sync,
+                # copied before any later call can reuse the output's buffer
+                lambda out: checked.extend((out, runtime.to_host(out))),
+            )
+        )
         with runtime.placement(), call_limit(call_limit_s() if found else None):
             try:
-                sampler = Sampler(kernel, warmup=config.warmup, budget_s=config.time_budget_s)
+                sampler = Sampler(
+                    kernel, warmup=config.warmup, budget_s=config.time_budget_s, check=check
+                )
             except WrongTimedOutput as error:  # the check below says how, if it is wrong there
                 wrong_when_timed = error
-            emit(Phase("check", result.variant))
-            output = fn(*inputs.check)
-            if found is not None:  # before anything converts it: a lazy object computes then
-                refuse_non_array(output, runtime)
-            runtime.sync(output)
-        host = runtime.to_host(output)  # one copy to the host, for both checks
+            if not checked:
+                output = check_call()
+                if found is not None:  # before anything converts it: a lazy object computes
+                    refuse_non_array(output, runtime)
+                runtime.sync(output)
+                checked.extend((output, None))
+        output, host = checked
+        if host is None:
+            host = runtime.to_host(output)  # one copy to the host, for both checks
         check_outputs(
             result, [host], inputs.reference, config, convert=np.asarray, dtype=storage or None
         )

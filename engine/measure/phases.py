@@ -100,7 +100,8 @@ def rounds_of(sampling: Mapping[str, Any] | None, variant: str, count: int) -> l
     if not all(isinstance(round_, list) for round_ in rounds):
         return None
     index = names.index(variant)
-    found = [number for number, round_ in enumerate(rounds) if index in round_]
+    # a turn of several blocks lists the variant once per block
+    found = [number for number, round_ in enumerate(rounds) for i in round_ if i == index]
     return found if len(found) == count else None
 
 

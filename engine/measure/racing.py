@@ -10,8 +10,17 @@ Adaptive sampling (docs/statistics.md, "Adaptive sampling and racing"):
   **eliminated** when its time over the best's is, at the adjusted level below, above
   1 + margin (the margin that decides ties), and the rule that names the winner's ties
   separates it too, so an eliminated variant is never listed as tied with the winner;
-- the run ends when every variant has stopped (precise, eliminated, out of budget, or at
-  `max_samples`, the config's `repeats`).
+- a variant is eliminated after a single sample when that sample is more than
+  `GROSSLY_SLOWER` times every sample of the best: no slow phase of a shared machine seen here
+  moved a time by more than 2×, and an eager loop at 300× the best's time would otherwise
+  cost two more of its seconds-long calls;
+- a variant still sampling is **tied** (stopped, decided) once more samples could not
+  separate it from the best: with at least `min_samples` on both sides, even the upper end of
+  its ratio from the samples alone, with the floor the verdict adds, reaches into the margin,
+  so the final rule will call it tied whatever more samples show (futility: the machine's
+  between-run floor, not the samples, decides such a pair, and that is what the tie says);
+- the run ends when every variant has stopped (precise, eliminated, tied, out of budget, or
+  at `max_samples`, the config's `repeats`).
 
 Repeated looks: each round is a look, and each look compares every candidate with the best.
 The one-sided level of each comparison is `alpha / (looks · comparisons)` (Bonferroni over the
@@ -35,6 +44,7 @@ from engine.measure.uncertainty import (
     DEFAULT_MARGIN,
     DEFAULT_RATIO_LOG_SD,
     NoiseFloor,
+    Z,
     busy_log_sd,
     median_ci,
     winner_and_ties,
@@ -43,8 +53,15 @@ from engine.spec.config import DEFAULT_PRECISION
 
 # `interrupted`: the run was stopped (SIGINT) while the variant was still being sampled; it
 # keeps the samples it had.
-StopReason = Literal["precise", "eliminated", "budget", "max_samples", "interrupted"]
-STOP_REASONS: tuple[str, ...] = ("precise", "eliminated", "budget", "max_samples", "interrupted")
+StopReason = Literal["precise", "eliminated", "tied", "budget", "max_samples", "interrupted"]
+STOP_REASONS: tuple[str, ...] = (
+    "precise",
+    "eliminated",
+    "tied",
+    "budget",
+    "max_samples",
+    "interrupted",
+)
 MIN_SAMPLES = 6  # the fewest for which the median's order-statistic interval reaches 95%
 RACE_AFTER = 3  # samples each side has before it can be eliminated
 # A variant not yet shown at least this much slower needs `min_samples` before it can go: a
@@ -52,6 +69,8 @@ RACE_AFTER = 3  # samples each side has before it can be eliminated
 # `batched_matvec` at 8.8, 8.9, 7.0 ms, eliminated as 1.96× numpy, in a run whose fixed twin
 # named it the winner), so three samples can all fall in one slow phase.
 CLEARLY_SLOWER = 2.5
+# One sample this many times every sample of the best is eliminated at once (see above).
+GROSSLY_SLOWER = 10.0
 RACE_ALPHA = 0.05
 MAD_TO_SD = 1.4826  # a normal's standard deviation from its median absolute deviation
 
@@ -146,8 +165,55 @@ def race(
     `candidates`: every correct variant with samples, running or stopped (a precise variant
     stays a reference); only those in `running` with at least `race_after` samples can go.
     """
+    if not plan.adaptive:
+        return {}
+    found = grossly_slower(candidates, running)
     ready = {name: s for name, s in candidates.items() if len(s) >= plan.race_after}
-    if len(ready) < 2 or not plan.adaptive:
+    if len(ready) < 2:
+        return found
+    best = min(ready, key=lambda name: float(np.median(ready[name])))
+    z = plan.z(len(ready) - 1)
+    for name, samples in ready.items():
+        if name == best or name not in running or name in found:
+            continue
+        bound = plan.ratio_bound(best, ready[best], samples, z)
+        if bound.low <= CLEARLY_SLOWER and len(samples) < plan.min_samples:
+            continue
+        if plan.eliminates(bound) and not tied_by_the_winner_rule(ready[best], samples, plan):
+            found[name] = bound
+    return found
+
+
+def grossly_slower(
+    candidates: dict[str, Sequence[float]], running: set[str]
+) -> dict[str, RatioBound]:
+    """The running candidates whose every sample is over `GROSSLY_SLOWER` times every sample
+    of the best (the lowest median among those with a sample): gone after one sample."""
+    sampled = {name: s for name, s in candidates.items() if len(s)}
+    if len(sampled) < 2:
+        return {}
+    best = min(sampled, key=lambda name: float(np.median(sampled[name])))
+    ceiling = max(sampled[best])
+    return {
+        name: RatioBound(
+            best,
+            float(np.median(samples)) / float(np.median(sampled[best])),
+            min(samples) / ceiling,
+        )
+        for name, samples in sampled.items()
+        if name != best and name in running and min(samples) > GROSSLY_SLOWER * ceiling
+    }
+
+
+def settled_ties(
+    candidates: dict[str, Sequence[float]], running: set[str], plan: RacePlan
+) -> dict[str, str]:
+    """The running candidates that more samples could not separate from the best, each with
+    the best's name: tied, decided. The best keeps sampling while any other does."""
+    if not plan.adaptive:
+        return {}
+    ready = {name: s for name, s in candidates.items() if len(s) >= plan.min_samples}
+    if len(ready) < 2:
         return {}
     best = min(ready, key=lambda name: float(np.median(ready[name])))
     z = plan.z(len(ready) - 1)
@@ -155,11 +221,12 @@ def race(
     for name, samples in ready.items():
         if name == best or name not in running:
             continue
-        bound = plan.ratio_bound(best, ready[best], samples, z)
-        if bound.low <= CLEARLY_SLOWER and len(samples) < plan.min_samples:
-            continue
-        if plan.eliminates(bound) and not tied_by_the_winner_rule(ready[best], samples, plan):
-            found[name] = bound
+        point = math.log(float(np.median(samples))) - math.log(float(np.median(ready[best])))
+        sampled_se = math.hypot(log_median_se(samples), log_median_se(ready[best]))
+        # The verdict's lower end, for the highest point these samples allow and no sampling
+        # error left: the floor alone. Inside the margin: tied, however many more samples.
+        if math.exp(point + z * sampled_se - Z * plan.floor_log_sd) <= 1 + plan.margin:
+            found[name] = best
     return found
 
 

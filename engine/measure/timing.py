@@ -48,6 +48,17 @@ class Kernel:
     max_calls: int = 100_000  # MAX_CALLS_PER_SAMPLE
 
 
+@dataclass(frozen=True)
+class CheckCall:
+    """The correctness check's call, on the check's own inputs, made as the first warm-up
+    call: a variant whose calls take seconds (an eager loop) is not called once more only to
+    be checked. `keep` takes the synced output (its copy to the host), outside the timing."""
+
+    call: Callable[[], Any]
+    sync: Callable[[Any], None]
+    keep: Callable[[Any], None]
+
+
 class Deadline:
     """A time budget that counts only the time spent on its own variant."""
 
@@ -146,6 +157,7 @@ class Sampler:
         min_block_s: float = MIN_BLOCK_S,
         clock: Clock = time.perf_counter,
         fixed_calls: int | None = None,
+        check: CheckCall | None = None,
     ) -> None:
         self.kernel = kernel
         self.clock = clock
@@ -160,7 +172,8 @@ class Sampler:
         # The first call (tracing, compiling: seconds for torch.compile) is reported on its own
         # and not charged to the budget, which is for warm-up, autorange and samples.
         self.first_call_s = _run_block(kernel, self.counter, 1, clock)
-        last = self._warm_up(warmup, every_call=fixed_calls is not None)
+        self.checked = False  # whether `check` was made (it is, with any warm-up)
+        last = self._warm_up(warmup, every_call=fixed_calls is not None, check=check)
         if fixed_calls is None and last is not None and last[1] >= min_block_s:
             # One call already fills a block: autorange would only run it again, and the
             # last warm-up call was timed both ways, so it gives the dispatch time too.
@@ -185,12 +198,25 @@ class Sampler:
         self.deadline.spend(synced)
         return returned / calls, synced / calls
 
-    def _warm_up(self, warmup: int, *, every_call: bool) -> tuple[float, float] | None:
+    def _warm_up(
+        self, warmup: int, *, every_call: bool, check: CheckCall | None = None
+    ) -> tuple[float, float] | None:
         """Up to `warmup` untimed calls, stopping early once they have lasted `WARMUP_S` (one
         call of a half-second eager loop warms it as well as three do); a multi-worker run
-        (`every_call`) makes all of them, since every worker must make the same calls.
+        (`every_call`) makes all of them, since every worker must make the same calls. The
+        `check` call, when given, is the first of them.
         Returns the last call's dispatch and synced times (None without a warm-up call)."""
         done, spent, last = 0, 0.0, None
+        if check is not None and warmup > 0 and not every_call:
+            start = self.clock()
+            out = check.call()
+            returned = self.clock() - start
+            check.sync(out)
+            synced = self.clock() - start
+            check.keep(out)
+            self.checked = True
+            self.deadline.spend(synced)
+            last, spent, done = (returned, synced), synced, 1
         while done < warmup and self.deadline.allows(self.first_call_s):
             if done and spent >= WARMUP_S and not every_call:
                 return last
@@ -217,12 +243,16 @@ class Sampler:
         were tried and not kept (docs/timing.md): the full time is the rule."""
         if self.fixed_calls:  # multi-worker: every worker must make exactly the same calls
             return
-        per_call = self.last_block_s / self.calls if self.samples else self.dispatch_block_s
+        per_call = self.per_call_s()
         if per_call >= REWARM_S:
             return
         limit = min(MAX_CALLS_PER_SAMPLE, self.kernel.max_calls)
         calls = min(limit, math.ceil(REWARM_S / max(per_call, 1e-9)))
         self._block(calls)
+
+    def per_call_s(self) -> float:
+        """Its time per call so far: the last block's, or before any, autorange's."""
+        return self.last_block_s / self.calls if self.samples else self.dispatch_block_s
 
     def can_sample(self) -> bool:
         """At least one sample always; more while the budget allows another block."""

@@ -268,11 +268,16 @@ TIE_REASONS = ("margin", "samples", "processes", "floor")
 def tie_reason(
     best: Sequence[float], other: Sequence[float], same_process: bool, margin: float, seed: int
 ) -> str:
-    """Which of `TIE_REASONS` made a tie: the ratio drawn from the samples alone decides."""
+    """Which of `TIE_REASONS` made a tie: the ratio drawn from the samples alone decides.
+    `margin` (as fast) only when that whole interval lies inside the margin, both ways (an
+    equivalence): a median ratio of 1.01 whose interval is 0.59–1.71 shows nothing as fast,
+    its samples are too spread to tell."""
     alone = ratio_interval([best], [other], 0.0, seed)
     if alone.low > 1 + margin:
         return "floor" if same_process else "processes"
-    return "margin" if alone.ratio <= 1 + margin else "samples"
+    if 1 / (1 + margin) <= alone.low and alone.high <= 1 + margin:
+        return "margin"
+    return "samples"
 
 
 def winner_and_ties(

@@ -11,7 +11,7 @@ import pandas as pd
 
 from engine.results.codec import result_to_dict
 from engine.results.run_result import RunResult
-from engine.spec.catalog import framework_label
+from engine.spec.catalog import framework_label, is_known
 
 TIME_UNITS: tuple[tuple[str, float], ...] = (("s", 1.0), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9))
 
@@ -29,6 +29,16 @@ def format_seconds(seconds: float | None, digits: int = 3) -> str:
         return "-"
     unit, scale = select_time_unit(abs(seconds))
     return f"{seconds / scale:.{digits}g} {unit}"
+
+
+def sentence(text: str) -> str:
+    """A note as a sentence on a page: its first letter capitalised ("the machine was busy"
+    -> "The machine was busy"), unless it starts with a name (`numpy`, `jax_vmap`, a path),
+    which keeps its case."""
+    first = re.split(r"[\s:,]", text, maxsplit=1)[0]
+    if not text[:1].islower() or is_known(first) or any(c in first for c in "_./"):
+        return text
+    return text[0].upper() + text[1:]
 
 
 def format_number(value: float | None, fmt: str = ".3g") -> str:
@@ -86,7 +96,7 @@ def tie_words(ratio: Mapping[str, Any], margin: float) -> str:
     if reason == "samples":
         return (
             f"{numbers}: its samples spread too widely to tell; a longer --time-budget "
-            "would separate them"
+            "would narrow that, to apart or as fast"
         )
     if reason == "processes":
         return (

@@ -7,6 +7,7 @@ import os
 import signal
 import stat
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -121,6 +122,22 @@ def test_prewarm_starts_one_worker_per_layout_and_the_first_run_uses_it(fake_poo
     started = pool.workers[0]
     job = pool.run(config)
     assert job.worker is started and wait(job).state == "done"
+
+
+def test_a_later_prewarm_starts_its_worker_after_the_delay_once_per_layout(fake_pool):
+    pool = fake_pool
+    config = BenchConfig(**TINY, strategies=("numpy",))
+    pool.prewarm_later(config, delay_s=0.5)
+    pool.prewarm_later(config, delay_s=0.5)  # the page's next rerun: no second timer
+    assert pool.workers == []  # nothing competes with the page while it draws
+    deadline = time.monotonic() + 30
+    while not pool.workers and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.6)
+    assert len(pool.workers) == 1
+    pool.prewarm_later(config, delay_s=0.1)  # already warm: nothing scheduled
+    time.sleep(0.3)
+    assert len(pool.workers) == 1
 
 
 @pytest.mark.slow  # real engine processes

@@ -39,6 +39,16 @@ def test_a_busy_machine_that_widened_the_verdict_is_named_with_what_to_do():
     assert "Close other work and run again, or use repetitions" in text
 
 
+def test_a_clean_win_on_a_busy_machine_says_the_win_held_not_what_to_do():
+    run = make_run({"einsum": [0.002] * 12, "numpy": [0.006] * 12})
+    run.machine_load = MachineLoad(load_at_start=None, other_cpu_s=8.0, wall_s=10.0, cores=2)
+    text = answer(run)
+    assert "**einsum** is the fastest correct strategy" in text
+    assert "Other processes used 40% of the CPU" in text
+    assert "the win clears the margin even so" in text
+    assert "Close other work" not in text
+
+
 def test_the_comparison_names_the_variants_judged_by_their_own_spread():
     assert "their own spread" not in comparison_method(NoiseFloor(), 0.05)
     floor = NoiseFloor(0.12, 0.06, "observed over 7 runs", (("einsum", 0.24), ("numpy", 0.08)))

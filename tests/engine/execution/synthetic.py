@@ -31,6 +31,9 @@ class SyntheticSampler:
     def rewarm(self) -> None:
         self.rewarms += 1
 
+    def per_call_s(self) -> float:
+        return self.true_s
+
     def sample(self) -> float:
         self.samples.append(self.true_s * math.exp(self.rng.normal(0.0, self.noise)))
         return self.samples[-1]

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from engine.execution.base import Prepared
-from engine.execution.sampling import take_samples
+from engine.execution.sampling import TURN_BLOCKS, take_samples, turn_blocks
 from engine.measure.phases import phase_ties
 from engine.measure.racing import (
     RacePlan,
@@ -30,7 +30,9 @@ from tests.engine.execution.synthetic import (
 from tests.engine.measure.test_timing import AsyncDevice
 
 
-def test_a_block_after_another_variants_block_is_preceded_by_a_rewarm():
+def test_a_turn_after_another_variants_block_begins_with_a_rewarm():
+    """Every switch of variant (and the first block, after preparation) costs one re-warm;
+    a turn's further blocks follow its own and need none."""
     items = []
     for name in ("a", "b"):
         result = StrategyResult(name, name, "single", "ok", 1, 1, 1)
@@ -40,7 +42,43 @@ def test_a_block_after_another_variants_block_is_preceded_by_a_rewarm():
     blocks = [-1] + [index for round_ in record.rounds for index in round_]  # -1: preparing
     switches = [now for before, now in itertools.pairwise(blocks) if now != before]
     assert [items[i].sampler.rewarms for i in (0, 1)] == [switches.count(0), switches.count(1)]
-    assert len(switches) >= 20  # most blocks follow the other variant's
+    assert len(switches) >= 7  # 20 blocks each, in turns of at most TURN_BLOCKS
+    runs = [len(list(group)) for _, group in itertools.groupby(blocks[1:])]
+    assert max(runs) <= 2 * TURN_BLOCKS  # a turn, perhaps followed by its next round's
+
+
+def test_a_turn_is_several_blocks_for_a_variant_that_is_rewarmed_and_one_otherwise():
+    quick = SyntheticSampler(0.004, np.random.default_rng(0), 0.05)
+    assert turn_blocks(quick) == TURN_BLOCKS
+    assert turn_blocks(SyntheticSampler(REWARM_S, np.random.default_rng(0), 0.05)) == 1
+    quick.fixed_calls = 5  # a multi-worker run: every worker the same calls, no re-warm
+    assert turn_blocks(quick) == 1
+
+
+def test_a_block_after_a_failed_block_is_preceded_by_a_rewarm():
+    """A block that raised left the process in a state nobody measured: the next variant's
+    block is re-warmed even when the failed one is of its own speed."""
+
+    class Failing(SyntheticSampler):
+        def sample(self) -> float:
+            raise RuntimeError("out of memory")
+
+    rng = np.random.default_rng(0)
+    failing, steady = Failing(0.004, rng, 0.05), SyntheticSampler(0.004, rng, 0.05)
+    items = [
+        Prepared(StrategyResult(n, n, "single", "ok", 1, 1, 1), sampler)  # type: ignore[arg-type]
+        for n, sampler in (("b", failing), ("a", steady))
+    ]
+    take_samples(
+        items,
+        plan=RacePlan(adaptive=False, max_samples=4),
+        order="sequential",  # b's block fails first, then a's four blocks
+        seed=0,
+        emit=lambda _e: None,
+        on_failure=lambda *_: None,
+        load=lambda: 0.0,
+    )
+    assert len(steady.samples) == 4 and steady.rewarms == 1
 
 
 class Disturbed:
@@ -103,6 +141,9 @@ def test_a_neighbour_that_disturbs_the_next_calls_does_not_move_a_variants_media
 
 def test_without_the_rewarm_the_same_neighbour_would_move_the_median(monkeypatch):
     monkeypatch.setattr(Sampler, "rewarm", lambda self: None)
+    # One block a turn, so that every block follows the neighbour's (in a turn of three the
+    # disturbance would reach only the first, and the median would hide it).
+    monkeypatch.setattr("engine.execution.sampling.TURN_BLOCKS", 1)
     assert median_of_fast(with_neighbour=True) > 1.1 * median_of_fast(with_neighbour=False)
 
 
@@ -175,7 +216,7 @@ def run_beside_a_disturbing_neighbour() -> list[Prepared]:
         "also_fast": world.kernel(0.0041, disturbs=False),
         "python_loop": world.kernel(0.2, disturbs=True),
     }
-    return interleaved(world, kernels, samples=20)
+    return interleaved(world, kernels, samples=45)  # turns: enough blocks after each kind
 
 
 def neighbour_notes(items: list[Prepared]) -> dict[str, list[str]]:
@@ -230,4 +271,5 @@ def test_a_variant_the_machine_slowed_mid_run_says_so_and_is_tied_by_the_record(
     assert warned == {"batched_matvec"}
     samples = {i.result.variant: i.sampler.samples for i in items}
     found = phase_ties("numpy", ["batched_matvec", "python_loop"], samples, record.to_dict())
-    assert set(found) == {"batched_matvec"} and found["batched_matvec"].round == 8
+    # its 9th sample on is slow: the round that holds it, in turns of TURN_BLOCKS blocks
+    assert set(found) == {"batched_matvec"} and found["batched_matvec"].round == 8 // TURN_BLOCKS

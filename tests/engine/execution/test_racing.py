@@ -9,6 +9,7 @@ holds what a neighbour and the machine's phases do to a variant's samples.
 from __future__ import annotations
 
 from engine.measure.racing import (
+    GROSSLY_SLOWER,
     MIN_SAMPLES,
     RacePlan,
 )
@@ -63,7 +64,7 @@ def test_a_busy_machine_widens_the_race_so_a_close_loser_is_not_eliminated():
 
 
 def test_stop_reasons_precise_eliminated_and_max_samples():
-    items, events = synthetic_run({"fast": 0.004, "slow": 0.08}, seed=1, noise=0.01)
+    items, events = synthetic_run({"fast": 0.004, "slow": 0.02}, seed=1, noise=0.01)
     assert stop(items, "fast") == "precise" and stop(items, "slow") == "eliminated"
     slow = next(i for i in items if i.result.variant == "slow")
     assert len(slow.sampler.samples) == RacePlan().race_after  # eliminated at the first look
@@ -75,6 +76,44 @@ def test_stop_reasons_precise_eliminated_and_max_samples():
     )
     assert [i.result.stop_reason for i in fixed] == ["max_samples", "max_samples"]
     assert [len(i.sampler.samples) for i in fixed] == [7, 7]
+
+
+def test_a_variant_many_times_slower_is_eliminated_after_one_sample():
+    """An eager loop at 300× the best's time costs seconds per call: its one sample, above
+    `GROSSLY_SLOWER` times every sample of the best, is enough."""
+    items, events = synthetic_run({"fast": 0.004, "loop": 0.004 * 300}, seed=1, noise=0.2)
+    loop = next(i for i in items if i.result.variant == "loop")
+    assert loop.result.stop_reason == "eliminated" and len(loop.sampler.samples) == 1
+    (event,) = [e for e in events if isinstance(e, Eliminated)]
+    assert event.low > GROSSLY_SLOWER
+    # Under the rule: the ordinary race decides, from its third sample.
+    items, _ = synthetic_run({"fast": 0.004, "slow": 0.004 * 5}, seed=1, noise=0.01)
+    assert len(next(i for i in items if i.result.variant == "slow").sampler.samples) == 3
+
+
+def test_a_pair_more_samples_could_not_separate_stops_as_tied():
+    """Two variants 2% apart on a machine whose ratios move ±8% between runs: the verdict
+    will tie them whatever more samples show, so sampling stops at `min_samples`, said."""
+    items, _ = synthetic_run({"a": 0.004, "b": 0.004 * 1.02}, seed=4, noise=0.01)
+    tied = [i for i in items if i.result.stop_reason == "tied"]
+    assert len(tied) == 1 and len(tied[0].sampler.samples) == MIN_SAMPLES
+    other = "a" if tied[0].result.variant == "b" else "b"
+    assert tied[0].result.notes == [
+        f"stopped after 6 samples: more could not separate it from {other} (the spread of "
+        "ratios between runs, not its samples, decides this pair)"
+    ]
+    # A spread that leaves the pair open keeps sampling: no early tie for a noisy one.
+    items, _ = synthetic_run({"a": 0.004, "b": 0.004 * 1.02}, seed=4, noise=0.3)
+    assert all(i.result.stop_reason != "tied" for i in items)
+
+
+def test_a_tied_stop_never_takes_a_real_difference_from_the_race():
+    """1.3× apart, beyond the floor's reach: eliminated (or precise), never stopped as tied."""
+    stops = [
+        stop(synthetic_run({"fast": 0.004, "slow": 0.004 * 1.3}, seed)[0], "slow")
+        for seed in range(100)
+    ]
+    assert "tied" not in stops
 
 
 def test_a_budget_ends_a_variant_that_never_gets_precise():

@@ -1,5 +1,6 @@
 """The runner on real TensorFlow: whole runs, failure isolation, timing honesty."""
 
+import itertools
 import json
 import time
 
@@ -35,7 +36,9 @@ def test_every_variant_runs_correct_and_reports_every_contract_field(small_run):
         assert list(entry)[: len(RESULT_FIELDS)] == list(RESULT_FIELDS)
         assert entry["status"] == "ok", entry["error"]
         assert entry["correct"] is True
-        assert len(entry["samples_s"]) == 3
+        # repeats=3; fewer only for one the race stopped (an eager loop at 10× the best's
+        # time goes after its first sample)
+        assert len(entry["samples_s"]) == 3 or entry["stop_reason"] in ("eliminated", "tied")
         assert entry["median_s"] == pytest.approx(float(np.median(entry["samples_s"])))
         assert entry["flops"] == 2 * 40 * 6 * 5
         assert entry["bytes"] == 4 * 40 * (6 * 5 + 5 + 6)
@@ -151,14 +154,19 @@ def test_samples_are_interleaved_in_recorded_seeded_rounds(small_run):
     own = [r.variant for r in result.results if not strategy_info(r.strategy).in_own_process]
     assert sampling["variants"] == own  # the peers' rounds are their own processes'
     everyone = list(range(len(own)))
-    assert all(sorted(r) == everyone for r in sampling["rounds"])
-    assert len({tuple(r) for r in sampling["rounds"]}) > 1
+    assert sorted(set(sampling["rounds"][0])) == everyone  # then those still sampling
+    blocks = [i for r in sampling["rounds"] for i in r]
+    for index, variant in enumerate(own):
+        entry = next(r for r in result.results if r.variant == variant)
+        assert blocks.count(index) == len(entry.samples_s)
+    turns = [i for i, _ in itertools.groupby(sampling["rounds"][0])]
+    assert sorted(turns) == everyone and turns != everyone  # one turn each, shuffled
     for framework, record in sampling["peers"].items():
         peers = [
             r.variant for r in result.results if strategy_info(r.strategy).framework == framework
         ]
         assert record["variants"] == peers and record["order"] == "interleaved"
-        assert all(sorted(r) == list(range(len(peers))) for r in record["rounds"])
+        assert sorted(set(record["rounds"][0])) == list(range(len(peers)))
 
 
 def test_every_result_has_a_median_interval_and_the_run_a_winner(small_run):

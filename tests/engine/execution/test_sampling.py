@@ -1,6 +1,8 @@
 """The sampling phase with fake samplers: interleaved order seeded, recorded, reproducible
 (fixed sampling; racing and adaptive stops are in test_racing.py)."""
 
+import itertools
+
 from engine.execution.base import Prepared
 from engine.execution.sampling import take_samples
 from engine.measure.racing import RacePlan
@@ -51,9 +53,11 @@ def test_interleaved_rounds_are_shuffled_permutations_reproducible_from_the_seed
     _, other, _ = run(seed=8)
     assert first.rounds == again.rounds
     assert first.rounds != other.rounds
-    assert len(first.rounds) == 5
-    assert all(sorted(r) == [0, 1, 2, 3] for r in first.rounds)
-    assert len({tuple(r) for r in first.rounds}) > 1  # the order changes between rounds
+    assert len(first.rounds) == 2  # five samples each, in turns of three blocks, then two
+    turns = [[i for i, _ in itertools.groupby(r)] for r in first.rounds]
+    assert all(sorted(t) == [0, 1, 2, 3] for t in turns)  # each variant's turn in one piece
+    assert [len(list(g)) for _, g in itertools.groupby(first.rounds[0])] == [3, 3, 3, 3]
+    assert len({tuple(t) for t in turns}) > 1  # the order changes between rounds
     assert first.to_dict()["variants"] == ["a", "b", "c", "d"]
 
 

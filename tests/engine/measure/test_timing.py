@@ -7,7 +7,7 @@ expected numbers exact, so these tests check behaviour, not this machine's speed
 
 import pytest
 
-from engine.measure.timing import Kernel, autorange, time_kernel
+from engine.measure.timing import CheckCall, Kernel, Sampler, autorange, time_kernel
 
 
 class AsyncDevice:
@@ -123,6 +123,33 @@ def test_a_slow_kernel_is_warmed_once_and_its_one_call_blocks_need_no_autorange(
     assert timing.dispatch_s == pytest.approx(0.001)
     assert timing.measurement.median_s == pytest.approx(0.501, rel=1e-3)
     assert not any("warm-up" in w for w in timing.warnings)
+
+
+def test_the_check_call_is_the_first_warm_up_call():
+    """An eager loop of seconds per call is called for the check once, as its warm-up: first
+    call, the check, the samples; its output is kept before any later call, and the check's
+    timing gives the dispatch time as a warm-up call's would."""
+    device = AsyncDevice(work_s=0.5, dispatch_s=0.001)
+    kept = []
+    check = CheckCall(call=lambda: device.call(-1), sync=device.sync, keep=kept.append)
+    sampler = Sampler(device.kernel(), warmup=3, budget_s=100, clock=device.clock, check=check)
+    sampler.sample()
+    assert device.calls == [0, -1, 1]  # first call, the check (on its inputs), one sample
+    assert kept == [-1] and sampler.checked
+    assert sampler.calls == 1 and sampler.dispatch_s == pytest.approx(0.001)
+    # A fast kernel: the check counts as one of its warm-up calls.
+    device = AsyncDevice(work_s=0.01)
+    check = CheckCall(call=lambda: device.call(-1), sync=device.sync, keep=kept.append)
+    Sampler(device.kernel(), warmup=3, budget_s=100, clock=device.clock, check=check)
+    assert device.calls[:4] == [0, -1, 1, 2]  # first, the check, two more warm-up calls
+
+
+def test_without_a_warm_up_the_check_is_left_to_its_caller():
+    """`warmup=0` asks for no call before the samples: the check is not made there."""
+    device = AsyncDevice(work_s=0.01)
+    check = CheckCall(call=lambda: device.call(-1), sync=device.sync, keep=lambda _o: None)
+    sampler = Sampler(device.kernel(), warmup=0, budget_s=100, clock=device.clock, check=check)
+    assert -1 not in device.calls and not sampler.checked
 
 
 def test_a_fast_kernel_gets_every_warm_up_call():

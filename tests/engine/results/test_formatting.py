@@ -119,3 +119,14 @@ def test_the_regime_is_named_from_the_numbers():
     big = regime(117 * mib, 4e-3, 30e9, 117 * mib, 32 * mib, "warm")
     assert big[0] == "memory-bound"
     assert regime(4 * mib, 1e-3, 30e9, 4 * mib, 32 * mib, "cold")[0] == "memory-bound"
+
+
+def test_a_note_reads_as_a_sentence_unless_it_starts_with_a_name():
+    from engine.results.formatting import sentence
+
+    assert sentence("the machine was busy: 24%") == "The machine was busy: 24%"
+    assert sentence("warm cache: the inputs fit") == "Warm cache: the inputs fit"
+    assert sentence("numpy: IQR is 50%") == "numpy: IQR is 50%"
+    assert sentence("jax_vmap ran on the CPU") == "jax_vmap ran on the CPU"
+    assert sentence("TensorFlow's probe") == "TensorFlow's probe"
+    assert sentence("") == ""

@@ -1,0 +1,88 @@
+"""Time to the answer: this checkout against an earlier one, alternated in one window.
+
+The dashboard's default set (seven strategies) at the seed's size, 3000×100×100 float32, run
+`--pairs` times by each checkout in fresh processes, the order alternating within each pair
+(earlier first, then this first), so a drift of the host falls on both. Reports, per side, the
+measuring time (`timings.variants_s`: preparing and sampling every variant, what a warm worker
+spends) and the whole run (`timings.total_s`), their ratio of medians, and how often the two
+gave the same answer: each side's winner inside the other's winner-or-tie set (judged by this
+checkout's winner rule from the stored samples, so only the sampling differs).
+
+    git worktree add /tmp/earlier <commit>
+    python -m benchmarks.time_to_answer --earlier /tmp/earlier [--pairs 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from benchmarks.engine_cli import ROOT
+from engine.process.children import Child, engine_environment
+from engine.results.run_result import RunResult
+
+DEFAULT_SET = "python_loop,while_loop,map_fn,vectorized_map,batched_matvec,einsum,numpy"
+ARGS = ("--matrices", "3000", "--dim", "100", "--strategy", DEFAULT_SET, "--no-history")
+
+
+def run_in(checkout: Path, out: Path) -> RunResult:
+    """One `run` of the default set by the engine of `checkout`, in a fresh process."""
+    command = [sys.executable, "-m", "engine", "run", *ARGS, "--progress", "none"]
+    child = Child(
+        [*command, "--json", str(out)],
+        cwd=checkout,
+        env={**engine_environment(TF_CPP_MIN_LOG_LEVEL="3"), "PYTHONPATH": str(checkout)},
+        stdout=subprocess.DEVNULL,
+        stderr="inherit",
+    )
+    code = child.wait_or_end(None).code
+    if code != 0:
+        raise subprocess.CalledProcessError(code, command)
+    return RunResult.from_json(out.read_text())
+
+
+def answer(run: RunResult) -> tuple[str | None, set[str]]:
+    found = run.winner()
+    return (found.variant, {found.variant, *found.tied_with}) if found else (None, set())
+
+
+def agree(one: RunResult, other: RunResult) -> bool:
+    """Each winner is in the other's winner-or-tie set."""
+    (mine, my_set), (theirs, their_set) = answer(one), answer(other)
+    return mine is not None and theirs is not None and mine in their_set and theirs in my_set
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--earlier", type=Path, required=True, help="a checkout to compare with")
+    parser.add_argument("--pairs", type=int, default=20)
+    args = parser.parse_args()
+    sides = {"earlier": args.earlier.resolve(), "this": ROOT}
+    runs: dict[str, list[RunResult]] = {"earlier": [], "this": []}
+    with tempfile.TemporaryDirectory() as scratch:
+        for pair in range(args.pairs):
+            order = ("earlier", "this") if pair % 2 == 0 else ("this", "earlier")
+            for side in order:
+                out = Path(scratch) / f"{side}-{pair}.json"
+                runs[side].append(run_in(sides[side], out))
+            earlier, this = runs["earlier"][-1], runs["this"][-1]
+            print(
+                f"pair {pair + 1}: measuring {earlier.timings['variants_s']:.1f} s -> "
+                f"{this.timings['variants_s']:.1f} s; answers {answer(earlier)[1]} / "
+                f"{answer(this)[1]}",
+                flush=True,
+            )
+    for key in ("variants_s", "total_s"):
+        before = statistics.median(r.timings[key] for r in runs["earlier"])
+        after = statistics.median(r.timings[key] for r in runs["this"])
+        print(f"{key}: median {before:.2f} s -> {after:.2f} s, ratio {after / before:.2f}")
+    same = sum(agree(e, t) for e, t in zip(runs["earlier"], runs["this"]))
+    print(f"same answer (each winner in the other's winner-or-tie set): {same} of {args.pairs}")
+
+
+if __name__ == "__main__":
+    main()
