@@ -18,6 +18,7 @@ from engine.machine.accelerators import probe_kind
 from engine.machine.cluster import worker_count
 from engine.machine.frameworks import tensorflow_problem
 from engine.machine.host import last_level_cache_bytes
+from engine.machine.jax_cluster import ClusterError, cluster_from_environment, jax_processes
 from engine.machine.tensorflow_import import import_failure
 from engine.measure import memory
 from engine.measure.uncertainty import NoiseFloor
@@ -26,7 +27,7 @@ from engine.results.files import check_output_file, save_fallback, write_text_at
 from engine.results.run_result import RunInterrupted
 from engine.spec.catalog import strategies
 from engine.spec.config import BenchConfig
-from engine.spec.fields import Setting
+from engine.spec.fields import ConfigError, Setting
 from engine.storage.history_file import check_history_path
 from engine.storage.run_queue import RunQueue
 
@@ -69,9 +70,33 @@ def from_tensorflow(module: str, name: str) -> tuple[Any, str | None]:
         return None, import_failure(error)
 
 
+def check_jax_cluster(config: Any) -> None:
+    """JAX's multi-process settings, at the door: malformed variables, or a layout the
+    processes cannot share out, named before any work (ConfigError)."""
+    try:
+        cluster = cluster_from_environment()
+    except ClusterError as error:
+        raise ConfigError(error.field, error.message) from None
+    if cluster is None or cluster.processes == 1:
+        return
+    if config.mode == "single":
+        raise ConfigError(
+            "mode",
+            f"{cluster.processes} JAX processes share a batch: pass --mode sharded or "
+            "--mode replicated",
+        )
+    if config.replicas % cluster.processes:
+        raise ConfigError(
+            "replicas",
+            f"{config.replicas} replicas do not share out over {cluster.processes} JAX "
+            f"processes: pass a multiple of {cluster.processes}",
+        )
+
+
 def command_run(args: argparse.Namespace, warm: Any = None) -> int:
     """`warm`: a `WarmState` kept by `serve` between runs; None for a fresh process."""
     config = config_from_args(args)
+    check_jax_cluster(config)
     repetitions = REPETITIONS.parse("repetitions", args.repetitions)
     # Every output is checked now: a bad path must not cost a finished measurement.
     if args.json_path:
@@ -90,7 +115,7 @@ def command_run(args: argparse.Namespace, warm: Any = None) -> int:
             print(f"waiting for another run to finish (position {position})", file=sys.stderr)
 
     # Workers of one multi-worker run wait for each other: queueing them would deadlock.
-    skip_queue = args.no_queue or worker_count() > 1
+    skip_queue = args.no_queue or worker_count() > 1 or jax_processes() > 1
     queue = contextlib.nullcontext() if skip_queue else RunQueue().turn(on_wait=waiting)
     if repetitions > 1:
         with queue:

@@ -12,6 +12,7 @@ alone on its own device: the per-replica record every distributed run has.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -19,7 +20,7 @@ import numpy as np
 
 from engine.execution.recording import Prepared, blank_result, check_outputs, record_timing
 from engine.execution.replica_record import replicated_note, time_alone
-from engine.measure import sharding
+from engine.measure import roofline, sharding
 from engine.measure.timing import Kernel, Sampler, Timing
 from engine.results.formatting import one_line
 from engine.results.parts import DistributionSummary, ReplicaTiming
@@ -76,9 +77,10 @@ def prepare_over_devices(
     shards = shards_for(config, padded=bool(padding))
 
     def finish(timing: Timing) -> None:
+        timing = slowest_process(runtime, timing)
         record_timing(result, timing, 0.0)
         result.replicas = each_alone(runtime, devices, config, fn, shards, timed[0])
-        describe(result, config, shards, padding, timing, len(devices))
+        describe(result, config, shards, padding, timing, len(devices), processes(runtime))
 
     return Prepared(result, sampler, finish)
 
@@ -95,11 +97,47 @@ def each_alone(
     others."""
     a, x = pair
     timings = []
+    is_local = getattr(runtime, "is_local", lambda _device: True)
     for shard, device in zip(shards, devices):
+        if not is_local(device):  # another process's: it times that one, and says
+            timings.append(ReplicaTiming(shard.replica, str(device), shard.matrices, None))
+            continue
         mine = runtime.put_on((a[shard.start : shard.stop], x[shard.start : shard.stop]), device)
         call = lambda mine=mine: fn(*mine)  # noqa: E731
         timings.append(time_alone(config, shard, str(device), call, runtime.sync, len(shards)))
-    return timings
+    gather = getattr(runtime, "gather_floats", None)
+    if gather is None:
+        return timings
+    medians = gather([t.median_s for t in timings])  # every process's, in one list
+    return [
+        dataclasses.replace(t, median_s=m, bytes_per_s=rate_of(config, t.matrices, m))
+        for t, m in zip(timings, medians)
+    ]
+
+
+def rate_of(config: BenchConfig, matrices: int, median_s: float | None) -> float | None:
+    if not median_s or median_s <= 0:
+        return None
+    return roofline.traffic_bytes(matrices, config.rows, config.columns, config.itemsize) / median_s
+
+
+def slowest_process(runtime: Any, timing: Timing) -> Timing:
+    """Across several processes, each block's time is the slowest process's: each times
+    only its own devices' part of the step, and the step is done when the last one is.
+    (Every process takes the same samples: fixed sampling.)"""
+    gather = getattr(runtime, "gather_floats", None)
+    if gather is None or processes(runtime) == 1:
+        return timing
+    merged = gather(list(timing.measurement.samples_s))
+    samples = tuple(m if m is not None else s for m, s in zip(merged, timing.measurement.samples_s))
+    return dataclasses.replace(
+        timing, measurement=dataclasses.replace(timing.measurement, samples_s=samples)
+    )
+
+
+def processes(runtime: Any) -> int:
+    """The framework's processes in this run (several on JAX's multi-process path)."""
+    return int(getattr(runtime, "processes", 1))
 
 
 def describe(
@@ -109,17 +147,25 @@ def describe(
     padding: int,
     timing: Timing,
     devices: int,
+    process_count: int = 1,
 ) -> None:
     result.work_multiplier = devices if config.mode == "replicated" else 1
     if config.mode == "replicated":
         result.notes.append(replicated_note(config, devices))
+    if process_count > 1:
+        result.notes.append(
+            f"{process_count} processes, {devices} devices: each block's time is the "
+            "slowest process's (each times its own devices' part); the replicas are every "
+            "process's, each timed by its own"
+        )
     if padding:
         result.notes.append(
             f"{config.matrices:,} matrices do not split evenly over {devices} devices: "
             f"{padding} zero rows padded to equal shards and dropped before the check"
         )
     result.distribution = DistributionSummary(
-        strategy="NamedSharding over the framework's devices",
+        strategy="NamedSharding over the framework's devices"
+        + (f" in {process_count} processes" if process_count > 1 else ""),
         replicas_in_sync=devices,
         shard_sizes=tuple(s.matrices for s in shards),
         step_s=timing.measurement.median_s,

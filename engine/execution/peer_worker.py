@@ -27,7 +27,7 @@ from typing import IO, Any
 from engine.backends.runtime import Runtime
 from engine.execution.host_replicas import prepare_host_replicas
 from engine.execution.recording import Prepared
-from engine.execution.sampling import race_plan, take_samples
+from engine.execution.sampling import fixed_plan, race_plan, take_samples
 from engine.execution.variant import (
     PlacedInputs,
     failing_sample,
@@ -42,6 +42,7 @@ from engine.measure.host_bandwidth import (
     PROBE_WARMUP,
 )
 from engine.measure.peak import Probe
+from engine.measure.racing import RacePlan
 from engine.measure.timing import Kernel, time_kernel
 from engine.measure.trace_analysis import profile_calls
 from engine.measure.uncertainty import DEFAULT_RATIO_LOG_SD, NoiseFloor
@@ -143,12 +144,18 @@ def profile_in_process(runtime: Runtime, item: Prepared) -> ProfileSummary | Non
 
 def device_probes(runtime: Runtime, buffer_bytes: int, when: str) -> list[dict[str, Any]]:
     """The read bandwidth of the framework's own device, when it is an accelerator: the
-    ceiling its results are placed against (a CPU framework's is the host's NumPy probe)."""
-    if runtime.device_kind == "CPU" or not hasattr(runtime, "probe_buffer"):
+    ceiling its results are placed against (a CPU framework's is the host's NumPy probe).
+    Across several JAX processes, on a CPU too: all of them read at once, and the ceiling is
+    the sum of their rates (their results are every process's work over the slowest's time,
+    which one process's probe does not bound)."""
+    processes = int(getattr(runtime, "processes", 1))
+    if not hasattr(runtime, "probe_buffer") or (runtime.device_kind == "CPU" and processes == 1):
         return []
     elements = buffer_bytes // 4
     buffer = runtime.probe_buffer(elements)  # type: ignore[attr-defined]
     read = runtime.probe_read()  # type: ignore[attr-defined]
+    if processes > 1:
+        runtime.barrier(f"probe {when}")  # type: ignore[attr-defined]
     timing = time_kernel(
         Kernel(call=lambda _i: read(buffer), sync=runtime.sync),
         warmup=PROBE_WARMUP,
@@ -157,16 +164,32 @@ def device_probes(runtime: Runtime, buffer_bytes: int, when: str) -> list[dict[s
         min_block_s=PROBE_MIN_BLOCK_S,
     )
     median = timing.measurement.median_s
+    rate = elements * 4 / median
+    kernel = f"{runtime.framework} sum over {elements * 4 / 2**20:.0f} MiB float32"
+    extra: dict[str, Any] = {"method": runtime.framework, "device_kind": runtime.device_kind}
+    if processes > 1:
+        rates = [float(r) for r in runtime.every_process([rate])[:, 0]]  # type: ignore[attr-defined]
+        rate, kernel = sum(rates), f"{kernel} in each of {processes} processes at once"
+        extra["per_process_bytes_per_s"] = rates
     return [
         Probe(
-            kernel=f"{runtime.framework} sum over {elements * 4 / 2**20:.0f} MiB float32",
+            kernel=kernel,
             when=when,
-            bandwidth_bytes_per_s=elements * 4 / median,
+            bandwidth_bytes_per_s=rate,
             samples_s=timing.measurement.samples_s,
             calls_per_sample=timing.measurement.calls_per_sample,
-            extra={"method": runtime.framework, "device_kind": runtime.device_kind},
+            extra=extra,
         ).to_dict()
     ]
+
+
+def plan_for(runtime: Runtime, config: BenchConfig, floor: NoiseFloor) -> RacePlan:
+    """The race, or with several JAX processes fixed sampling: each takes the same samples,
+    so every one reaches each variant's collectives (its check, its merged record) at the
+    same point."""
+    if getattr(runtime, "processes", 1) > 1:
+        return fixed_plan(config)
+    return race_plan(config, floor)
 
 
 def run(request: dict[str, Any], write: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
@@ -205,7 +228,11 @@ def run(request: dict[str, Any], write: Callable[[dict[str, Any]], None]) -> dic
     floor = NoiseFloor(ratio_log_sd=float(request.get("ratio_log_sd", DEFAULT_RATIO_LOG_SD)))
     record = take_samples(
         prepared,
-        plan=race_plan(config, floor),
+        # several JAX processes: each takes the same samples, so every one reaches each
+        # variant's collectives (its check, its merged record) at the same point
+        plan=fixed_plan(config)
+        if getattr(runtime, "processes", 1) > 1
+        else race_plan(config, floor),
         order=config.order,
         seed=config.seed,
         emit=emit,

@@ -20,10 +20,12 @@ import jax.numpy as jnp
 import jaxlib
 import numpy as np
 
+from engine.machine.jax_cluster import Cluster, cluster_from_environment
 from engine.results.formatting import classify_error
 
 KINDS = {"cpu": "CPU", "gpu": "GPU", "cuda": "GPU", "rocm": "GPU", "tpu": "TPU"}
 PRECISION = "highest"
+JOIN_TIMEOUT_S = 120  # every process must have started by then, or each says it could not join
 
 
 class JaxRuntime:
@@ -34,9 +36,17 @@ class JaxRuntime:
         jax.config.update("jax_default_matmul_precision", PRECISION)
         if dtype == "float64":
             jax.config.update("jax_enable_x64", True)  # else float64 is silently float32
-        self.device = jax.devices()[0]
+        self.cluster = cluster_from_environment()
+        if self.processes > 1:
+            join(self.cluster)  # type: ignore[arg-type]
+        self.device = jax.local_devices()[0]
         self.device_kind = KINDS.get(self.device.platform, self.device.platform.upper())
         self.threads = threads
+
+    @property
+    def processes(self) -> int:
+        """JAX processes in this run (1 without a cluster)."""
+        return self.cluster.processes if self.cluster else 1
 
     def unsupported(self, dtype: str) -> str | None:
         if dtype == "float64" and self.device_kind == "TPU":
@@ -74,12 +84,53 @@ class JaxRuntime:
         output.block_until_ready()
 
     def to_host(self, output: Any) -> np.ndarray:
-        return np.asarray(output)
+        """The whole output on this host; laid out over other processes' devices too, it is
+        gathered from all of them (a collective: every process checks at the same point)."""
+        if getattr(output, "is_fully_addressable", True):
+            return np.asarray(output)
+        from jax.experimental import multihost_utils
+
+        return np.asarray(multihost_utils.process_allgather(output, tiled=True))
 
     def replica_devices(self, count: int) -> list[Any] | None:
-        """`count` devices of the run's platform to lay replicas over (None: fewer here)."""
-        found = [d for d in jax.devices() if d.platform == self.device.platform]
+        """`count` devices of the run's platform to lay replicas over (None: fewer here).
+        Across processes: every process's devices, in process order, and exactly `count` of
+        them (a replica on no device of a process would leave that process nothing to time)."""
+        found = sorted(
+            (d for d in jax.devices() if d.platform == self.device.platform),
+            key=lambda d: (d.process_index, d.id),
+        )
+        if self.processes > 1:
+            return found if len(found) == count else None
         return found[:count] if len(found) >= count else None
+
+    def is_local(self, device: Any) -> bool:
+        """Whether `device` belongs to this process (only those can be timed here)."""
+        return device.process_index == jax.process_index()
+
+    def every_process(self, values: list[float | None]) -> np.ndarray:
+        """Every process's `values`, one row per process (None as NaN): a collective."""
+        mine = np.array([np.nan if v is None else v for v in values], dtype=np.float64)
+        if self.processes == 1:
+            return mine[None, :]
+        from jax.experimental import multihost_utils
+
+        return np.asarray(multihost_utils.process_allgather(mine))
+
+    def gather_floats(self, values: list[float | None]) -> list[float | None]:
+        """Each position's largest value among the processes that have one (the others give
+        None): every process's per-replica times in one list, or each block's slowest."""
+        if self.processes == 1:
+            return values
+        columns = [col[~np.isnan(col)] for col in self.every_process(values).T]
+        return [float(col.max()) if col.size else None for col in columns]
+
+    def barrier(self, name: str) -> None:
+        """Wait until every process is here (a probe all of them make at once)."""
+        if self.processes > 1:
+            from jax.experimental import multihost_utils
+
+            multihost_utils.sync_global_devices(name)
 
     def place_over(
         self, pair: tuple[Any, Any], devices: list[Any], mode: str
@@ -94,7 +145,16 @@ class JaxRuntime:
             a = jnp.concatenate([a, jnp.zeros((padding, *a.shape[1:]), a.dtype)])
             x = jnp.concatenate([x, jnp.zeros((padding, *x.shape[1:]), x.dtype)])
         spec = jax.sharding.PartitionSpec("replicas" if mode == "sharded" else None)
-        placed = jax.device_put((a, x), jax.sharding.NamedSharding(mesh, spec))
+        layout = jax.sharding.NamedSharding(mesh, spec)
+        if self.processes > 1:  # every process holds the same inputs (one seed): each
+            # places the rows of its own devices from its host copy
+            hosts = (np.asarray(a), np.asarray(x))
+            placed = tuple(
+                jax.make_array_from_callback(h.shape, layout, lambda index, h=h: h[index])
+                for h in hosts
+            )
+        else:
+            placed = jax.device_put((a, x), layout)
         jax.block_until_ready(placed)
         return (placed[0], placed[1]), padding
 
@@ -137,11 +197,33 @@ class JaxRuntime:
             "device_kind": self.device_kind,
             "device_name": getattr(self.device, "device_kind", None),
             "devices": len(jax.devices()),
+            **(
+                {
+                    "processes": self.processes,
+                    "process_id": jax.process_index(),
+                    "local_devices": len(jax.local_devices()),
+                    "coordinator": self.cluster.coordinator,
+                }
+                if self.cluster
+                else {}
+            ),
             "matmul_precision": PRECISION,
             "x64": bool(jax.config.jax_enable_x64),
             "threads": self.threads,
             "thread_control": "CPU affinity (JAX sizes its CPU thread pool from it)",
         }
+
+
+def join(cluster: Cluster) -> None:
+    """This process joins the run's JAX processes (before any device is touched); on a CPU
+    host their collectives go over gloo."""
+    jax.config.update("jax_cpu_collectives_implementation", "gloo")
+    jax.distributed.initialize(
+        coordinator_address=cluster.coordinator,
+        num_processes=cluster.processes,
+        process_id=cluster.process_id,
+        initialization_timeout=JOIN_TIMEOUT_S,
+    )
 
 
 def make_runtime(dtype: str, threads: int) -> JaxRuntime:

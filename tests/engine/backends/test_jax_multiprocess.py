@@ -1,0 +1,111 @@
+"""JAX's multi-process path: two real `engine run` processes on localhost, each with one CPU
+device, joined by `jax.distributed` (gloo), the batch sharded over both; and the door that
+names a malformed cluster before any work."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from benchmarks.server import free_port
+from engine.machine.jax_cluster import (
+    Cluster,
+    ClusterError,
+    cluster_from_environment,
+    jax_processes,
+)
+from tests.cli import run_cli
+from tests.conftest import ROOT
+
+pytest.importorskip("jax")
+
+SMALL = ["--matrices", "64", "--dim", "8", "--repeats", "5", "--warmup", "1"]
+
+
+def test_the_environment_names_the_cluster_or_the_variable_that_is_wrong():
+    env = {
+        "JAX_COORDINATOR_ADDRESS": "127.0.0.1:29871",
+        "MATVEC_JAX_PROCESSES": "2",
+        "MATVEC_JAX_PROCESS_ID": "1",
+    }
+    assert cluster_from_environment(env) == Cluster("127.0.0.1:29871", 2, 1)
+    assert cluster_from_environment({}) is None
+    for name, bad in (
+        ("JAX_COORDINATOR_ADDRESS", "localhost"),
+        ("MATVEC_JAX_PROCESSES", "two"),
+        ("MATVEC_JAX_PROCESS_ID", "2"),  # ids are 0 and 1
+    ):
+        with pytest.raises(ClusterError) as error:
+            cluster_from_environment({**env, name: bad})
+        assert error.value.field == name and repr(bad) in str(error.value)
+
+
+def test_the_door_refuses_a_layout_the_processes_cannot_share(monkeypatch):
+    monkeypatch.setenv("JAX_COORDINATOR_ADDRESS", "127.0.0.1:29871")
+    monkeypatch.setenv("MATVEC_JAX_PROCESSES", "2")
+    monkeypatch.setenv("MATVEC_JAX_PROCESS_ID", "0")
+    assert jax_processes() == 2
+    single = run_cli("run", *SMALL, "--strategy", "jax_einsum", "--no-history")
+    assert single.returncode == 2 and "mode: 2 JAX processes share a batch" in single.stderr
+    odd = run_cli("run", *SMALL, "--strategy", "jax_einsum", "--mode", "sharded", "--replicas", "3")
+    assert odd.returncode == 2 and "replicas: 3 replicas do not share out" in odd.stderr
+    monkeypatch.setenv("MATVEC_JAX_PROCESS_ID", "-1")
+    bad = run_cli("run", *SMALL, "--strategy", "jax_einsum", "--mode", "sharded")
+    assert bad.returncode == 2 and bad.stderr.startswith("error: MATVEC_JAX_PROCESS_ID:")
+
+
+@pytest.mark.slow  # four processes: two engine runs, each with its JAX process
+def test_two_processes_share_one_sharded_batch_and_both_hold_the_whole_record(tmp_path):
+    port = free_port()
+    runs = []
+    for process in (0, 1):
+        env = {
+            **os.environ,
+            "TF_CPP_MIN_LOG_LEVEL": "3",
+            "JAX_COORDINATOR_ADDRESS": f"127.0.0.1:{port}",
+            "MATVEC_JAX_PROCESSES": "2",
+            "MATVEC_JAX_PROCESS_ID": str(process),
+        }
+        command = [
+            sys.executable,
+            "-m",
+            "engine",
+            "run",
+            *SMALL,
+            "--strategy",
+            "jax_einsum",
+            "--mode",
+            "sharded",
+            "--replicas",
+            "2",
+            "--no-history",
+            "--progress",
+            "none",
+            "--json",
+            str(tmp_path / f"process{process}.json"),
+        ]
+        runs.append(subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True))
+    for run in runs:
+        out, _ = run.communicate(timeout=300)
+        assert run.returncode == 0, out
+    records = [json.loads((tmp_path / f"process{p}.json").read_text()) for p in (0, 1)]
+    entries = [next(r for r in d["results"] if r["variant"] == "jax_einsum") for d in records]
+    for entry in entries:
+        assert entry["status"] == "ok" and entry["correct"] is True  # the gathered output
+        assert entry["distribution"]["replicas_in_sync"] == 2
+        assert "in 2 processes" in entry["distribution"]["strategy"]
+        assert [r["matrices"] for r in entry["replicas"]] == [32, 32]
+        assert all(r["median_s"] for r in entry["replicas"])  # each timed by its own process
+        assert len(entry["samples_s"]) == 5  # fixed sampling: the same calls in each
+    # One record: both processes hold every block's slowest time and every replica's.
+    assert entries[0]["samples_s"] == entries[1]["samples_s"]
+    assert entries[0]["replicas"] == entries[1]["replicas"]
+    devices = {r["device"] for r in entries[0]["replicas"]}
+    assert len(devices) == 2
+    for process, record in enumerate(records):
+        jax_env = record["environment"]["frameworks"]["jax"]
+        assert (jax_env["processes"], jax_env["process_id"]) == (2, process)
