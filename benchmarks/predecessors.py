@@ -13,7 +13,12 @@ or a slower one. Per run, the ratio of the two medians; over the runs, the geome
 its 95% interval (Student's t, SciPy). No bias: the interval holds 1. The runs are kept, and
 the medians after each named neighbour are printed too.
 
+With turns of several blocks (`sampling.TURN_BLOCKS`), each fast variant's first block of a
+turn (after another variant and a re-warm) is also compared with the later blocks of the same
+turn (after its own): the re-warm leaves nothing when the two read alike.
+
     python -m benchmarks.predecessors [--runs 5] [--repeats 40]
+    python -m benchmarks.predecessors --kept DIR   # the turn comparison of runs kept in DIR
 """
 
 from __future__ import annotations
@@ -62,11 +67,44 @@ def by_speed(data: dict, variant: str) -> dict[str, list[float]]:
     return {"fast": fast, "slow": slow}
 
 
+def by_turn(data: dict, variant: str) -> dict[str, list[float]]:
+    """Samples that began a turn (after another variant's block and a re-warm) and samples
+    that followed the variant's own block in the same turn: if the re-warm left anything of
+    the neighbour, the first read slower than the rest."""
+    variants, samples, sequence = recorded(data)
+    index = variants.index(variant)
+    found: dict[str, list[float]] = {"first": [], "own": []}
+    for previous, current, sample in after_each_block(sequence, samples):
+        if current == index and previous >= 0:
+            found["own" if previous == index else "first"].append(sample)
+    return found
+
+
+def turn_summary(paths: list[Path]) -> None:
+    """Over the runs: each fast variant's first-of-turn median over its within-turn median."""
+    logs: dict[str, list[float]] = {v: [] for v in FAST}
+    for path in paths:
+        data = json.loads(path.read_text())
+        for variant in FAST:
+            kinds = by_turn(data, variant)
+            if kinds["first"] and kinds["own"]:
+                ratio = float(np.median(kinds["first"])) / float(np.median(kinds["own"]))
+                logs[variant].append(math.log(ratio))
+    print("first block of a turn (after a neighbour and a re-warm) / the turn's later blocks")
+    for variant, values in logs.items():
+        if values:
+            print(f"  {variant:<15} {summary(values).replace('pairs', 'runs')}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--repeats", type=int, default=40)
+    parser.add_argument("--kept", type=Path, help="only summarise the turns of runs kept here")
     args = parser.parse_args()
+    if args.kept:
+        turn_summary(sorted(args.kept.glob("run*.json")))
+        return
     scratch = Path(tempfile.mkdtemp(prefix="matvec-predecessors-"))
     print(f"runs kept in {scratch}", flush=True)
     logs: dict[str, list[float]] = {v: [] for v in FAST}
@@ -105,6 +143,7 @@ def main() -> None:
     for variant, values in logs.items():
         if values:
             print(f"  {variant:<15} {summary(values).replace('pairs', 'runs')}")
+    turn_summary(sorted(scratch.glob("run*.json")))
 
 
 if __name__ == "__main__":

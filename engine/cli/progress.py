@@ -68,7 +68,9 @@ class BarProgress:
             self.most = max(self.most, event.of)
             self.redraw()
         elif isinstance(event, Eliminated):
-            self.write(f"  eliminated {event.variant}: {event.ratio:.2f}x the time of {event.best}")
+            # No ratio: the one the answer gives is the record's, from every sample; the
+            # ratio at this look would be a second number for the same pair.
+            self.write(f"  eliminated {event.variant}: slower than {event.best}")
         elif isinstance(event, VariantDone):
             self.stopped.add(event.variant)
             self.redraw()
