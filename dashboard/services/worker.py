@@ -262,7 +262,7 @@ class WorkerPool:
     def __init__(self, python: str = sys.executable) -> None:
         self.python = python
         self.workers: list[WarmWorker] = []
-        self._pending: set[Layout] = set()  # layouts with a `prewarm_later` timer running
+        self._pending: dict[Layout, threading.Timer] = {}  # `prewarm_later`'s timers
         self._lock = threading.Lock()
 
     def _take(self, layout: Layout, accelerator: bool) -> WarmWorker:
@@ -302,23 +302,28 @@ class WorkerPool:
         two-core machine the page's first load drew 0.8 s later beside it. One timer per layout;
         a run that comes first starts its own worker and the timer then finds it."""
         layout = Layout.of(config)
-        with self._lock:
-            if layout in self._pending or any(w.alive and w.layout == layout for w in self.workers):
-                return
-            self._pending.add(layout)
 
         def start() -> None:
             with self._lock:
-                self._pending.discard(layout)
+                if self._pending.pop(layout, None) is None:
+                    return  # cancelled by `end_all` meanwhile
             self.prewarm(config, accelerator)
 
-        timer = threading.Timer(delay_s, start)
-        timer.daemon = True
-        timer.start()
+        with self._lock:
+            if layout in self._pending or any(w.alive and w.layout == layout for w in self.workers):
+                return
+            timer = threading.Timer(delay_s, start)
+            timer.daemon = True
+            self._pending[layout] = timer
+            timer.start()
 
     def end_all(self) -> None:
+        """End every worker, and every prewarm not started yet (none starts after this)."""
         with self._lock:
             workers, self.workers = self.workers, []
+            timers, self._pending = list(self._pending.values()), {}
+        for timer in timers:
+            timer.cancel()
         for worker in workers:
             worker.end()
 

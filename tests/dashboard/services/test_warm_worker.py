@@ -140,6 +140,14 @@ def test_a_later_prewarm_starts_its_worker_after_the_delay_once_per_layout(fake_
     assert len(pool.workers) == 1
 
 
+def test_ending_the_pool_cancels_a_prewarm_not_started_yet(fake_pool):
+    """A server that ends its workers never gets one more from a timer set before."""
+    fake_pool.prewarm_later(BenchConfig(**TINY, strategies=("numpy",)), delay_s=0.3)
+    fake_pool.end_all()
+    time.sleep(0.6)
+    assert fake_pool.workers == []
+
+
 @pytest.mark.slow  # real engine processes
 def test_repetitions_get_fresh_processes_and_single_runs_a_warm_worker(monkeypatch, pool):
     monkeypatch.setattr("dashboard.services.worker.POOL", pool)
