@@ -18,7 +18,7 @@ from engine.machine.accelerators import probe_kind
 from engine.machine.cluster import worker_count
 from engine.machine.frameworks import tensorflow_problem
 from engine.machine.host import last_level_cache_bytes
-from engine.machine.jax_cluster import ClusterError, cluster_from_environment, jax_processes
+from engine.machine.jax_cluster import ClusterError, check_layout, jax_processes
 from engine.machine.tensorflow_import import import_failure
 from engine.measure import memory
 from engine.measure.uncertainty import NoiseFloor
@@ -70,33 +70,13 @@ def from_tensorflow(module: str, name: str) -> tuple[Any, str | None]:
         return None, import_failure(error)
 
 
-def check_jax_cluster(config: Any) -> None:
-    """JAX's multi-process settings, at the door: malformed variables, or a layout the
-    processes cannot share out, named before any work (ConfigError)."""
-    try:
-        cluster = cluster_from_environment()
-    except ClusterError as error:
-        raise ConfigError(error.field, error.message) from None
-    if cluster is None or cluster.processes == 1:
-        return
-    if config.mode == "single":
-        raise ConfigError(
-            "mode",
-            f"{cluster.processes} JAX processes share a batch: pass --mode sharded or "
-            "--mode replicated",
-        )
-    if config.replicas % cluster.processes:
-        raise ConfigError(
-            "replicas",
-            f"{config.replicas} replicas do not share out over {cluster.processes} JAX "
-            f"processes: pass a multiple of {cluster.processes}",
-        )
-
-
 def command_run(args: argparse.Namespace, warm: Any = None) -> int:
     """`warm`: a `WarmState` kept by `serve` between runs; None for a fresh process."""
     config = config_from_args(args)
-    check_jax_cluster(config)
+    try:  # JAX's multi-process settings, at the door
+        check_layout(config.mode, config.replicas)
+    except ClusterError as error:
+        raise ConfigError(error.field, error.message) from None
     repetitions = REPETITIONS.parse("repetitions", args.repetitions)
     # Every output is checked now: a bad path must not cost a finished measurement.
     if args.json_path:

@@ -172,8 +172,8 @@ TURN_BLOCKS = 3
 def turn_blocks(sampler: Any) -> int:
     """Blocks in a turn of this variant: `TURN_BLOCKS` when it is re-warmed before a turn; one
     when it is not (a call that outlasts the re-warm, or a multi-worker run, whose workers
-    must all make the same calls). Fixed by the variant, not by a time measured in this run,
-    so a seed gives the same rounds."""
+    must all make the same calls). The same rule as the re-warm's, not a count fitted to this
+    run's times, so a seed gives the same rounds unless a variant's call sits at `REWARM_S`."""
     if getattr(sampler, "fixed_calls", None) or sampler.per_call_s() >= REWARM_S:
         return 1
     return TURN_BLOCKS

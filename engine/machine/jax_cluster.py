@@ -72,3 +72,23 @@ def jax_processes() -> int:
     except ClusterError:
         return 1
     return cluster.processes if cluster else 1
+
+
+def check_layout(mode: str, replicas: int) -> None:
+    """A run's layout against the cluster the environment describes: malformed variables, or
+    a layout the processes cannot share out (ClusterError naming the field)."""
+    cluster = cluster_from_environment()
+    if cluster is None or cluster.processes == 1:
+        return
+    if mode == "single":
+        raise ClusterError(
+            "mode",
+            f"{cluster.processes} JAX processes share a batch: pass --mode sharded or "
+            "--mode replicated",
+        )
+    if replicas % cluster.processes:
+        raise ClusterError(
+            "replicas",
+            f"{replicas} replicas do not share out over {cluster.processes} JAX processes: "
+            f"pass a multiple of {cluster.processes}",
+        )
