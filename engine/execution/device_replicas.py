@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 
 from engine.execution.recording import Prepared, blank_result, check_outputs, record_timing
-from engine.execution.replica_record import replicated_note, time_alone
-from engine.measure import roofline, sharding
+from engine.execution.replica_record import rate_of, replicated_note, time_alone
+from engine.measure import sharding
 from engine.measure.timing import Kernel, Sampler, Timing
 from engine.results.formatting import one_line
 from engine.results.parts import DistributionSummary, ReplicaTiming
@@ -113,12 +113,6 @@ def each_alone(
         dataclasses.replace(t, median_s=m, bytes_per_s=rate_of(config, t.matrices, m))
         for t, m in zip(timings, medians)
     ]
-
-
-def rate_of(config: BenchConfig, matrices: int, median_s: float | None) -> float | None:
-    if not median_s or median_s <= 0:
-        return None
-    return roofline.traffic_bytes(matrices, config.rows, config.columns, config.itemsize) / median_s
 
 
 def slowest_process(runtime: Any, timing: Timing) -> Timing:

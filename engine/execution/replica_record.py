@@ -32,9 +32,16 @@ def time_alone(
         budget_s=config.time_budget_s / max(1, replicas),
     )
     median = timing.measurement.median_s
-    work = roofline.traffic_bytes(shard.matrices, config.rows, config.columns, config.itemsize)
-    rate = work / median if median > 0 else None
-    return ReplicaTiming(shard.replica, device, shard.matrices, median, rate)
+    return ReplicaTiming(
+        shard.replica, device, shard.matrices, median, rate_of(config, shard.matrices, median)
+    )
+
+
+def rate_of(config: BenchConfig, matrices: int, median_s: float | None) -> float | None:
+    """A replica's necessary bytes per second on its `matrices` (None without a time)."""
+    if not median_s or median_s <= 0:
+        return None
+    return roofline.traffic_bytes(matrices, config.rows, config.columns, config.itemsize) / median_s
 
 
 def replicated_note(config: BenchConfig, replicas: int) -> str:
