@@ -14,9 +14,8 @@ import streamlit as st
 from dashboard.components.plain import plain
 from dashboard.services.links import defaults, params_from_settings, settings_from_params
 from engine.spec.catalog import (
-    FRAMEWORK_LABELS,
-    PEER_INSTALL_HINT,
     framework_label,
+    install_hints,
     missing_frameworks,
 )
 from engine.spec.config import browser_fields
@@ -107,10 +106,10 @@ def _widget(name: str, setting: Setting, disabled: bool = False) -> None:
         )
         missing = missing_frameworks()
         if missing:
-            names = ", ".join(FRAMEWORK_LABELS[f] for f in missing)
-            # The hint is the engine's own Markdown: its commands render as code, and a link
+            # Each hint is the engine's own Markdown: its commands render as code, and a link
             # inside a code span is never cut at a backtick.
-            st.caption(f"Not installed here: {plain(names)} — {PEER_INSTALL_HINT}")
+            told = "; ".join(f"{plain(names)} — {hint}" for names, hint in install_hints(missing))
+            st.caption(f"Not installed here: {told}")
     elif setting.kind == "bool":
         st.checkbox(setting.label, key=key, help=help_text)
     else:

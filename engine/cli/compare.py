@@ -16,25 +16,32 @@ from engine.results.formatting import format_interval, format_seconds
 from engine.results.parse import read_run_group
 from engine.results.reader import ResultsRejected
 from engine.results.run_result import RunResult
-from engine.spec.catalog import strategy_info
+from engine.spec.catalog import frameworks, strategy_info
 from engine.spec.config import BenchConfig
 from engine.spec.fields import ConfigError, Setting
 
 EXIT_OK, EXIT_SLOWER = 0, 1
 PERCENT = Setting(kind="seconds", help="", label="", limits=(0.0, 10_000.0), unit="percentage")
 RUNS = Setting(kind="int", help="", label="", limits=(3, 100))
-CALIBRATION_STRATEGIES = ("batched_matvec", "einsum", "vectorized_map", "numpy")
-# Without a usable TensorFlow: a fast and a slower kernel of each framework installed.
-CALIBRATION_WITHOUT_TENSORFLOW = ("numpy", "numpy_einsum", "jax_vmap", "torch_bmm")
 
 
 def calibration_strategies() -> tuple[str, ...]:
-    """What `calibrate` repeats by default: at least two variants of what can run here."""
+    """What `calibrate` repeats by default, as the framework folders declare it: the run's own
+    framework's set when it is usable here (TensorFlow's, NumPy inside its process); else a
+    fast and a slower kernel of each framework installed, at least two variants in all."""
     from engine.machine.frameworks import tensorflow_problem
 
-    if tensorflow_problem() is None:
-        return CALIBRATION_STRATEGIES
-    return tuple(name for name in CALIBRATION_WITHOUT_TENSORFLOW if strategy_info(name).installed)
+    declared = frameworks()
+    run_framework = [f.calibration for f in declared if f.process == "run"]
+    if run_framework and tensorflow_problem() is None:
+        return run_framework[0]
+    return tuple(
+        name
+        for f in declared
+        if f.process != "run"
+        for name in f.calibration
+        if strategy_info(name).installed
+    )
 
 
 def load_side(text: str, history: Any) -> list[RunResult]:

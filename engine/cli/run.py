@@ -266,17 +266,17 @@ def devices_without_tensorflow(problem: str) -> dict[str, Any]:
     from importlib import metadata
 
     from engine.machine.frameworks import tensorflow_install_hint
-    from engine.spec.catalog import FRAMEWORK_MODULES, framework_installed
+    from engine.spec.catalog import frameworks
 
     kind = probe_kind()
     found = {}
-    for framework in FRAMEWORK_MODULES:
-        if framework == "tensorflow" or not framework_installed(framework):
-            continue
+    for framework in frameworks():
+        if framework.process == "run" or not framework.installed:
+            continue  # the run's own framework is the one that could not be used
         try:
-            found[framework] = metadata.version(framework)
+            found[framework.name] = metadata.version(framework.module)
         except metadata.PackageNotFoundError:
-            found[framework] = "installed"
+            found[framework.name] = "installed"
     return {
         "tensorflow": None,
         "tensorflow_problem": problem,

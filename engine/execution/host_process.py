@@ -92,7 +92,7 @@ class HostProcess:
         prepared = []
         for strategy, option in variants:
             found = ready.get((strategy, option))
-            if found is None or strategy_info(strategy).framework == "tensorflow":
+            if found is None or strategy_info(strategy).framework_info.process == "run":
                 result = blank_result(config, strategy, option, "unsupported")
                 result.error = f"{self.problem}; {hint}"
                 found = Prepared(result)

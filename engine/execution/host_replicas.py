@@ -59,6 +59,8 @@ def why_not(strategy: str) -> str | None:
         return "a user's kernel runs in mode single (there every timed call gets fresh inputs)"
     if info.storage:
         return f"a {info.storage} storage point runs in mode single"
+    if not info.distributable:
+        return f"{info.framework_info.label} runs in mode single only: its replicas are not built"
     return None
 
 

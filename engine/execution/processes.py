@@ -1,21 +1,23 @@
-"""Which process runs a framework's variants: decided here, once, for every run.
+"""Which process runs a framework's variants: decided here, once, for every run, from the
+process policy its folder declares (`FrameworkInfo.process`):
 
-- JAX, PyTorch and CuPy: always a process of their own, started before TensorFlow takes the
-  device (JAX preallocates a GPU; a TPU has one owner at a time; two frameworks' thread pools
-  in one process fight).
-- NumPy: inside TensorFlow's run when TensorFlow is here (it needs no device, and shares the
-  host inputs TensorFlow's run already holds); in a process of its own through the same
-  prepare -> sample -> check path as the peers when TensorFlow is not, and in modes
-  replicated and sharded (its batch split over threads, `host_replicas.py`).
-- TensorFlow: the run's own process, with its distributed and dataset executors.
+- "own" (JAX, PyTorch, CuPy): always a process of its own, started before TensorFlow takes
+  the device;
+- "host" (NumPy): inside the run's own framework process when there is one (TensorFlow's) and
+  the mode is single (it needs no device, and shares the host inputs that process holds); in a
+  process of its own through the same prepare -> sample -> check path as the others when there
+  is none, and in modes replicated and sharded (its batch split over threads,
+  `host_replicas.py`);
+- "run" (TensorFlow): the run's own process, with its distributed and dataset executors.
 """
 
 from __future__ import annotations
 
-from engine.spec.catalog import PEER_FRAMEWORKS
+from engine.spec.catalog import framework_info
 
 
-def runs_in_own_process(framework: str, tensorflow_here: bool, mode: str = "single") -> bool:
-    if framework in PEER_FRAMEWORKS:
+def runs_in_own_process(framework: str, run_framework_here: bool, mode: str = "single") -> bool:
+    policy = framework_info(framework).process
+    if policy == "own":
         return True
-    return framework == "numpy" and (not tensorflow_here or mode != "single")
+    return policy == "host" and (not run_framework_here or mode != "single")

@@ -12,39 +12,32 @@ from __future__ import annotations
 import ast
 import functools
 
-from engine.machine.frameworks import INSTALL_HINT as TENSORFLOW_INSTALL_HINT
-from engine.spec.builtin_strategies import BUILTIN
-from engine.spec.search_points import CUPY_POINTS, SEARCH_POINTS
 from engine.spec.strategy_info import (
-    FRAMEWORK_LABELS,
-    FRAMEWORK_MODULES,
     ONE_THREAD,
-    ONE_THREAD_SETUP,
-    PEER_FRAMEWORKS,
     PEER_INSTALL_HINT,
-    TF_KERNELS,
     Distribution,
     Framework,
+    FrameworkInfo,
     Kind,
     StrategyInfo,
+    framework_info,
     framework_installed,
+    frameworks,
     import_kernel,
-    install_hint,
     module_file,
 )
 
 __all__ = [
-    "FRAMEWORK_LABELS",
-    "FRAMEWORK_MODULES",
     "ONE_THREAD",
-    "PEER_FRAMEWORKS",
     "PEER_INSTALL_HINT",
-    "TF_KERNELS",
     "Distribution",
     "Framework",
+    "FrameworkInfo",
     "Kind",
     "StrategyInfo",
+    "framework_info",
     "framework_installed",
+    "frameworks",
     "import_kernel",
     "install_hint",
 ]
@@ -123,8 +116,12 @@ def framework_label(name: str) -> str:
     """ "JAX", "PyTorch"... for a strategy or variant name; "unknown" for a name from elsewhere."""
     if not is_known(name):
         return "unknown"
-    framework = strategy_info(name).framework
-    return FRAMEWORK_LABELS.get(framework, framework)
+    return framework_info(strategy_info(name).framework).label
+
+
+def install_hint(framework: str) -> str:
+    """How to install a framework that is missing or broken here, in its folder's words."""
+    return framework_info(framework).install_hint
 
 
 def not_installed_note(requested: tuple[str, ...]) -> str | None:
@@ -141,17 +138,26 @@ def not_installed_note(requested: tuple[str, ...]) -> str | None:
     if not counts:
         return None
     told = "; ".join(
-        f"{FRAMEWORK_LABELS.get(name, name)} ({count} strategies): "
-        f"{TENSORFLOW_INSTALL_HINT if name == 'tensorflow' else install_hint(name)}"
+        f"{framework_info(name).label} ({count} strategies): {install_hint(name)}"
         for name, count in counts.items()
     )
     return f"not installed here, so not in this run: {told}"
 
 
 def missing_frameworks() -> tuple[str, ...]:
-    """Frameworks with strategies in the catalogue that are not installed here."""
+    """Frameworks in a process of their own with strategies in the catalogue that are not
+    installed here (the run's own framework says so itself, with its own hint)."""
     found = {s.framework for s in _REGISTRY.values() if not s.installed}
-    return tuple(f for f in PEER_FRAMEWORKS if f in found)
+    return tuple(f.name for f in frameworks() if f.name in found and f.process == "own")
+
+
+def install_hints(names: tuple[str, ...]) -> list[tuple[str, str]]:
+    """(labels, hint) for frameworks `names`, those that share a hint together: [("JAX,
+    PyTorch", "install the peers with ..."), ("CuPy", "CuPy runs on an NVIDIA GPU only ...")]."""
+    grouped: dict[str, list[str]] = {}
+    for name in names:
+        grouped.setdefault(install_hint(name), []).append(framework_info(name).label)
+    return [(", ".join(labels), hint) for hint, labels in grouped.items()]
 
 
 def variant_name(strategy: str, option: str = "") -> str:
@@ -204,17 +210,25 @@ def code_to_copy(name: str) -> str | None:
     if source is None:
         return None
     info = strategy_info(name)
-    if split_variant(name)[1] == ONE_THREAD:
-        return ONE_THREAD_SETUP.get(info.framework, "") + code_to_copy(split_variant(name)[0])
-    if info.supports_xla:
-        xla = split_variant(name)[1] == "xla"
-        return ("@tf.function(jit_compile=True)\n" if xla else "@tf.function\n") + source
-    if info.kind == "jit":
-        return "@jax.jit\n" + source
-    if info.build == "compile":
-        return "@torch.compile\n" + source
-    return source
+    base, option = split_variant(name)
+    if option == ONE_THREAD:
+        return info.framework_info.one_thread_setup + code_to_copy(base)
+    return info.framework_info.wrapper(info, option) + source
 
 
-for _info in (*BUILTIN, *SEARCH_POINTS, *CUPY_POINTS):
-    register(_info)
+def _register_declared() -> None:
+    """Every framework folder's strategies, in the catalogue's order: each framework's own
+    (by rank), then the points only a search tries at full precision, then those that trade
+    precision for speed, then the frameworks that need an accelerator, so a machine without
+    one sees the same places (and colours) whether or not they are declared."""
+    anywhere = [f for f in frameworks() if not f.accelerator_only]
+    for info in (
+        *(s for f in anywhere for s in f.strategies),
+        *(s for f in anywhere for s in f.search_points if not s.storage),
+        *(s for f in anywhere for s in f.search_points if s.storage),
+        *(s for f in frameworks() if f.accelerator_only for s in (*f.strategies, *f.search_points)),
+    ):
+        register(info)
+
+
+_register_declared()

@@ -1,66 +1,60 @@
-"""What a strategy is and can do (`StrategyInfo`), and the frameworks it may be written with,
-described without importing any framework. The catalogue (`catalog.py`) holds the registered
-ones; `builtin_strategies.py` and `search_points.py` declare the engine's own.
+"""What a strategy is and can do (`StrategyInfo`) and what a framework is to the engine
+(`FrameworkInfo`), described without importing any framework.
+
+A framework is one folder, `engine/backends/<name>/`: its `declaration.py` says what it is (its
+strategies, its code to copy, install hint, thread setup and process policy) and imports no
+framework; its `runtime.py` and `kernels.py` are loaded only by the process that runs them. The
+registry here finds the folders (`frameworks()`), so adding a framework is adding a folder; the
+catalogue (`catalog.py`) registers their strategies.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
+import pkgutil
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 Kind = Literal["eager", "graph", "host", "jit"]
-Framework = Literal["tensorflow", "numpy", "jax", "torch", "cupy"]
-# Peers run in a process of their own (started by the run), never beside TensorFlow: JAX
-# preallocates most of a GPU, and two frameworks' thread pools in one process fight.
-PEER_FRAMEWORKS: dict[str, str] = {"jax": "jax", "torch": "torch", "cupy": "cupy"}
-# Every framework's import name: a strategy is installed when its framework can be imported.
-FRAMEWORK_MODULES: dict[str, str] = {
-    "tensorflow": "tensorflow",
-    "numpy": "numpy",
-    **PEER_FRAMEWORKS,
-}
-FRAMEWORK_LABELS: dict[str, str] = {
-    "tensorflow": "TensorFlow",
-    "numpy": "NumPy",
-    "jax": "JAX",
-    "torch": "PyTorch",
-    "cupy": "CuPy",
-}
+Framework = str  # a framework folder's name: "tensorflow", "numpy", "jax", "torch", ...
+# Where a framework's variants run:
+# - "run": the run's own process, with its devices, probes and distributed executors
+#   (TensorFlow);
+# - "host": inside the run's own process when that process is a framework's and the mode is
+#   single (it needs no device and shares the host inputs that process holds); else in a
+#   process of its own (NumPy);
+# - "own": always a process of its own, started before the run's framework takes the device
+#   (JAX preallocates a GPU; a TPU has one owner at a time; two thread pools in one process
+#   fight).
+ProcessPolicy = Literal["run", "host", "own"]
+# How a framework runs modes replicated and sharded: "distribution" (its own distribution
+# API, for the strategies that declare one: TensorFlow's tf.distribute), "split" (the engine
+# splits the batch over its devices or threads, `execution/host_replicas.py`,
+# `execution/device_replicas.py`) or "none" (mode single only, and the run says so).
+ReplicaPolicy = Literal["distribution", "split", "none"]
+
 PEER_INSTALL_HINT = (
     "install the peers with `pip install -r requirements-peers.txt` (CPU-only machines: "
     "`pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu` avoids "
     "the several-GB CUDA build)"
 )
-CUPY_INSTALL_HINT = (
-    "CuPy runs on an NVIDIA GPU only: install the build for its CUDA, e.g. "
-    "`pip install cupy-cuda12x`"
-)
-
-
-def install_hint(framework: str) -> str:
-    """How to install a peer framework that is missing or broken here."""
-    return CUPY_INSTALL_HINT if framework == "cupy" else PEER_INSTALL_HINT
-
+# What a search-only point is (docs/search.md): never pre-selected, not in `all`, one launch.
+SEARCH_ONLY: dict[str, Any] = dict(interactive=False, search_only=True, launches="one")
 
 # How a strategy runs under tf.distribute: "graph" (strategy.run of its kernel), "dataset"
 # (a tf.data pipeline split across replicas), or None (mode single only).
 Distribution = Literal["graph", "dataset"] | None
 
-TF_KERNELS = "engine.backends.tensorflow.kernels"
 # The thread-count axis of a search: a point run again in a process held to one core, beside
 # the same point on every core the run gives its frameworks (`+1thread`).
 ONE_THREAD = "1thread"
-
-
-ONE_THREAD_SETUP = {
-    "numpy": "from threadpoolctl import threadpool_limits\n\nthreadpool_limits(1)  # once\n\n",
-    "torch": "torch.set_num_threads(1)  # once, before the first call\n\n",
-    "jax": "# before importing jax: os.sched_setaffinity(0, {0}) (XLA's CPU threads follow)\n\n",
-}
+# The package whose folders are the frameworks; found by name, so this layer does not import
+# the layer of framework code (its declarations import no framework).
+BACKENDS = "engine.backends"
 
 
 @dataclass(frozen=True)
@@ -71,7 +65,7 @@ class StrategyInfo:
     kind: Kind
     summary: str
     kernel: str  # "module:function" of the kernel, imported only when a run builds it
-    framework: Framework = "tensorflow"
+    framework: Framework = "tensorflow"  # its folder in engine/backends/
     launches: Literal["one", "many"] = "many"  # device launches per call for the whole batch
     distribution: Distribution = None
     baseline: bool = False  # speedups are shown against it
@@ -100,9 +94,14 @@ class StrategyInfo:
     source: str = ""
 
     @property
+    def framework_info(self) -> FrameworkInfo:
+        return framework_info(self.framework)
+
+    @property
     def supports_xla(self) -> bool:
-        """TensorFlow graph kernels can be compiled with jit_compile=True (the +xla variant)."""
-        return self.kind == "graph" and self.framework == "tensorflow"
+        """Its framework compiles this kind with XLA as an option (TensorFlow's graph kernels,
+        jit_compile=True: the +xla variant)."""
+        return self.kind in self.framework_info.xla_kinds
 
     @property
     def distributable(self) -> bool:
@@ -110,15 +109,16 @@ class StrategyInfo:
         `distribution`), every other framework's catalogue kernel by splitting the batch over
         replicas in its own process (`execution/host_replicas.py`). A user's kernel runs in
         mode single, where every timed call gets fresh inputs."""
-        if self.framework == "tensorflow":
+        policy = self.framework_info.replicas
+        if policy == "distribution":
             return self.distribution is not None
-        return not self.user
+        return policy == "split" and not self.user
 
     @property
     def in_own_process(self) -> bool:
         """A peer framework or a user's kernel: its variants run in a process of their own
         (execution/peers.py); a user's kernel in one of its own, so a hang fails it alone."""
-        return self.user or self.framework in PEER_FRAMEWORKS
+        return self.user or self.framework_info.process == "own"
 
     @property
     def process(self) -> str:
@@ -149,7 +149,7 @@ class StrategyInfo:
         return (
             self.searchable
             and not self.user
-            and self.framework in ONE_THREAD_SETUP  # NumPy, JAX, PyTorch: CPU thread pools
+            and bool(self.framework_info.one_thread_setup)  # a CPU thread pool of its own
             and self.chunks == 1
         )
 
@@ -176,16 +176,87 @@ def module_file(module: str) -> Path | None:
 
 
 def framework_installed(framework: str) -> bool:
-    """Whether `framework` can be imported here, found without importing it."""
-    module = FRAMEWORK_MODULES.get(framework)
-    return module is None or module_file(module) is not None
+    """Whether `framework` can be imported here, found without importing it (a name no folder
+    declares counts as installed: there is nothing to import)."""
+    found = _frameworks().get(framework)
+    return found is None or module_file(found.module) is not None
+
+
+@dataclass(frozen=True)
+class FrameworkInfo:
+    """What one framework folder declares (`engine/backends/<name>/declaration.py`)."""
+
+    name: str  # its folder's name, the `framework` of its strategies
+    label: str  # as people write it: "PyTorch"
+    module: str  # the import name that says it is installed
+    install_hint: str
+    rank: int  # its place in the catalogue's order (and so its strategies' colours)
+    process: ProcessPolicy = "own"
+    replicas: ReplicaPolicy = "split"
+    strategies: tuple[StrategyInfo, ...] = ()
+    search_points: tuple[StrategyInfo, ...] = ()  # the points only a search tries
+    accelerator_only: bool = False  # runs on a GPU or TPU only (CuPy): last in the catalogue
+    # Code that holds its CPU thread pool to one core, shown before a `+1thread` point's code;
+    # "" where the framework has no thread pool of its own to hold.
+    one_thread_setup: str = ""
+    # What a strategy's code is wrapped in to run as timed, by (kind, option or build):
+    # ("graph", "") -> "@tf.function\n".
+    wrappers: dict[tuple[str, str], str] = field(default_factory=dict)
+    xla_kinds: tuple[str, ...] = ()  # kinds with an "+xla" variant (compiled with XLA)
+    # A user's kernel written with it runs as this kind (None: no user kernels with it).
+    user_kind: Kind | None = None
+    # What `calibrate` repeats by default: for the "run" framework when it is usable, its
+    # own set; otherwise every installed framework's, together.
+    calibration: tuple[str, ...] = ()
+
+    @property
+    def installed(self) -> bool:
+        return module_file(self.module) is not None
+
+    def wrapper(self, info: StrategyInfo, option: str) -> str:
+        return self.wrappers.get((info.kind, option or info.build), "")
+
+
+def frameworks() -> tuple[FrameworkInfo, ...]:
+    """Every framework folder's declaration, in the catalogue's order."""
+    return tuple(_frameworks().values())
+
+
+def framework_info(name: str) -> FrameworkInfo:
+    """The declaration of framework `name` (KeyError: no folder declares it)."""
+    return _frameworks()[name]
+
+
+def framework_label(framework: str) -> str:
+    found = _frameworks().get(framework)
+    return found.label if found else framework
+
+
+@functools.cache
+def _frameworks() -> dict[str, FrameworkInfo]:
+    """Found once per process: every package under `engine/backends/` with a `declaration`
+    module. The declarations import no framework (a test holds it), so finding them costs
+    a file read each."""
+    backends = importlib.util.find_spec(BACKENDS)
+    found: list[FrameworkInfo] = []
+    for package in pkgutil.iter_modules(backends.submodule_search_locations if backends else []):
+        if not package.ispkg:
+            continue
+        name = f"{BACKENDS}.{package.name}.declaration"
+        if importlib.util.find_spec(name) is None:
+            continue
+        declared = importlib.import_module(name).FRAMEWORK
+        if declared.name != package.name:
+            raise ValueError(f"{name} declares {declared.name!r}, not its folder's name")
+        found.append(declared)
+    return {f.name: f for f in sorted(found, key=lambda f: (f.rank, f.name))}
 
 
 def tf_kernel(function: str) -> str:
     """A TensorFlow kernel's "module:function"."""
-    return f"{TF_KERNELS}:{function}"
+    return f"{BACKENDS}.tensorflow.kernels:{function}"
 
 
 def peer_kernel(framework: str, function: str) -> str:
-    """A peer framework's kernel's "module:function"."""
-    return f"engine.backends.{framework}.kernels:{function}"
+    """A framework folder's kernel's "module:function"."""
+    return f"{BACKENDS}.{framework}.kernels:{function}"

@@ -29,8 +29,9 @@ from typing import Any
 
 from engine.machine.settings import seconds_from_environment
 from engine.spec.catalog import (
-    FRAMEWORK_LABELS,
     StrategyInfo,
+    framework_info,
+    frameworks,
     is_known,
     register,
     strategy_info,
@@ -39,14 +40,18 @@ from engine.spec.fields import PARSERS, ConfigError, Setting, is_reading_stored,
 
 FIELD = "kernel"
 SPEC = re.compile(r"^(?P<path>[^,]+\.py):(?P<function>[A-Za-z_][A-Za-z0-9_]*)(?:@(?P<fw>\w+))?$")
-USER_FRAMEWORKS = ("numpy", "jax", "torch", "tensorflow")  # each has a runtime of its own
 MAX_SOURCE_BYTES = 256 * 1024
 # The first call of a user kernel must return within this many seconds (a hang fails alone).
 # The kernels `matvec-profiler dashboard --kernel` offers its pages, one spec per line.
 DASHBOARD_KERNELS_VARIABLE = "MATVEC_DASHBOARD_KERNELS"
 CALL_LIMIT_VARIABLE = "MATVEC_KERNEL_CALL_LIMIT_S"
 DEFAULT_CALL_LIMIT_S = 120.0
-KIND_BY_FRAMEWORK = {"numpy": "host", "jax": "jit", "torch": "eager", "tensorflow": "graph"}
+
+
+def user_frameworks() -> tuple[str, ...]:
+    """The frameworks a user's kernel may be written with: each folder that declares the kind
+    its kernels run as (each has a runtime of its own)."""
+    return tuple(f.name for f in frameworks() if f.user_kind is not None)
 
 
 @dataclass(frozen=True)
@@ -128,11 +133,11 @@ def _read_kernel(
     if node is None:
         raise ConfigError(FIELD, f"{path.name} defines no top-level function {function!r}")
     framework = declared or detect_framework(tree, path.name)
-    if framework not in USER_FRAMEWORKS:
+    if framework not in user_frameworks():
         raise ConfigError(
             FIELD,
             f"{framework!r} kernels cannot run yet; write it with "
-            f"{', '.join(USER_FRAMEWORKS)} (PATH.py:FUNCTION@numpy)",
+            f"{', '.join(user_frameworks())} (PATH.py:FUNCTION@numpy)",
         )
     if is_known(function) and not strategy_info(function).user:
         raise ConfigError(
@@ -156,11 +161,14 @@ def detect_framework(tree: ast.Module, filename: str) -> str:
             imported |= {alias.name.split(".")[0] for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module:
             imported.add(node.module.split(".")[0])
-    frameworks = sorted(imported & {"jax", "torch", "tensorflow"})
-    if len(frameworks) == 1:
-        return frameworks[0]
-    if not frameworks and "numpy" in imported:
-        return "numpy"
+    # The host's framework (NumPy) is imported beside every other: another one says more.
+    declared = [framework_info(name) for name in user_frameworks()]
+    others = sorted(f.name for f in declared if f.process != "host" and f.module in imported)
+    if len(others) == 1:
+        return others[0]
+    hosts = [f.name for f in declared if f.process == "host" and f.module in imported]
+    if not others and hosts:
+        return hosts[0]
     raise ConfigError(
         FIELD,
         f"cannot tell the framework of {filename} from its imports; declare it: "
@@ -174,9 +182,9 @@ def register_user_kernel(kernel: UserKernel) -> None:
     register(
         StrategyInfo(
             name=kernel.name,
-            kind=KIND_BY_FRAMEWORK[kernel.framework],  # type: ignore[arg-type]
+            kind=framework_info(kernel.framework).user_kind,  # type: ignore[arg-type]
             summary=f"your kernel {kernel.function} from {Path(kernel.path).name} "
-            f"({FRAMEWORK_LABELS[kernel.framework]})",
+            f"({framework_info(kernel.framework).label})",
             kernel=f"{kernel.path}:{kernel.function}",
             framework=kernel.framework,  # type: ignore[arg-type]
             interactive=False,

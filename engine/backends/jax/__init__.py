@@ -1,31 +1,3 @@
-"""JAX as a peer framework: kernels and the runtime the peer worker drives (in its own process).
-
-A run in mode replicated or sharded sets `MATVEC_REPLICAS` in the worker before JAX is
-imported; on a CPU host XLA's host platform then shows that many devices (the flag must be in
-`XLA_FLAGS` before JAX starts, so it is set here, when the package is first imported), and
-each replica is one of them (`runtime.JaxRuntime.place_over`). Across JAX processes
-(`cluster.py`) the replicas are shared out: each process shows its own part of them.
-"""
-
-import os
-
-from engine.machine.jax_cluster import cluster_from_environment
-
-
-def _local_replicas() -> int:
-    raw = os.environ.get("MATVEC_REPLICAS", "")
-    replicas = int(raw) if raw.isdigit() else 1
-    try:
-        cluster = cluster_from_environment()
-    except ValueError:  # ClusterError: the command's door names it; the runtime again
-        cluster = None
-    if cluster is not None and cluster.processes > 1:
-        return max(1, replicas // cluster.processes)
-    return replicas
-
-
-_LOCAL = _local_replicas()
-if _LOCAL > 1 and "force_host_platform" not in os.environ.get("XLA_FLAGS", ""):
-    os.environ["XLA_FLAGS"] = " ".join(
-        [os.environ.get("XLA_FLAGS", ""), f"--xla_force_host_platform_device_count={_LOCAL}"]
-    ).strip()
+"""JAX as a peer framework: kernels and the runtime the peer worker drives (in its own process);
+`declaration.py` says what it is to the engine, `host_devices.py` how many devices XLA shows
+on a CPU host (set before JAX starts)."""

@@ -15,6 +15,9 @@ from typing import Any
 
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 
+from engine.backends.jax import host_devices  # noqa: F401 - before JAX starts
+
+# isort: split
 import jax  # after the environment above
 import jax.numpy as jnp
 import jaxlib

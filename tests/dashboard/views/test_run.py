@@ -157,10 +157,13 @@ def test_the_run_page_offers_only_the_kernels_named_at_start(monkeypatch, tmp_pa
 def test_the_install_hint_for_missing_frameworks_renders_its_commands_as_code(monkeypatch):
     from dashboard.components import controls
 
-    monkeypatch.setattr(controls, "missing_frameworks", lambda: ("cupy",))
+    monkeypatch.setattr(controls, "missing_frameworks", lambda: ("jax", "cupy", "torch"))
     at = app()
     captions = [c.value for c in at.caption if c.value.startswith("Not installed here")]
     assert captions, [c.value for c in at.caption]
     text = captions[0]
     assert "`pip install -r requirements-peers.txt`" in text  # a code span, not \` escapes
+    # each framework with its own folder's hint, those that share one named together
+    assert "JAX, PyTorch — install the peers" in text
+    assert "CuPy — CuPy runs on an NVIDIA GPU only" in text and "`pip install cupy-cuda12x`" in text
     assert "\\`" not in text

@@ -140,6 +140,8 @@ def test_strategies_lists_every_name_as_json():
         "jax_einsum",
         "torch_bmm",
         "torch_einsum",
+        "torch_xla_bmm",
+        "torch_xla_einsum",
         "cupy_matmul",
         "cupy_einsum",
     ]
@@ -148,7 +150,7 @@ def test_strategies_lists_every_name_as_json():
     assert frameworks["jax_vmap"] == "jax" and frameworks["torch_bmm"] == "torch"
     assert all(isinstance(row["installed"], bool) for row in rows)
     assert {row["name"] for row in rows if row["own_process"]} == {
-        row["name"] for row in rows if row["framework"] in ("jax", "torch", "cupy")
+        row["name"] for row in rows if row["framework"] in ("jax", "torch", "torch_xla", "cupy")
     }
     searched = {row["name"]: row for row in rows if row["search_only"]}
     assert {"broadcast_reduce", "numpy_split2", "torch_bmm_compiled"} <= set(searched)

@@ -49,7 +49,14 @@ def test_capabilities_are_read_from_the_entries():
     assert strategy_info("python_loop").distribution is None
     assert set(baseline_strategies()) == {"python_loop", "numpy"}
     assert "python_loop" not in interactive_strategies()
-    assert {s.framework for s in strategies()} == {"tensorflow", "numpy", "jax", "torch", "cupy"}
+    assert {s.framework for s in strategies()} == {
+        "tensorflow",
+        "numpy",
+        "jax",
+        "torch",
+        "torch_xla",
+        "cupy",
+    }
     assert not strategy_info("jax_vmap").supports_xla  # +xla is TensorFlow's jit_compile
     assert strategy_info("jax_vmap").in_own_process and not strategy_info("numpy").in_own_process
     assert not set(interactive_strategies()) & {"jax_vmap", "torch_bmm"}  # each starts a process

@@ -41,6 +41,8 @@ POINTS = {
     "broadcast_reduce_bf16": ("tensorflow", "broadcast multiply and reduce", "graph"),
     "jax_einsum_bf16": ("jax", "einsum", "jit"),
     "torch_broadcast_bf16_compiled": ("torch", "broadcast multiply and reduce", "torch.compile"),
+    "torch_xla_bmm": ("torch_xla", "matmul", "xla (lazy tensors)"),
+    "torch_xla_einsum": ("torch_xla", "einsum", "xla (lazy tensors)"),
     "cupy_matmul": ("cupy", "matmul", "none"),
     "cupy_einsum": ("cupy", "einsum", "none"),
 }

@@ -1,11 +1,14 @@
-"""The engine's strategies: the seed's TensorFlow ways (right and wrong), NumPy, and one of each
-peer framework's (docs/strategies.md). Registered by the catalogue when it is imported."""
+"""TensorFlow's declaration: the seed's ways (right and wrong) and its search points. It runs
+the run's own process (its devices, probes, profiles and tf.distribute executors), compiles its
+graph kernels with XLA as an option, and needs its own install hint (which TensorFlow fits
+which accelerator). Imports no framework: the catalogue reads it in every process."""
 
 from __future__ import annotations
 
-from engine.spec.strategy_info import StrategyInfo, peer_kernel, tf_kernel
+from engine.machine.frameworks import INSTALL_HINT
+from engine.spec.strategy_info import SEARCH_ONLY, FrameworkInfo, StrategyInfo, tf_kernel
 
-BUILTIN: tuple[StrategyInfo, ...] = (
+STRATEGIES: tuple[StrategyInfo, ...] = (
     StrategyInfo(
         "python_loop",
         "eager",
@@ -105,73 +108,56 @@ BUILTIN: tuple[StrategyInfo, ...] = (
         compiler="eager",
         searchable=False,
     ),
+)
+
+SEARCH_POINTS: tuple[StrategyInfo, ...] = (
     StrategyInfo(
-        "numpy",
-        "host",
-        "NumPy matmul on the host: the reference peer.",
-        "engine.backends.numpy.kernels:numpy",
-        framework="numpy",
-        launches="one",
-        baseline=True,
-        simplicity=2,
-        simplicity_reason="one NumPy call on the host, no TensorFlow",
-        expression="matmul",
-        compiler="none",
-    ),
-    StrategyInfo(
-        "jax_vmap",
-        "jit",
-        "JAX: jax.jit(jax.vmap(jnp.matmul))(A, x), synced with block_until_ready.",
-        peer_kernel("jax", "jax_vmap"),
-        framework="jax",
-        launches="one",
-        simplicity=3,
-        interactive=False,
-        simplicity_reason="one vmapped call, compiled by jax.jit",
-        why="JAX traces it once and XLA compiles the whole batch into one fused program.",
-        expression="vmap of a dot",
-        compiler="jit",
-    ),
-    StrategyInfo(
-        "jax_einsum",
-        "jit",
-        "JAX: jax.jit(lambda A, x: jnp.einsum('bij,bj->bi', A, x)).",
-        peer_kernel("jax", "jax_einsum"),
-        framework="jax",
-        launches="one",
-        simplicity=3,
-        interactive=False,
-        simplicity_reason="one call, with the index notation to read, compiled by jax.jit",
-        why="JAX traces it once and XLA compiles the whole batch into one fused program.",
-        expression="einsum",
-        compiler="jit",
-    ),
-    StrategyInfo(
-        "torch_bmm",
-        "eager",
-        "PyTorch: torch.bmm(A, x[..., None])[..., 0], eager.",
-        peer_kernel("torch", "torch_bmm"),
-        framework="torch",
-        launches="one",
+        "broadcast_reduce",
+        "graph",
+        "tf.reduce_sum(A * x[:, None, :], -1): broadcast multiply, then reduce.",
+        tf_kernel("broadcast_reduce"),
+        distribution="graph",
         simplicity=4,
-        interactive=False,
-        simplicity_reason="one batched call, with a reshape on either side",
-        why="PyTorch dispatches one batched matrix multiply for the whole batch.",
-        expression="matmul",
-        compiler="eager",
+        simplicity_reason="one line of element-wise arithmetic",
+        why="No matmul kernel at all: for small matrices the fused multiply-and-reduce "
+        "avoids the per-matrix overhead of a batched matmul.",
+        expression="broadcast multiply and reduce",
+        compiler="graph",
+        **SEARCH_ONLY,
     ),
+    # Reduced precision: the same fused forms reading bfloat16 (half the bytes), summing in
+    # float32. They run only when float32 was asked for, and are never the answer to it.
     StrategyInfo(
-        "torch_einsum",
-        "eager",
-        "PyTorch: torch.einsum('bij,bj->bi', A, x), eager.",
-        peer_kernel("torch", "torch_einsum"),
-        framework="torch",
-        launches="one",
-        interactive=False,
-        simplicity=3,
-        simplicity_reason="one call, with the index notation to read",
-        why="PyTorch lowers the einsum to one batched matrix multiply for the whole batch.",
-        expression="einsum",
-        compiler="eager",
+        "broadcast_reduce_bf16",
+        "graph",
+        "tf.reduce_sum(A * x[:, None, :], -1) over bfloat16 inputs widened to float32.",
+        tf_kernel("broadcast_reduce_bf16"),
+        simplicity=6,
+        simplicity_reason="inputs kept in bfloat16: a different accuracy",
+        why="Half the bytes of float32 to read, for an error of bfloat16's size.",
+        expression="broadcast multiply and reduce",
+        compiler="graph",
+        storage="bfloat16",
+        **SEARCH_ONLY,
     ),
+)
+
+FRAMEWORK = FrameworkInfo(
+    name="tensorflow",
+    label="TensorFlow",
+    module="tensorflow",
+    install_hint=INSTALL_HINT,
+    rank=0,
+    process="run",
+    replicas="distribution",
+    strategies=STRATEGIES,
+    search_points=SEARCH_POINTS,
+    wrappers={
+        ("graph", ""): "@tf.function\n",
+        ("graph", "xla"): "@tf.function(jit_compile=True)\n",
+    },
+    xla_kinds=("graph",),
+    user_kind="graph",
+    # NumPy beside it: it runs inside TensorFlow's process, so its spread is the same run's.
+    calibration=("batched_matvec", "einsum", "vectorized_map", "numpy"),
 )
