@@ -106,9 +106,9 @@ def run(config: BenchConfig | None = None, *, progress: bool = True, **settings:
     setup = dataclasses.replace(layout, devices=layout.available[: config.replicas])
     global _state
     if _state is None:
-        from engine.execution.warm import WarmState
+        from engine.execution.orchestrator import warm_state
 
-        _state = WarmState(keep_inputs=True)
+        _state = warm_state()
     return measure(config, own_process(_state, setup), bar)
 
 

@@ -1,14 +1,14 @@
 """`serve`: a warm worker that runs one `run` request per line of stdin, in one process.
 
-It keeps TensorFlow, the device layout, the probe buffers and the last inputs between runs
-(`engine.execution.warm`). Each request is `{"run": [arguments of the run command]}` and goes
-through the very same `main` as a CLI run, so the queue, the checks, the exit codes and the
-files are the CLI's. Progress events go to stdout as JSON lines (pass `--progress jsonl`), and
-every request ends with one `{"event": "exit", "code": ..., "message": ...}` line. The worker
-ends at end of input, or after `--idle-timeout` seconds without a request, freeing the device.
-With `--prewarm` (and the layout its runs will ask for: `--replicas`, `--threads`), a worker
-on a CPU sets up its devices and probe buffers before the first request.
-"""
+It keeps the run framework's state, TensorFlow's device layout, probe buffers and last inputs,
+between runs (`engine.backends.tensorflow.warm`). Each request is `{"run": [arguments of the run
+command]}` and goes through the very same `main` as a CLI run, so the queue, the checks, the
+exit codes and the files are the CLI's. Progress events go to stdout as JSON lines (pass
+`--progress jsonl`), and every request ends with one `{"event": "exit", "code": ..., "message":
+...}` line. The worker ends at end of input, or after `--idle-timeout` seconds without a
+request, freeing the device. With `--prewarm` (and the layout its runs will ask for:
+`--replicas`, `--threads`), a worker on a CPU sets up its devices and probe buffers before the
+first request."""
 
 from __future__ import annotations
 
@@ -102,11 +102,9 @@ def run_arguments(line: str) -> list[str] | None:
 def warm_state() -> Any:
     """The state kept between runs; None when TensorFlow cannot even be imported (each request
     then reports that through the run command's own checks)."""
-    try:
-        from engine.execution.warm import WarmState
-    except Exception:  # noqa: BLE001 - reported per request, in the CLI's words
-        return None
-    return WarmState(keep_inputs=True)
+    from engine.execution.orchestrator import warm_state as run_framework_state
+
+    return run_framework_state()
 
 
 def idle_timeout(text: str) -> float:

@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from engine.execution.recording import Prepared, blank_result, check_outputs, record_timing
-from engine.execution.replica_record import rate_of, replicated_note, time_alone
+from engine.harness.recording import Prepared, blank_result, check_outputs, record_timing
+from engine.harness.replica_record import rate_of, replicated_note, time_alone
 from engine.measure import sharding
 from engine.measure.timing import Kernel, Sampler, Timing
 from engine.results.formatting import one_line

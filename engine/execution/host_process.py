@@ -19,9 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from engine.execution.recording import Prepared, blank_result
+from engine.harness.recording import Prepared, blank_result
 from engine.machine.accelerators import probe_kind
-from engine.machine.frameworks import tensorflow_install_hint
 from engine.machine.host import host_facts
 from engine.measure import memory
 from engine.measure.host_bandwidth import FULL, WARM, host_buffer, host_probe
@@ -29,21 +28,23 @@ from engine.measure.peak import Peak, Probe
 from engine.results.events import Progress
 from engine.results.formatting import classify_error
 from engine.results.parts import Environment
-from engine.spec.catalog import strategy_info
+from engine.spec.catalog import install_hint, run_framework, strategy_info
 from engine.spec.config import BenchConfig
 
 HOST_DEVICE = "host CPU (NumPy threads)"
 
 
 class HostProcess:
-    """`problem`: why TensorFlow is not usable here, in the words its strategies show."""
+    """`problem`: why the run framework (TensorFlow) is not usable here, in the words its
+    strategies show."""
 
-    tensorflow = False
-    absent = "tensorflow"
+    framework_here = False
     device = HOST_DEVICE
 
     def __init__(self, problem: str) -> None:
         self.problem = problem
+        lead = run_framework()
+        self.absent = lead.name if lead else None  # its variants run nowhere here
         self.kind = probe_kind()
         self.buffer: np.ndarray | None = None
 
@@ -88,7 +89,7 @@ class HostProcess:
         emit: Progress,
     ) -> tuple[list[Prepared], bool]:
         """The peers' results; TensorFlow's variants say why they did not run."""
-        hint = tensorflow_install_hint(self.kind)
+        hint = install_hint(self.absent, self.kind) if self.absent else ""
         prepared = []
         for strategy, option in variants:
             found = ready.get((strategy, option))

@@ -24,10 +24,10 @@ from typing import Any
 
 import numpy as np
 
-from engine.backends.runtime import Runtime
 from engine.execution.device_replicas import prepare_over_devices
-from engine.execution.recording import Prepared, blank_result, check_outputs, record_timing
-from engine.execution.replica_record import replicated_note, time_alone
+from engine.harness.recording import Prepared, blank_result, check_outputs, record_timing
+from engine.harness.replica_record import replicated_note, time_alone
+from engine.harness.runtime import Runtime
 from engine.measure import sharding
 from engine.measure.timing import Kernel, Sampler, Timing
 from engine.results.formatting import one_line

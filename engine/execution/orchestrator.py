@@ -2,9 +2,10 @@
 
 Every framework but TensorFlow runs in a process of its own (`peers.py`), started first, before
 TensorFlow holds the device. The run's own process is one more runtime (`OwnProcess`):
-TensorFlow's (`tensorflow_process.py`: its devices, warm state, probes, executors and profiles)
-when a usable TensorFlow is here, else the host's (`host_process.py`: NumPy's read probe, and
-TensorFlow's strategies `unsupported` with what to install). Then, in this order: the read probe
+the process of the framework that declares it runs the run (`FrameworkInfo.process == "run"`:
+TensorFlow's `backends/tensorflow/process.py`, its devices, warm state, probes, executors and
+profiles) when it is usable here, else the host's (`host_process.py`: NumPy's read probe, and
+that framework's strategies `unsupported` with what to install). Then, in this order: the read probe
 before, the own process's variants prepared, all samples taken (interleaved by default,
 `sampling.py`), each variant finished, profiles, the read probe after and the ceiling settled.
 The CLI, the notebook, `engine.run`, sweeps, calibration (its repetitions are runs) and the
@@ -26,17 +27,16 @@ from typing import Any, Protocol
 from engine.analysis.ceiling import run_ceiling
 from engine.execution.peers import run_peers
 from engine.execution.plan import plan_variants
-from engine.execution.recording import (
+from engine.execution.sampling import SamplingRecord, fixed_plan, race_plan, take_samples
+from engine.harness.recording import (
     Prepared,
     interrupted_warning,
     not_started,
     record_timing,
     stop_unfinished,
 )
-from engine.execution.sampling import SamplingRecord, fixed_plan, race_plan, take_samples
-from engine.execution.variant import failing_sample
+from engine.harness.variant import failing_sample
 from engine.machine.cluster import worker_count
-from engine.machine.frameworks import tensorflow_problem
 from engine.machine.host import last_level_cache_bytes
 from engine.machine.load import LoadMonitor
 from engine.machine.tensorflow_import import import_failure
@@ -50,8 +50,9 @@ from engine.results.formatting import one_line
 from engine.results.model import StrategyResult
 from engine.results.parts import Environment
 from engine.results.run_result import RunInterrupted, RunResult
-from engine.spec.catalog import not_installed_note, strategy_info, variant_name
+from engine.spec.catalog import not_installed_note, run_framework, strategy_info, variant_name
 from engine.spec.config import BenchConfig
+from engine.spec.strategy_info import BACKENDS
 
 Variant = tuple[str, str]
 
@@ -59,7 +60,7 @@ Variant = tuple[str, str]
 class OwnProcess(Protocol):
     """The run's own process as a runtime: what it measures and how it reads its device."""
 
-    tensorflow: bool  # whether it measures TensorFlow's variants (else they run nowhere)
+    framework_here: bool  # whether it measures the run framework's variants (TensorFlow's)
     absent: str | None  # a framework whose variants run nowhere here ("tensorflow"), or None
     kind: str  # CPU | GPU | TPU: the device kind the run is planned for
 
@@ -171,7 +172,7 @@ def measure(
         device_kind=own.kind,
         emit=emit,
         floor=floor,
-        tensorflow_here=own.tensorflow,
+        run_framework_here=own.framework_here,
     )
     measured_by_peers = {}
     for variant, result in peers.results.items():  # on the page as each process ended
@@ -292,24 +293,43 @@ def settled_peak(
     )
 
 
+def run_framework_process() -> tuple[Any, str | None]:
+    """The folder module (`process.py`) of the framework that runs the run (TensorFlow), or
+    None with why not: a framework that is missing, too old, or whose import raises, exits or
+    hangs is not installed, as far as a run is concerned."""
+    lead = run_framework()
+    if lead is None:
+        return None, "no framework here runs the run's own process"
+    module_name, _, function = lead.usable.partition(":")
+    problem = getattr(importlib.import_module(module_name), function)() if lead.usable else None
+    if problem is not None:
+        return None, problem
+    try:
+        return importlib.import_module(f"{BACKENDS}.{lead.name}.process"), None
+    except (Exception, SystemExit) as error:  # noqa: BLE001 - any failure makes it unusable
+        return None, import_failure(error)
+
+
 def own_process(
     state: Any = None, setup: Any = None, builders: Any = None, replicas: int | None = None
 ) -> OwnProcess:
-    """TensorFlow's, when a usable TensorFlow is here (`state`, `setup`, `builders` are its;
-    `replicas`: the device layout every run of this process uses, a sweep's),
-    else the host's, carrying why not: a TensorFlow that is missing, too old, or whose import
-    raises, exits or hangs is not installed, as far as a run is concerned."""
-    problem = tensorflow_problem()
-    if problem is None:
-        try:
-            module = importlib.import_module("engine.execution.tensorflow_process")
-        except (Exception, SystemExit) as error:  # noqa: BLE001 - any failure makes it unusable
-            problem = import_failure(error)
-        else:
-            return module.TensorflowProcess(state, setup, builders, replicas)
+    """The run framework's (TensorFlow's) when it is usable here (`state`, `setup`,
+    `builders` are its; `replicas`: the device layout every run of this process uses, a
+    sweep's), else the host's, carrying why not."""
+    module, problem = run_framework_process()
+    if module is not None:
+        return module.make_process(state, setup, builders, replicas)
     from engine.execution.host_process import HostProcess
 
-    return HostProcess(problem)
+    return HostProcess(problem or "")
+
+
+def warm_state() -> Any:
+    """What a long-lived worker keeps between runs (devices, probe buffers, inputs) for the
+    run framework's process; None when it cannot be used here (each request then reports
+    that through the run's own checks)."""
+    module, _ = run_framework_process()
+    return module.make_warm_state() if module is not None else None
 
 
 def run_benchmark(

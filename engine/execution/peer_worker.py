@@ -24,11 +24,11 @@ import time
 from collections.abc import Callable
 from typing import IO, Any
 
-from engine.backends.runtime import Runtime
 from engine.execution.host_replicas import prepare_host_replicas
-from engine.execution.recording import Prepared
 from engine.execution.sampling import fixed_plan, race_plan, take_samples
-from engine.execution.variant import (
+from engine.harness.recording import Prepared
+from engine.harness.runtime import Runtime
+from engine.harness.variant import (
     PlacedInputs,
     failing_sample,
     kernel_function,

@@ -20,7 +20,7 @@ from typing import Any
 
 from engine.execution.peer_worker import RESULT_KEY, TOKEN_KEY
 from engine.execution.processes import runs_in_own_process
-from engine.execution.recording import NOT_STARTED, blank_result
+from engine.harness.recording import NOT_STARTED, blank_result
 from engine.machine.host import last_level_cache_bytes, usable_cores
 from engine.measure.memory import bandwidth_buffer_bytes
 from engine.measure.peak import Probe
@@ -76,7 +76,7 @@ def peer_threads(config: BenchConfig) -> int:
 
 
 def group_by_framework(
-    variants: Iterable[Variant], tensorflow_here: bool = True, mode: str = "single"
+    variants: Iterable[Variant], run_framework_here: bool = True, mode: str = "single"
 ) -> dict[str, list[Variant]]:
     """The variants that run in processes of their own (`processes.py`), by process: a
     framework's together, each user kernel alone ("numpy:mine"), so one that hangs fails
@@ -85,7 +85,7 @@ def group_by_framework(
     for strategy, option in variants:
         info = strategy_info(strategy)
         process = own_process(variant_name(strategy, option))
-        if process or runs_in_own_process(info.framework, tensorflow_here, mode):
+        if process or runs_in_own_process(info.framework, run_framework_here, mode):
             groups.setdefault(process or info.process, []).append((strategy, option))
     return groups
 
@@ -238,12 +238,12 @@ def run_peers(
     device_kind: str,
     emit: Progress,
     floor: NoiseFloor | None = None,
-    tensorflow_here: bool = True,
+    run_framework_here: bool = True,
 ) -> PeerOutcome:
     """Every peer variant of the run, measured framework by framework; `floor`: the machine's
     noise floor, for each peer process's own race."""
     outcome = PeerOutcome()
-    groups = group_by_framework(variants, tensorflow_here, config.mode)
+    groups = group_by_framework(variants, run_framework_here, config.mode)
     for process, wanted in groups.items():
         if outcome.interrupted:
             outcome.results.update(_ended(config, wanted, "skipped", NOT_STARTED))

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.execution.recording import Prepared
+from engine.harness.recording import Prepared
 from engine.machine.load import LoadMonitor
 from engine.measure.neighbours import neighbour_effect
 from engine.measure.phases import phase_shift

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import importlib
 
 from engine.spec.strategy_info import (
     ONE_THREAD,
@@ -25,6 +26,7 @@ from engine.spec.strategy_info import (
     frameworks,
     import_kernel,
     module_file,
+    run_framework,
 )
 
 __all__ = [
@@ -40,6 +42,7 @@ __all__ = [
     "frameworks",
     "import_kernel",
     "install_hint",
+    "run_framework",
 ]
 
 
@@ -119,9 +122,14 @@ def framework_label(name: str) -> str:
     return framework_info(strategy_info(name).framework).label
 
 
-def install_hint(framework: str) -> str:
-    """How to install a framework that is missing or broken here, in its folder's words."""
-    return framework_info(framework).install_hint
+def install_hint(framework: str, device_kind: str = "") -> str:
+    """How to install a framework that is missing or broken here, in its folder's words: for
+    this device kind where the folder says what fits which (TensorFlow's builds)."""
+    info = framework_info(framework)
+    if device_kind and info.device_hint:
+        module, _, function = info.device_hint.partition(":")
+        return str(getattr(importlib.import_module(module), function)(device_kind))
+    return info.install_hint
 
 
 def not_installed_note(requested: tuple[str, ...]) -> str | None:

@@ -208,6 +208,13 @@ class FrameworkInfo:
     # What `calibrate` repeats by default: for the "run" framework when it is usable, its
     # own set; otherwise every installed framework's, together.
     calibration: tuple[str, ...] = ()
+    # For the framework whose process runs the run ("run"): "module:function" that says why it
+    # cannot be used here (a str), or None when it can; its folder's `process.py` then makes
+    # the run's own process (`make_process`) and a worker's warm state (`make_warm_state`).
+    usable: str = ""
+    # "module:function" of the install hint for a device kind ("CPU", "GPU", "TPU"), where
+    # which build to install depends on it (TensorFlow's); else `install_hint` for every kind.
+    device_hint: str = ""
 
     @property
     def installed(self) -> bool:
@@ -225,6 +232,11 @@ def frameworks() -> tuple[FrameworkInfo, ...]:
 def framework_info(name: str) -> FrameworkInfo:
     """The declaration of framework `name` (KeyError: no folder declares it)."""
     return _frameworks()[name]
+
+
+def run_framework() -> FrameworkInfo | None:
+    """The framework whose process runs the run when it is usable (TensorFlow), if declared."""
+    return next((f for f in _frameworks().values() if f.process == "run"), None)
 
 
 def framework_label(framework: str) -> str:

@@ -160,4 +160,6 @@ FRAMEWORK = FrameworkInfo(
     user_kind="graph",
     # NumPy beside it: it runs inside TensorFlow's process, so its spread is the same run's.
     calibration=("batched_matvec", "einsum", "vectorized_map", "numpy"),
+    usable="engine.machine.frameworks:tensorflow_problem",
+    device_hint="engine.machine.frameworks:tensorflow_install_hint",
 )

@@ -5,8 +5,8 @@ import pytest
 import tensorflow as tf
 
 from engine.backends.tensorflow.build import build_kernel
+from engine.backends.tensorflow.context import to_host
 from engine.backends.tensorflow.errors import classify
-from engine.execution.base import to_host
 from engine.measure.correctness import check, fill, make_inputs, poisoned_output, reference
 from engine.spec.catalog import kernel_source, strategy_info, strategy_names
 

@@ -8,8 +8,8 @@ import math
 
 import numpy as np
 
-from engine.execution.base import Prepared
 from engine.execution.sampling import take_samples
+from engine.harness.recording import Prepared
 from engine.measure.racing import RacePlan
 from engine.results.model import StrategyResult
 

@@ -12,8 +12,8 @@ import math
 import numpy as np
 import pytest
 
-from engine.execution.base import Prepared
 from engine.execution.sampling import TURN_BLOCKS, take_samples, turn_blocks
+from engine.harness.recording import Prepared
 from engine.measure.phases import phase_ties
 from engine.measure.racing import (
     RacePlan,

@@ -3,8 +3,8 @@
 
 import itertools
 
-from engine.execution.base import Prepared
 from engine.execution.sampling import take_samples
+from engine.harness.recording import Prepared
 from engine.measure.racing import RacePlan
 from engine.measure.timing import Kernel, Sampler
 from engine.results.model import StrategyResult

@@ -6,7 +6,7 @@ import pytest
 
 from engine import BenchConfig, run
 from engine.backends.tensorflow.build import build_kernel
-from engine.execution.warm import WarmState
+from engine.backends.tensorflow.warm import WarmState
 from engine.machine.accelerators import DeviceError
 from engine.measure.host_bandwidth import FULL, WARM
 from engine.measure.memory import bandwidth_buffer_bytes, input_set_bytes
@@ -139,7 +139,7 @@ def test_known_work_is_never_faster_in_a_warm_worker():
 
 
 def test_a_warm_worker_refuses_a_run_with_other_threads_than_its_tensorflow_took():
-    from engine.execution.warm import WarmState
+    from engine.backends.tensorflow.warm import WarmState
     from engine.machine.accelerators import DeviceError
 
     state = WarmState(keep_inputs=True)

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.backends.tensorflow.kernels import batched_matvec
-from engine.backends.tensorflow.loader import tf
-from engine.execution.base import (
+from engine.backends.tensorflow.context import (
     Prepared,
     RunContext,
     blank_result,
@@ -20,6 +18,8 @@ from engine.execution.base import (
     make_sampler,
     record_timing,
 )
+from engine.backends.tensorflow.kernels import batched_matvec
+from engine.backends.tensorflow.loader import tf
 from engine.machine.cluster import worker_count
 from engine.measure.timing import Timing
 from engine.results.parts import DistributionSummary, ReplicaTiming

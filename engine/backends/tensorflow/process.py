@@ -16,19 +16,19 @@ from typing import Any
 
 from engine.backends.tensorflow.bandwidth import ceiling_warning, probe_round
 from engine.backends.tensorflow.build import Builder, builder_with
+from engine.backends.tensorflow.context import Executor, Prepared, RunContext, blank_result
+from engine.backends.tensorflow.dataset import run_dataset
 from engine.backends.tensorflow.devices import DeviceSetup
 from engine.backends.tensorflow.distribute import make_strategy
+from engine.backends.tensorflow.distributed import run_distributed
 from engine.backends.tensorflow.environment import capture
 from engine.backends.tensorflow.errors import classify, one_line
 from engine.backends.tensorflow.loader import tf
+from engine.backends.tensorflow.profiling import profile_variant
+from engine.backends.tensorflow.single import run_single
+from engine.backends.tensorflow.warm import WarmState
 from engine.backends.tensorflow.warnings import as_note, tensorflow_warnings
-from engine.execution.base import Executor, Prepared, RunContext, blank_result
-from engine.execution.dataset import run_dataset
-from engine.execution.distributed import run_distributed
-from engine.execution.profiling import profile_variant
-from engine.execution.recording import WHILE_PREPARED, mark_tpu_padding, not_started
-from engine.execution.single import run_single
-from engine.execution.warm import WarmState
+from engine.harness.recording import WHILE_PREPARED, mark_tpu_padding, not_started
 from engine.machine.accelerators import probe_kind
 from engine.machine.cluster import worker_count
 from engine.measure import memory
@@ -91,7 +91,7 @@ class TensorflowProcess:
     process does. `setup`: a device layout made already (the notebook's). One instance may
     serve many runs (a sweep's points)."""
 
-    tensorflow = True
+    framework_here = True
     absent = None
 
     def __init__(
@@ -204,3 +204,18 @@ class TensorflowProcess:
                 "inputs_reused": self.inputs_reused,
             }
         }
+
+
+def make_process(
+    state: WarmState | None = None,
+    setup: DeviceSetup | None = None,
+    builders: Mapping[str, Builder] | None = None,
+    replicas: int | None = None,
+) -> TensorflowProcess:
+    """The run's own process, as the orchestrator asks every "run" framework's folder."""
+    return TensorflowProcess(state, setup, builders, replicas)
+
+
+def make_warm_state() -> WarmState:
+    """What a long-lived worker keeps between runs (its inputs too)."""
+    return WarmState(keep_inputs=True)

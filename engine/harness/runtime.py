@@ -1,5 +1,5 @@
 """What every framework supplies to the one prepare -> sample -> check path
-(`engine.execution.variant`): its device, its copy of the inputs, its sync, its copy back to the
+(`engine.harness.variant`): its device, its copy of the inputs, its sync, its copy back to the
 host and the words its errors use. Everything else (inputs, timing, checking, statistics) is
 the engine's own, the same for every framework."""
 
@@ -25,7 +25,7 @@ class Runtime(Protocol):
 
     def put_array(self, array: np.ndarray) -> Any:
         """One more array on the device, bit for bit, transfer finished (the fresh vectors a
-        user's kernel is timed on, `execution/untrusted.py`)."""
+        user's kernel is timed on, `harness/untrusted.py`)."""
 
     def store(self, placed: tuple[Any, Any], dtype: str) -> tuple[Any, Any]:
         """Placed inputs narrowed to `dtype` on the device, outside any timing (the storage of a

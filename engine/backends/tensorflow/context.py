@@ -18,7 +18,7 @@ from engine.backends.tensorflow.build import Builder
 from engine.backends.tensorflow.devices import DeviceSetup
 from engine.backends.tensorflow.placement import Inputs
 from engine.backends.tensorflow.sync import sync_all
-from engine.execution.recording import (
+from engine.harness.recording import (
     Prepared,
     blank_result,
     check_outputs,

@@ -12,6 +12,14 @@ import os
 import time
 from typing import Any
 
+from engine.backends.tensorflow.context import (
+    Prepared,
+    RunContext,
+    blank_result,
+    check_outputs,
+    make_sampler,
+    record_timing,
+)
 from engine.backends.tensorflow.distribute import (
     distribute,
     local_pairs,
@@ -20,14 +28,6 @@ from engine.backends.tensorflow.distribute import (
 )
 from engine.backends.tensorflow.loader import tf
 from engine.backends.tensorflow.sync import sync_all
-from engine.execution.base import (
-    Prepared,
-    RunContext,
-    blank_result,
-    check_outputs,
-    make_sampler,
-    record_timing,
-)
 from engine.machine.cluster import task_index, worker_count
 from engine.measure import roofline, sharding
 from engine.measure.timing import Kernel, Timing, time_kernel

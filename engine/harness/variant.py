@@ -5,7 +5,7 @@ strategies, mode single) and in a process of its own (NumPy without TensorFlow, 
 a user's kernel): its kernel is built, its sampler makes the first call, the warm-up and the
 autorange inside the runtime's placement, its output on the check inputs is copied to the host
 once and checked against float64, and a failure anywhere is that variant's status and one-line
-reason, in its framework's words. The framework is a `Runtime` (`engine/backends/runtime.py`);
+reason, in its framework's words. The framework is a `Runtime` (`engine/harness/runtime.py`);
 nothing here imports one.
 """
 
@@ -20,15 +20,15 @@ from typing import Any
 
 import numpy as np
 
-from engine.backends.runtime import Runtime
-from engine.execution.recording import (
+from engine.harness.recording import (
     Prepared,
     blank_result,
     check_outputs,
     mark_tpu_padding,
     record_timing,
 )
-from engine.execution.untrusted import FreshInputs, WrongTimedOutput
+from engine.harness.runtime import Runtime
+from engine.harness.untrusted import FreshInputs, WrongTimedOutput
 from engine.measure.timing import CheckCall, Kernel, Sampler
 from engine.results.events import Phase, Progress, silent
 from engine.results.formatting import one_line

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.backends.runtime import Runtime
+from engine.harness.runtime import Runtime
 from engine.measure.correctness import check, host_dtype, reference
 from engine.measure.timing import Kernel
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from engine.backends.tensorflow.context import Prepared, RunContext
 from engine.backends.tensorflow.runtime import TensorflowRuntime
-from engine.execution.base import Prepared, RunContext
-from engine.execution.variant import PlacedInputs, prepare_variant
+from engine.harness.variant import PlacedInputs, prepare_variant
 from engine.spec.catalog import strategy_info
 
 
