@@ -50,7 +50,7 @@ def make_run(
             device_kind=device_kind,
             hostname="test-host",
             devices=("cpu:0",),
-            tensorflow="2.21.0",
+            frameworks={"tensorflow": {"version": "2.21.0"}},
         ),
         config=BenchConfig(
             matrices=matrices,

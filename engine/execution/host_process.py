@@ -67,7 +67,6 @@ class HostProcess:
             devices=(HOST_DEVICE,),
             available_devices=(HOST_DEVICE,),
             replicas=config.replicas,
-            tensorflow=None,
             **host_facts(llc_bytes, llc_source),
             device_notes=("no usable TensorFlow: NumPy and the peer frameworks ran",),
             frameworks=frameworks,

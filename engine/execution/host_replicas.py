@@ -13,11 +13,16 @@ its thread, and waits for the last; the slices stay where each replica computed 
 check joins them on the host, outside the timed step). Each replica is also timed alone on its
 slice: the per-replica record TensorFlow's distributed runs have (time, imbalance, bytes).
 
-One device per replica on a multi-GPU box is not built: on an accelerator the variant says so.
+On a GPU (PyTorch, CuPy) each replica is one GPU of its own: its slice is copied there before
+any timing, and its thread calls the kernel with that device current and waits for that device
+alone (`Lane`). A runtime offers it with `replica_gpus(count)` (None where fewer GPUs than
+replicas are here: the variant then says how many it needs), `put_on`, `on_device` and
+`sync_device`.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -36,6 +41,45 @@ from engine.spec.catalog import strategy_info
 from engine.spec.config import BenchConfig
 
 STRATEGY = "host threads"
+GPU_STRATEGY = "one GPU per replica, each driven by a host thread"
+
+
+class Lane:
+    """Where one replica runs: a host thread on the process's own arrays (`device` None), or a
+    host thread driving a GPU of its own."""
+
+    def __init__(self, runtime: Runtime, replica: int, device: Any = None) -> None:
+        self.runtime, self.replica, self.device = runtime, replica, device
+
+    @property
+    def name(self) -> str:
+        if self.device is None:
+            return f"host thread {self.replica} ({self.runtime.framework})"
+        return f"{self.device} ({self.runtime.framework})"
+
+    def place(self, pair: tuple[Any, Any]) -> tuple[Any, Any]:
+        """Its slice where it runs: on its GPU (a copy, finished), or as it is."""
+        if self.device is None:
+            return pair
+        put_on = self.runtime.put_on  # type: ignore[attr-defined]
+        return put_on(pair[0], self.device), put_on(pair[1], self.device)
+
+    def scope(self) -> Any:
+        if self.device is None:
+            return contextlib.nullcontext()
+        return self.runtime.on_device(self.device)  # type: ignore[attr-defined]
+
+    def sync(self, output: Any) -> None:
+        if self.device is None:
+            self.runtime.sync(output)
+        else:
+            self.runtime.sync_device(self.device)  # type: ignore[attr-defined]
+
+    def call(self, fn: Callable[..., Any], pair: tuple[Any, Any]) -> Any:
+        with self.scope():
+            out = fn(*pair)
+            self.sync(out)
+        return out
 
 
 def shards_for(config: BenchConfig) -> list[sharding.Shard]:
@@ -70,6 +114,13 @@ def replica_devices(runtime: Runtime, count: int) -> list[Any] | None:
     return found(count) if found is not None else None
 
 
+def replica_gpus(runtime: Runtime, count: int) -> list[Any] | None:
+    """One GPU per replica, where the runtime drives several (PyTorch, CuPy) and `count` are
+    here; None otherwise."""
+    found = getattr(runtime, "replica_gpus", None)
+    return found(count) if found is not None else None
+
+
 def prepare_host_replicas(
     runtime: Runtime,
     config: BenchConfig,
@@ -88,11 +139,12 @@ def prepare_host_replicas(
         return prepare_over_devices(
             runtime, devices, config, timed, check, reference, variant, build
         )
-    if not reason and runtime.device_kind != "CPU":
+    gpus = None if reason else replica_gpus(runtime, config.replicas)
+    if not reason and runtime.device_kind != "CPU" and gpus is None:
         reason = (
             f"{runtime.framework} on the {runtime.device_kind}: {config.replicas} replicas need "
             f"{config.replicas} devices, and fewer are here; run it in mode single"
-            if hasattr(runtime, "replica_devices")
+            if hasattr(runtime, "replica_devices") or hasattr(runtime, "replica_gpus")
             else f"{runtime.framework} on the {runtime.device_kind}: one device per replica "
             "is not built for it yet; run it in mode single"
         )
@@ -100,23 +152,22 @@ def prepare_host_replicas(
         result.status, result.error = "unsupported", reason
         return Prepared(result)
     shards = shards_for(config)
+    lanes = [Lane(runtime, s.replica, gpus[i] if gpus else None) for i, s in enumerate(shards)]
     pool = ThreadPoolExecutor(max_workers=len(shards), thread_name_prefix="replica")
     try:
         fn = build()
 
-        def on_its_thread(pair: tuple[Any, Any]) -> Any:
-            out = fn(*pair)
-            runtime.sync(out)
-            return out
-
         def step(pairs: list[tuple[Any, Any]]) -> list[Any]:
-            return list(pool.map(on_its_thread, pairs))
+            return list(pool.map(lambda lane, pair: lane.call(fn, pair), lanes, pairs))
 
-        sets = [[sliced(pair, shard) for shard in shards] for pair in timed]
+        def placed(pair: tuple[Any, Any]) -> list[tuple[Any, Any]]:
+            return [lane.place(sliced(pair, s)) for lane, s in zip(lanes, shards)]
+
+        sets = [placed(pair) for pair in timed]
         kernel = Kernel(call=lambda i: step(sets[i % len(sets)]), sync=lambda _out: None)
         with runtime.placement():
             sampler = Sampler(kernel, warmup=config.warmup, budget_s=config.time_budget_s)
-            parts = step([sliced(check, shard) for shard in shards])
+            parts = step(placed(check))
         hosts = [runtime.to_host(part) for part in parts]
         candidates = hosts if config.mode == "replicated" else [np.concatenate(hosts)]
         check_outputs(result, candidates, reference, config, convert=np.asarray)
@@ -128,18 +179,18 @@ def prepare_host_replicas(
     def finish(timing: Timing) -> None:
         record_timing(result, timing, 0.0)
         with runtime.placement():
-            result.replicas = each_alone(runtime, config, fn, shards, sets[0])
+            result.replicas = each_alone(config, fn, shards, lanes, sets[0])
         pool.shutdown(wait=True)
-        describe(result, config, shards, timing)
+        describe(result, config, shards, timing, GPU_STRATEGY if gpus else STRATEGY)
 
     return Prepared(result, sampler, finish)
 
 
 def each_alone(
-    runtime: Runtime,
     config: BenchConfig,
     fn: Callable[..., Any],
     shards: list[sharding.Shard],
+    lanes: list[Lane],
     pairs: list[tuple[Any, Any]],
 ) -> list[ReplicaTiming]:
     """Each replica's own time on its slice, not waiting for the others."""
@@ -147,17 +198,21 @@ def each_alone(
         time_alone(
             config,
             shard,
-            f"host thread {shard.replica} ({runtime.framework})",
-            lambda pair=pair: fn(*pair),
-            runtime.sync,
+            lane.name,
+            lambda pair=pair, lane=lane: lane.call(fn, pair),
+            lambda _out: None,  # the call waited for its own device
             len(shards),
         )
-        for shard, pair in zip(shards, pairs)
+        for shard, lane, pair in zip(shards, lanes, pairs)
     ]
 
 
 def describe(
-    result: Any, config: BenchConfig, shards: list[sharding.Shard], timing: Timing
+    result: Any,
+    config: BenchConfig,
+    shards: list[sharding.Shard],
+    timing: Timing,
+    strategy: str = STRATEGY,
 ) -> None:
     """The run's distribution record and the notes a reader needs."""
     replicas = len(shards)
@@ -171,7 +226,7 @@ def describe(
             f"shards of {min(sizes):,} to {max(sizes):,}"
         )
     result.distribution = DistributionSummary(
-        strategy=STRATEGY,
+        strategy=strategy,
         replicas_in_sync=replicas,
         shard_sizes=sizes,
         step_s=timing.measurement.median_s,

@@ -62,3 +62,8 @@ class Runtime(Protocol):
     # host's NumPy probe is the ceiling of a framework that runs on the CPU):
     # def probe_buffer(self, elements: int) -> Any: a float32 buffer on the device
     # def probe_read(self) -> Callable[[Any], Any]: a read of every element of it
+    # For modes replicated and sharded on devices of its own (optional; without them a CPU
+    # runtime's replicas are threads on its own arrays, `execution/host_replicas.py`):
+    # def replica_devices(self, count) -> list | None: devices of one sharded array (JAX)
+    # def replica_gpus(self, count) -> list | None: one GPU per replica (PyTorch, CuPy), with
+    #     put_on(array, device), on_device(device) (a context) and sync_device(device)

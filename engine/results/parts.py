@@ -115,7 +115,7 @@ def read_peak(data: Any, path: str) -> Peak:
     )
 
 
-ENVIRONMENT_TEXT = ("tensorflow", "numpy", "python", "platform", "hostname", "cpu_model")
+ENVIRONMENT_TEXT = ("numpy", "python", "platform", "hostname", "cpu_model")
 ENVIRONMENT_TEXT_EXTRA = ("last_level_cache_source",)
 
 
@@ -127,7 +127,6 @@ class Environment:
     devices: tuple[str, ...] = ()
     available_devices: tuple[str, ...] = ()
     replicas: int | None = None
-    tensorflow: str | None = None
     numpy: str | None = None
     python: str | None = None
     platform: str | None = None
@@ -141,9 +140,20 @@ class Environment:
     flags: dict[str, Any] = field(default_factory=dict)
     build: dict[str, Any] = field(default_factory=dict)
     device_notes: tuple[str, ...] = ()
-    # Peer frameworks (jax, torch): version, device, threads and process times, by framework.
+    # Every framework that ran, TensorFlow among them: version, device, threads and (for a
+    # process of its own) its start and wall times, by framework folder name.
     frameworks: dict[str, Any] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)  # fields this version does not know
+
+    @property
+    def tensorflow(self) -> str | None:
+        """TensorFlow's version where it ran (the results' `environment.tensorflow`)."""
+        return self.framework_version("tensorflow")
+
+    def framework_version(self, name: str) -> str | None:
+        found = self.frameworks.get(name)
+        version = found.get("version") if isinstance(found, dict) else None
+        return str(version) if version is not None else None
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {}
@@ -152,7 +162,8 @@ class Environment:
                 continue
             value = getattr(self, item.name)
             data[item.name] = list(value) if isinstance(value, tuple) else value
-        return {**data, **self.extra}
+        # The first rounds' field, kept: TensorFlow's version, or null where it did not run.
+        return {"tensorflow": self.tensorflow, **data, **self.extra}
 
     @classmethod
     def from_dict(cls, data: Any, path: str) -> Environment:
@@ -167,7 +178,11 @@ class Environment:
             values[name] = read.integer(name, None)
         for name in ("threads", "flags", "build", "frameworks"):
             values[name] = read.mapping(name, {})
-        return cls(**values, extra=read.extras(known))
+        # A file from before TensorFlow was one of `frameworks` names it at the top only.
+        tensorflow = read.text("tensorflow", None, max_chars=2_000)
+        if tensorflow is not None and "tensorflow" not in values["frameworks"]:
+            values["frameworks"] = {"tensorflow": {"version": tensorflow}, **values["frameworks"]}
+        return cls(**values, extra=read.extras(known | {"tensorflow"}))
 
 
 PROFILE_STATUSES = ("ok", "failed", "unsupported")

@@ -63,6 +63,27 @@ class CupyRuntime:
     def classify(self, error: BaseException) -> str:
         return classify_error(error)
 
+    def replica_gpus(self, count: int) -> list[Any] | None:
+        """One GPU per replica, where `count` are here (None with fewer)."""
+        if cp.cuda.runtime.getDeviceCount() < count:
+            return None
+        return [cp.cuda.Device(k) for k in range(count)]
+
+    def put_on(self, array: Any, device: Any) -> Any:
+        """A copy of `array` on `device`, finished, through the host (before any timing: no
+        peer access between the GPUs is assumed)."""
+        host = cp.asnumpy(array)
+        with device:
+            moved = cp.asarray(host)
+        device.synchronize()
+        return moved
+
+    def on_device(self, device: Any) -> Any:
+        return device  # a cupy.cuda.Device is the context that makes it current
+
+    def sync_device(self, device: Any) -> None:
+        device.synchronize()
+
     def probe_buffer(self, elements: int) -> Any:
         """A float32 buffer on the device, for the read probe (`peer_worker.device_probes`)."""
         buffer = cp.ones(elements, dtype=cp.float32)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from engine.backends.tensorflow.devices import DeviceSetup
 from engine.backends.tensorflow.loader import tf
@@ -32,7 +33,6 @@ def capture(
     except AttributeError:
         tf32 = None
     return Environment(
-        tensorflow=tf.__version__,
         **host_facts(llc_bytes, llc_source),
         device_kind=setup.kind,
         devices=tuple(setup.devices),
@@ -50,4 +50,19 @@ def capture(
             if key in ("is_cuda_build", "is_rocm_build", "is_tensorrt_build", "cuda_version")
         },
         device_notes=tuple(setup.notes),
+        frameworks={"tensorflow": framework_record(setup, threads)},
     )
+
+
+def framework_record(setup: DeviceSetup, threads: int | None) -> dict[str, Any]:
+    """TensorFlow's entry of `environment.frameworks`, as every framework has one: it ran in
+    the run's own process."""
+    return {
+        "version": tf.__version__,
+        "device": setup.devices[0] if setup.devices else None,
+        "device_kind": setup.kind,
+        "devices": len(setup.devices),
+        "threads": thread_settings(threads),
+        "thread_control": "tf.config.threading and CPU affinity",
+        "process": "the run's own",
+    }

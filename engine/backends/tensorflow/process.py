@@ -138,7 +138,7 @@ class TensorflowProcess:
     ) -> Environment:
         assert self.setup is not None
         found = capture(self.setup, llc_bytes, llc_source, config.threads)
-        return dataclasses.replace(found, frameworks=frameworks)
+        return dataclasses.replace(found, frameworks={**found.frameworks, **frameworks})
 
     def probe(self, when: str, llc_bytes: int) -> list[Probe]:
         assert self.setup is not None

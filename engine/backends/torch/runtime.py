@@ -1,4 +1,5 @@
-"""PyTorch on CUDA when it is available, else the CPU.
+"""PyTorch on CUDA when it is available, else the CPU; in modes replicated and sharded on a
+multi-GPU box, one GPU per replica (`execution/host_replicas.py`).
 
 On a TPU host PyTorch runs on the host CPU (torch_xla is not used): the results say so, so its
 numbers are never read as the TPU's. TF32 stays off for float32 matmuls (PyTorch's default),
@@ -89,6 +90,25 @@ class TorchRuntime:
         if output.dtype == torch.bfloat16:
             output = output.float()  # exact: every bfloat16 is a float32
         return output.cpu().numpy()
+
+    def replica_gpus(self, count: int) -> list[Any] | None:
+        """One CUDA device per replica, where `count` are here (None on the CPU, which splits
+        over threads, or with fewer GPUs)."""
+        if not self.cuda or torch.cuda.device_count() < count:
+            return None
+        return [torch.device(f"cuda:{k}") for k in range(count)]
+
+    def put_on(self, tensor: Any, device: Any) -> Any:
+        """A copy of `tensor` on `device`, finished (a replica's slice, before any timing)."""
+        moved = tensor.to(device, copy=True)
+        torch.cuda.synchronize(device)
+        return moved
+
+    def on_device(self, device: Any) -> Any:
+        return torch.cuda.device(device)
+
+    def sync_device(self, device: Any) -> None:
+        torch.cuda.synchronize(device)
 
     def probe_buffer(self, elements: int) -> Any:
         """A float32 buffer on the device, for the read probe (`peer_worker.device_probes`)."""

@@ -63,7 +63,9 @@ def test_only_the_same_measurement_on_a_quiet_machine_counts():
     other_host.environment = dataclasses.replace(other_host.environment, hostname="colab")
     assert not same_measurement(base, other_host)
     upgraded = run_at(0.0)
-    upgraded.environment = dataclasses.replace(upgraded.environment, tensorflow="2.22.0")
+    upgraded.environment = dataclasses.replace(
+        upgraded.environment, frameworks={"tensorflow": {"version": "2.22.0"}}
+    )
     assert not same_measurement(base, upgraded)
     busy = run_at(0.0)
     busy.machine_load = MachineLoad(load_at_start=None, other_cpu_s=8.0, wall_s=10.0, cores=2)

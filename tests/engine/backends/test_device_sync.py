@@ -53,3 +53,30 @@ def test_cupy_on_a_gpu_syncs_the_whole_device(monkeypatch):
             package.cupy = before[CUPY_RUNTIME]
         else:
             vars(package).pop("cupy", None)
+
+
+def test_pytorch_offers_one_gpu_per_replica_where_there_are_enough(monkeypatch):
+    torch = pytest.importorskip("torch")
+    from engine.backends.torch.runtime import TorchRuntime
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.backends.cuda.matmul, "allow_tf32", False)
+    runtime = TorchRuntime("float32", 1)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    assert runtime.replica_gpus(2) == [torch.device("cuda:0"), torch.device("cuda:1")]
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    assert runtime.replica_gpus(2) is None  # the split then says how many it needs
+    synced = []
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda device=None: synced.append(device))
+    runtime.sync_device(torch.device("cuda:1"))
+    assert synced == [torch.device("cuda:1")]  # that replica's device alone
+
+
+def test_pytorch_on_the_cpu_splits_over_threads_not_gpus():
+    pytest.importorskip("torch")
+    from engine.backends.torch.runtime import TorchRuntime
+
+    runtime = TorchRuntime("float32", 1)
+    if runtime.cuda:
+        pytest.skip("a GPU is here")
+    assert runtime.replica_gpus(2) is None

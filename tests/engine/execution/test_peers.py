@@ -261,6 +261,50 @@ def test_a_gpu_framework_runs_beside_the_host_against_its_own_ceiling(tmp_path):
     assert cupy["device_memory"] == {"bytes_in_use": 0, "peak_bytes_in_use": 0}
 
 
+def sharded_cupy_run(tmp_path, gpus: int) -> dict:
+    out = tmp_path / "run.json"
+    fake = ROOT / "tests" / "fixtures" / "fake_cupy"
+    command = [sys.executable, "-m", "engine", "run", "--strategy=cupy_matmul,cupy_einsum"]
+    command += ["--matrices=9", "--dim=8", "--repeats=3", "--time-budget=2", f"--json={out}"]
+    command += ["--mode=sharded", "--replicas=2", "--no-history", "--progress=none"]
+    done = subprocess.run(
+        command,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join([str(fake), str(ROOT)]),
+            "FAKE_CUPY_DEVICES": str(gpus),
+        },
+    )
+    assert done.returncode in (0, 3), done.stderr[-3000:]
+    return {entry["variant"]: entry for entry in json.loads(out.read_text())["results"]}
+
+
+def test_on_a_multi_gpu_box_each_replica_is_a_gpu_of_its_own(tmp_path):
+    """CuPy split over two (stand-in) GPUs: each slice copied to its own device, each replica's
+    kernel run with its device current (the stand-in fails a kernel given another device's
+    array), the slices checked whole, and each replica timed alone on its own GPU."""
+    by_name = sharded_cupy_run(tmp_path, gpus=2)
+    for name in ("cupy_matmul", "cupy_einsum"):
+        entry = by_name[name]
+        assert entry["status"] == "ok" and entry["correct"], entry
+        assert entry["distribution"]["strategy"].startswith("one GPU per replica")
+        assert entry["distribution"]["shard_sizes"] == [5, 4]  # 9 matrices, as even as can be
+        devices = [r["device"] for r in entry["replicas"]]
+        assert devices == ["<CUDA Device 0> (cupy)", "<CUDA Device 1> (cupy)"]
+        assert all(r["median_s"] > 0 for r in entry["replicas"])
+
+
+def test_fewer_gpus_than_replicas_says_how_many_it_needs(tmp_path):
+    by_name = sharded_cupy_run(tmp_path, gpus=1)
+    entry = by_name["cupy_matmul"]
+    assert entry["status"] == "unsupported"
+    assert "2 replicas need 2 devices, and fewer are here; run it in mode single" in entry["error"]
+
+
 def test_cupy_missing_is_unsupported_with_its_own_hint(monkeypatch):
     real = info_module.module_file
     monkeypatch.setattr(info_module, "module_file", lambda m: None if m == "cupy" else real(m))

@@ -140,3 +140,37 @@ def test_a_result_naming_an_unregistered_strategy_reads_back_as_a_name():
     data["config"]["strategies"] = ["numpy", "<script>"]
     with pytest.raises(ResultsRejected, match=r"config\.strategy"):
         RunResult.from_dict(data)
+
+
+def test_tensorflow_is_one_of_the_frameworks_and_keeps_its_top_level_field():
+    run = make_run()
+    run.environment = Environment(
+        device_kind="CPU",
+        frameworks={
+            "tensorflow": {"version": "2.21.0", "device": "/CPU:0"},
+            "jax": {"version": "0.10.2"},
+        },
+    )
+    data = run.to_dict()
+    assert data["environment"]["tensorflow"] == "2.21.0"  # the first rounds' contract
+    assert data["environment"]["frameworks"]["tensorflow"]["device"] == "/CPU:0"
+    again = RunResult.from_dict(data)
+    assert again.environment.tensorflow == "2.21.0"
+    assert again.to_dict() == data
+    assert "tensorflow" not in again.environment.extra
+
+
+def test_a_file_from_before_names_tensorflow_at_the_top_only_and_still_reads():
+    data = make_run().to_dict()
+    data["environment"]["tensorflow"] = "2.16.1"
+    data["environment"]["frameworks"] = {"jax": {"version": "0.4.30"}}
+    old = RunResult.from_dict(data)
+    assert old.environment.frameworks["tensorflow"] == {"version": "2.16.1"}
+    assert old.environment.frameworks["jax"] == {"version": "0.4.30"}
+    assert old.environment.tensorflow == "2.16.1"
+
+
+def test_a_run_without_tensorflow_says_null_where_its_version_was():
+    data = make_run().to_dict()
+    assert data["environment"]["tensorflow"] is None
+    assert RunResult.from_dict(data).environment.frameworks == {}
