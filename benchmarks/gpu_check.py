@@ -14,7 +14,11 @@ Run from the repository root of a checkout on that machine:
    process, each writing its results JSON to OUT_DIR. The seed's size adds a PyTorch and a
    CuPy user kernel that compute on a stream of their own (`tests/fixtures/user_kernels`):
    their ratio to the framework's own kernel shows the sync covered the whole device.
-   Then mode sharded over two replicas at the seed's size, with every per-replica record.
+   Then the modes at the seed's size, with every per-replica record: sharded and replicated
+   over one replica per GPU here (PyTorch and CuPy: a GPU each; JAX: a NamedSharding over
+   them), and sharded over two (on a one-GPU box the frameworks say how many they need). Then
+   without TensorFlow, a two-point `sweep` and a three-run `calibrate`, as a Colab or GPU box
+   runs them.
 3. A one-screen summary (`summary.txt`): per shape, each variant's median, synced against
    dispatch-only time, GB/s and its fraction of the read bandwidth measured on the device it
    ran on, correctness and why sampling stopped; and every ceiling probe.
@@ -152,12 +156,25 @@ def side_stream_lines(path: Path) -> list[str]:
     return lines
 
 
-def sharded_check(out_dir: Path, env: dict[str, str]) -> list[str]:
-    """Mode sharded over two replicas at the seed's size: JAX over two devices where it has
-    them (else it says why), NumPy and PyTorch as the engine lays them out; each variant's
-    per-replica record in the summary."""
+def gpu_count(env: dict[str, str]) -> int:
+    """The GPUs PyTorch sees here (asked in a child: this script imports no framework)."""
+    done = subprocess.run(
+        [sys.executable, "-c", "import torch; print(torch.cuda.device_count())"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    text = done.stdout.strip()
+    return int(text) if done.returncode == 0 and text.isdigit() else 0
+
+
+def mode_check(out_dir: Path, env: dict[str, str], mode: str, replicas: int) -> list[str]:
+    """One mode at the seed's size: JAX over its devices where it has them (else it says why),
+    PyTorch and CuPy a GPU per replica, NumPy over host threads; each variant's per-replica
+    record in the summary."""
     matrices, rows, cols = SHAPES[0]
-    out = out_dir / "run-sharded-2.json"
+    out = out_dir / f"run-{mode}-{replicas}.json"
     done = engine(
         [
             "run",
@@ -165,8 +182,8 @@ def sharded_check(out_dir: Path, env: dict[str, str]) -> list[str]:
             f"--dim={rows}",
             f"--cols={cols}",
             "--strategy=numpy,jax_vmap,torch_bmm,cupy_matmul",
-            "--mode=sharded",
-            "--replicas=2",
+            f"--mode={mode}",
+            f"--replicas={replicas}",
             "--no-history",
             "--progress=none",
             f"--json={out}",
@@ -174,8 +191,8 @@ def sharded_check(out_dir: Path, env: dict[str, str]) -> list[str]:
         env,
     )
     if done.returncode != 0:
-        return [f"sharded x2: exit {done.returncode}: {done.stderr[-800:]}"]
-    lines = ["sharded over 2 replicas:", *summarise(out)]
+        return [f"{mode} x{replicas}: exit {done.returncode}: {done.stderr[-800:]}"]
+    lines = [f"{mode} over {replicas} replicas:", *summarise(out)]
     for entry in json.loads(out.read_text())["results"]:
         for replica in entry.get("replicas", []):
             median = replica.get("median_s")
@@ -185,6 +202,21 @@ def sharded_check(out_dir: Path, env: dict[str, str]) -> list[str]:
                 f"{replica['matrices']} matrices, {shown}"
             )
     return lines
+
+
+def without_tensorflow_checks(out_dir: Path, env: dict[str, str]) -> list[str]:
+    """A two-point sweep and a three-run calibration, with what is installed (no TensorFlow
+    on this machine): each stores its points or its floor in the check's history."""
+    strategies = "--strategy=numpy,jax_vmap,torch_bmm,cupy_matmul"
+    sweep = engine(
+        ["sweep", "--matrices=1000,3000", "--dim=100", strategies, "--progress=none"], env
+    )
+    calibrate = engine(["calibrate", "--runs=3", "--time-budget=2"], env)
+    return [
+        f"sweep (2 points): exit {sweep.returncode}: {(sweep.stdout or sweep.stderr)[-600:]}",
+        f"calibrate (3 runs): exit {calibrate.returncode}: "
+        f"{(calibrate.stdout or calibrate.stderr)[-600:]}",
+    ]
 
 
 def main() -> int:
@@ -231,7 +263,13 @@ def main() -> int:
             continue
         report.extend(summarise(out))
         report.extend(side_stream_lines(out))
-    report.extend(sharded_check(args.out, env))
+    gpus = max(1, gpu_count(env))
+    report.append(f"GPUs PyTorch sees: {gpus}")
+    for mode, replicas in (("sharded", gpus), ("replicated", gpus), ("sharded", 2)):
+        if mode == "sharded" and replicas == 2 and gpus == 2:
+            continue  # already run
+        report.extend(mode_check(args.out, env, mode, replicas))
+    report.extend(without_tensorflow_checks(args.out, env))
     text = "\n".join(report)
     (args.out / "summary.txt").write_text(text + "\n")
     print(text)

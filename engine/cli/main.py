@@ -20,8 +20,8 @@ from engine.machine.accelerators import DeviceError
 from engine.machine.frameworks import FrameworkMissing
 from engine.measure.memory import PreflightError
 from engine.process.children import die_with_parent, end_children_on_signals
-from engine.process.leftovers import remove_autograph_sources
 from engine.results.reader import ResultsRejected
+from engine.spec.catalog import declared_call, frameworks
 from engine.spec.fields import ConfigError
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INVALID = 0, 1, 2
@@ -226,16 +226,18 @@ def command_main(argv: Sequence[str] | None, warm: Any) -> int:
 def run_and_exit() -> NoReturn:
     """The console command and `python -m engine`: run `main`, then exit with its code.
 
-    Once TensorFlow is loaded, its own teardown at exit takes about a second and has nothing
-    left to do (every file is written and closed, every process it started has ended), so the
-    process ends at once after flushing its output, having removed the one thing that
-    teardown would have: AutoGraph's generated sources in the temporary directory.
+    Once a framework whose teardown at exit is slow and has nothing left to do is loaded
+    (TensorFlow's takes about a second: every file is written and closed, every process it
+    started has ended), the process ends at once after flushing its output, having done what
+    that teardown would have (its folder's `at_exit`: AutoGraph's generated sources removed).
     """
     die_with_parent()
     end_children_on_signals()
     code = main()
-    if "tensorflow" in sys.modules:
-        remove_autograph_sources()
+    loaded = [f for f in frameworks() if f.at_exit and f.module in sys.modules]
+    if loaded:
+        for framework in loaded:
+            declared_call(framework.at_exit)
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)

@@ -50,7 +50,13 @@ from engine.results.formatting import one_line
 from engine.results.model import StrategyResult
 from engine.results.parts import Environment
 from engine.results.run_result import RunInterrupted, RunResult
-from engine.spec.catalog import not_installed_note, run_framework, strategy_info, variant_name
+from engine.spec.catalog import (
+    declared_call,
+    not_installed_note,
+    run_framework,
+    strategy_info,
+    variant_name,
+)
 from engine.spec.config import BenchConfig
 from engine.spec.strategy_info import BACKENDS
 
@@ -300,8 +306,7 @@ def run_framework_process() -> tuple[Any, str | None]:
     lead = run_framework()
     if lead is None:
         return None, "no framework here runs the run's own process"
-    module_name, _, function = lead.usable.partition(":")
-    problem = getattr(importlib.import_module(module_name), function)() if lead.usable else None
+    problem = declared_call(lead.usable) if lead.usable else None
     if problem is not None:
         return None, problem
     try:

@@ -18,8 +18,13 @@ BUSY_FRACTION = 0.10
 
 
 def _own_cpu_s() -> float:
+    """This process's CPU seconds and its children's: the live ones, and those that ended and
+    were waited for (`children_user`, `children_system`: a framework's process that finished
+    before `stop` is still the run's own work, not another process's)."""
     me = psutil.Process()
-    total = sum(me.cpu_times()[:2])
+    times = me.cpu_times()
+    total = times.user + times.system
+    total += getattr(times, "children_user", 0.0) + getattr(times, "children_system", 0.0)
     for child in me.children(recursive=True):
         try:
             total += sum(child.cpu_times()[:2])

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 import functools
-import importlib
 
 from engine.spec.strategy_info import (
     ONE_THREAD,
@@ -21,6 +20,7 @@ from engine.spec.strategy_info import (
     FrameworkInfo,
     Kind,
     StrategyInfo,
+    declared_call,
     framework_info,
     framework_installed,
     frameworks,
@@ -37,6 +37,7 @@ __all__ = [
     "FrameworkInfo",
     "Kind",
     "StrategyInfo",
+    "declared_call",
     "framework_info",
     "framework_installed",
     "frameworks",
@@ -127,8 +128,7 @@ def install_hint(framework: str, device_kind: str = "") -> str:
     this device kind where the folder says what fits which (TensorFlow's builds)."""
     info = framework_info(framework)
     if device_kind and info.device_hint:
-        module, _, function = info.device_hint.partition(":")
-        return str(getattr(importlib.import_module(module), function)(device_kind))
+        return str(declared_call(info.device_hint, device_kind))
     return info.install_hint
 
 

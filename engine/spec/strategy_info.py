@@ -215,6 +215,10 @@ class FrameworkInfo:
     # "module:function" of the install hint for a device kind ("CPU", "GPU", "TPU"), where
     # which build to install depends on it (TensorFlow's); else `install_hint` for every kind.
     device_hint: str = ""
+    # "module:function" run before a command that loaded it ends at once (`os._exit`), where
+    # its own teardown at exit is slow and has nothing left to do but this (TensorFlow's:
+    # AutoGraph's generated sources); "" where a normal exit is fine.
+    at_exit: str = ""
 
     @property
     def installed(self) -> bool:
@@ -232,6 +236,12 @@ def frameworks() -> tuple[FrameworkInfo, ...]:
 def framework_info(name: str) -> FrameworkInfo:
     """The declaration of framework `name` (KeyError: no folder declares it)."""
     return _frameworks()[name]
+
+
+def declared_call(reference: str, *args: Any) -> Any:
+    """Call what a declaration names as "module:function" (imported now)."""
+    module, _, function = reference.partition(":")
+    return getattr(importlib.import_module(module), function)(*args)
 
 
 def run_framework() -> FrameworkInfo | None:

@@ -162,4 +162,5 @@ FRAMEWORK = FrameworkInfo(
     calibration=("batched_matvec", "einsum", "vectorized_map", "numpy"),
     usable="engine.machine.frameworks:tensorflow_problem",
     device_hint="engine.machine.frameworks:tensorflow_install_hint",
+    at_exit="engine.process.leftovers:remove_autograph_sources",
 )
