@@ -37,8 +37,8 @@ def devices(replicas: int = 1) -> Any:
     return the layout; later calls return the layout already made."""
     global _layout
     if _layout is None:
+        from engine.backends.tensorflow.availability import check_tensorflow
         from engine.backends.tensorflow.devices import setup_devices
-        from engine.machine.frameworks import check_tensorflow
 
         check_tensorflow()
         _layout = setup_devices(replicas)
@@ -89,9 +89,9 @@ def run(config: BenchConfig | None = None, *, progress: bool = True, **settings:
     config = config_of(config, settings)
     from tqdm.auto import tqdm
 
+    from engine.backends.tensorflow.availability import tensorflow_problem
     from engine.cli.progress import BarProgress
     from engine.execution.orchestrator import measure, own_process
-    from engine.machine.frameworks import tensorflow_problem
 
     bar = BarProgress(sys.stderr, bar=tqdm) if progress else None
     if tensorflow_problem() is not None:

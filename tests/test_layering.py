@@ -189,3 +189,33 @@ def test_every_pure_module_imports_without_loading_a_framework():
 def test_no_docstring_points_outside_the_repository():
     for path in ALL_FILES:
         assert "DESIGN.md" not in path.read_text(encoding="utf-8"), relative(path)
+
+
+FRAMEWORK_NAMES = {"tensorflow", "numpy", "jax", "torch", "torch_xla", "cupy"}
+# The framework folders say what they are; the registry reads their declarations.
+MAY_NAME_FRAMEWORKS = ("engine/backends/", "engine/spec/strategy_info.py")
+
+
+def framework_branches(path: Path) -> list[str]:
+    """Comparisons of anything with a framework's name (`x == "jax"`, `x in ("torch", ...)`,
+    `"tensorflow" in sys.modules`): each is a branch on a framework outside its folder."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Compare):
+            continue
+        for part in (node.left, *node.comparators):
+            values = part.elts if isinstance(part, ast.Tuple | ast.Set | ast.List) else [part]
+            named = {v.value for v in values if isinstance(v, ast.Constant)} & FRAMEWORK_NAMES
+            if named:
+                found.append(f"{relative(path)}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_no_module_outside_the_framework_folders_branches_on_a_frameworks_name():
+    branches = [
+        line
+        for path in ALL_FILES
+        if not relative(path).startswith(MAY_NAME_FRAMEWORKS)
+        for line in framework_branches(path)
+    ]
+    assert branches == []

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 import tomllib
 
+from engine.backends.tensorflow import availability as frameworks
 from engine.cli.dashboard import SETTINGS, streamlit_flags
 from engine.cli.main import main
-from engine.machine import frameworks
 from tests.conftest import ROOT
 
 

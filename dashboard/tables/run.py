@@ -91,6 +91,7 @@ def display_distribution(frame: pd.DataFrame) -> pd.DataFrame:
         {
             "strategy": frame["variant"],
             "mode": frame["mode"],
+            "split over": frame["strategy"],  # tf.distribute's, host threads, a NamedSharding
             "replicas": frame["replicas"],
             "matrices per replica": frame["shard_sizes"],
             "step (in sync)": [format_seconds(v) for v in frame["step_s"]],

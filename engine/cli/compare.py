@@ -29,7 +29,7 @@ def calibration_strategies() -> tuple[str, ...]:
     """What `calibrate` repeats by default, as the framework folders declare it: the run's own
     framework's set when it is usable here (TensorFlow's, NumPy inside its process); else a
     fast and a slower kernel of each framework installed, at least two variants in all."""
-    from engine.machine.frameworks import tensorflow_problem
+    from engine.backends.tensorflow.availability import tensorflow_problem
 
     declared = frameworks()
     run_framework = [f.calibration for f in declared if f.process == "run"]

@@ -12,12 +12,12 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
+from engine.backends.tensorflow.availability import FrameworkMissing
 from engine.cli import compare, dashboard, history, run, serve
 from engine.cli.flags import add_config_flags
 from engine.cli.repetitions import RepetitionFailed
 from engine.cli.terminal import printable_output
 from engine.machine.accelerators import DeviceError
-from engine.machine.frameworks import FrameworkMissing
 from engine.measure.memory import PreflightError
 from engine.process.children import die_with_parent, end_children_on_signals
 from engine.results.reader import ResultsRejected

@@ -13,13 +13,13 @@ import sys
 import time
 from typing import Any
 
+from engine.backends.tensorflow.availability import tensorflow_problem
+from engine.backends.tensorflow.import_guard import import_failure
 from engine.cli.flags import config_from_args
 from engine.machine.accelerators import probe_kind
 from engine.machine.cluster import worker_count
-from engine.machine.frameworks import tensorflow_problem
 from engine.machine.host import last_level_cache_bytes
 from engine.machine.jax_cluster import ClusterError, check_layout, jax_processes
-from engine.machine.tensorflow_import import import_failure
 from engine.measure import memory
 from engine.measure.uncertainty import NoiseFloor
 from engine.results.events import Phase, Queued, ResultWritten, silent
@@ -265,7 +265,7 @@ def devices_without_tensorflow(problem: str) -> dict[str, Any]:
     framework's version (from its metadata, nothing imported)."""
     from importlib import metadata
 
-    from engine.machine.frameworks import tensorflow_install_hint
+    from engine.backends.tensorflow.availability import tensorflow_install_hint
     from engine.spec.catalog import frameworks
 
     kind = probe_kind()

@@ -25,6 +25,7 @@ from datetime import datetime, timezone
 from typing import Any, Protocol
 
 from engine.analysis.ceiling import run_ceiling
+from engine.backends.tensorflow.import_guard import import_failure
 from engine.execution.peers import run_peers
 from engine.execution.plan import plan_variants
 from engine.execution.sampling import SamplingRecord, fixed_plan, race_plan, take_samples
@@ -39,7 +40,6 @@ from engine.harness.variant import failing_sample
 from engine.machine.cluster import worker_count
 from engine.machine.host import last_level_cache_bytes
 from engine.machine.load import LoadMonitor
-from engine.machine.tensorflow_import import import_failure
 from engine.measure import memory
 from engine.measure.peak import Peak, Probe
 from engine.measure.timing import PhaseClock

@@ -180,7 +180,7 @@ class Environment:
             values[name] = read.mapping(name, {})
         # A file from before TensorFlow was one of `frameworks` names it at the top only.
         tensorflow = read.text("tensorflow", None, max_chars=2_000)
-        if tensorflow is not None and "tensorflow" not in values["frameworks"]:
+        if tensorflow is not None:  # the entry `frameworks` has, where it has one, wins
             values["frameworks"] = {"tensorflow": {"version": tensorflow}, **values["frameworks"]}
         return cls(**values, extra=read.extras(known | {"tensorflow"}))
 

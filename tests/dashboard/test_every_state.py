@@ -63,6 +63,48 @@ def distributed() -> RunResult:
     return run
 
 
+def split_without_tensorflow() -> RunResult:
+    """Mode sharded on a machine without TensorFlow: NumPy and PyTorch over host threads, JAX
+    over a NamedSharding of its host devices, each with its per-replica record."""
+    run = make_run(
+        {
+            "numpy": [0.0058, 0.0060, 0.0057, 0.0059],
+            "jax_vmap": [0.0081, 0.0083, 0.0080, 0.0082],
+            "torch_bmm": [0.0185, 0.0190, 0.0183, 0.0186],
+        }
+    )
+    run.environment = dataclasses.replace(run.environment, frameworks={})
+    splits = {
+        "numpy": ("host threads", "host thread {} (numpy)"),
+        "jax_vmap": ("NamedSharding over the framework's devices", "cpu:{}"),
+        "torch_bmm": ("host threads", "host thread {} (torch)"),
+    }
+    for entry in run.results:
+        how, device = splits[entry.variant]
+        entry.mode = "sharded"
+        entry.replicas = [
+            ReplicaTiming(k, device.format(k), 1500, entry.median_s * 0.9, 2e10) for k in (0, 1)
+        ]
+        entry.distribution = DistributionSummary(how, 2, (1500, 1500), entry.median_s)
+    run.config = dataclasses.replace(run.config, mode="sharded", replicas=2)
+    return run
+
+
+def test_a_split_without_tensorflow_names_how_each_framework_split():
+    run = RunResult.from_json(split_without_tensorflow().to_json())
+    assert run.environment.tensorflow is None
+    shown = run_tables.display_distribution(run_tables.distribution(run))
+    assert dict(zip(shown["strategy"], shown["split over"])) == {
+        "numpy": "host threads",
+        "jax_vmap": "NamedSharding over the framework's devices",
+        "torch_bmm": "host threads",
+    }
+    devices = set(run_tables.replicas(run)["device"])
+    assert {"host thread 1 (torch)", "cpu:0"} <= devices
+    html = run_report(run)
+    assert "Per-replica breakdown" in html and "NamedSharding over the framework" in html
+
+
 def with_peers() -> RunResult:
     """TensorFlow beside the JAX and PyTorch peers, one of them not installed."""
     run = make_run(
@@ -145,6 +187,7 @@ STATES = {
     "all failed": all_failed,
     "all wrong": all_wrong,
     "distributed": distributed,
+    "split without TensorFlow": split_without_tensorflow,
 }
 
 

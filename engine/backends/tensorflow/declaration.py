@@ -5,7 +5,7 @@ which accelerator). Imports no framework: the catalogue reads it in every proces
 
 from __future__ import annotations
 
-from engine.machine.frameworks import INSTALL_HINT
+from engine.backends.tensorflow.availability import INSTALL_HINT
 from engine.spec.strategy_info import SEARCH_ONLY, FrameworkInfo, StrategyInfo, tf_kernel
 
 STRATEGIES: tuple[StrategyInfo, ...] = (
@@ -160,7 +160,7 @@ FRAMEWORK = FrameworkInfo(
     user_kind="graph",
     # NumPy beside it: it runs inside TensorFlow's process, so its spread is the same run's.
     calibration=("batched_matvec", "einsum", "vectorized_map", "numpy"),
-    usable="engine.machine.frameworks:tensorflow_problem",
-    device_hint="engine.machine.frameworks:tensorflow_install_hint",
+    usable="engine.backends.tensorflow.availability:tensorflow_problem",
+    device_hint="engine.backends.tensorflow.availability:tensorflow_install_hint",
     at_exit="engine.process.leftovers:remove_autograph_sources",
 )

@@ -1,12 +1,12 @@
 """`python -m engine.backends.tensorflow.import_check`: import TensorFlow as a run would and
-say in one line whether it worked ("ok", or why not). Run by `machine/tensorflow_import.py`
+say in one line whether it worked ("ok", or why not). Run by `backends/tensorflow/import_guard.py`
 in a child process, where an import that never finishes can be ended from outside."""
 
 from __future__ import annotations
 
 import sys
 
-from engine.machine.tensorflow_import import OK, import_failure
+from engine.backends.tensorflow.import_guard import OK, import_failure
 
 
 def main() -> int:

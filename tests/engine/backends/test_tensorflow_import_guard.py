@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from engine.machine import tensorflow_import
+from engine.backends.tensorflow import import_guard as tensorflow_import
 from tests.conftest import ROOT
 
 FIXTURES = ROOT / "tests" / "fixtures"

@@ -13,7 +13,7 @@ import os
 import re
 from importlib import metadata
 
-from engine.machine.tensorflow_import import import_problem
+from engine.backends.tensorflow.import_guard import import_problem
 
 MIN_TENSORFLOW = (2, 16)
 MIN_TENSORFLOW_TEXT = ".".join(map(str, MIN_TENSORFLOW))
