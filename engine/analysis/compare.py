@@ -185,7 +185,7 @@ def compare_runs(
                     "verdict": "baseline" if index == baseline else called,
                     "noisy": bool(pooled and _noisy(pooled)),
                     "note": busy_note((base, side), called) if estimate else "",
-                    # the smallest slowdown this comparison would have called slower (80%)
+                    # the smallest slowdown this comparison would have called slower (POWER)
                     "detectable_ratio": detectable_ratio(estimate.log_se, margin)
                     if estimate
                     else None,
@@ -294,7 +294,7 @@ def sensitivity_lines(
     frame: pd.DataFrame, seconds_per_run: float, percent: float | None = None
 ) -> list[str]:
     """What a comparison could see, as the CLI's aligned lines: the smallest slowdown it calls
-    `slower` 80% of the time, per variant; with a gate (`--fail-if-slower PCT`), how many runs
+    `slower` `POWER` (95%) of the time, per variant; with a gate (`--fail-if-slower PCT`), how many runs
     per side would let it see the gate's ratio where it cannot now, and about how long they
     take."""
     found = sensitivities(frame, seconds_per_run, percent)
