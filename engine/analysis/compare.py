@@ -294,9 +294,9 @@ def sensitivity_lines(
     frame: pd.DataFrame, seconds_per_run: float, percent: float | None = None
 ) -> list[str]:
     """What a comparison could see, as the CLI's aligned lines: the smallest slowdown it calls
-    `slower` `POWER` (95%) of the time, per variant; with a gate (`--fail-if-slower PCT`), how many runs
-    per side would let it see the gate's ratio where it cannot now, and about how long they
-    take."""
+    `slower` `POWER` (95%) of the time, per variant; with a gate (`--fail-if-slower PCT`), how
+    many runs per side would let it see the gate's ratio where it cannot now, and about how
+    long they take."""
     found = sensitivities(frame, seconds_per_run, percent)
     if not found:
         return []

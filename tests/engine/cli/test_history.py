@@ -45,7 +45,7 @@ def test_compare_command_exit_codes_and_json(tmp_path):
     rows = json.loads((tmp_path / "c.json").read_text())["rows"]
     assert {"ratio", "ratio_ci", "verdict"} <= set(rows[1]) and rows[1]["verdict"] == "same"
     assert rows[0]["detectable_ratio"] is None and rows[1]["detectable_ratio"] > 1.05
-    assert "could detect (80% of the time): slowdowns of at least" in ok.stdout
+    assert "could detect (95% of the time): slowdowns of at least" in ok.stdout
     assert "time / baseline [95%]" in ok.stdout and "baseline baseline" not in ok.stdout
     tiny = compare(base, same, "--fail-if-slower", "6")  # 1.06x: beyond what 3 runs can see
     assert tiny.returncode == 0 and "1.06x needs about" in tiny.stdout, tiny.stdout
@@ -53,7 +53,7 @@ def test_compare_command_exit_codes_and_json(tmp_path):
     from engine.results.parse import read_run_group
 
     report = comparison_report([read_run_group(base)[0], read_run_group(same)[0]])
-    assert "could detect (80% of the time): slowdowns of at least" in report  # one voice
+    assert "could detect (95% of the time): slowdowns of at least" in report  # one voice
     gate = engine_process(
         "compare", base, slow, "--fail-if-slower", "10", "--history", str(tmp_path / "h")
     )
