@@ -68,6 +68,12 @@ def register(info: StrategyInfo) -> StrategyInfo:
     """Add a strategy to the catalogue (or replace one of the same name)."""
     if "+" in info.name or "," in info.name or not info.name:
         raise ValueError(f"strategy name {info.name!r} may not be empty or contain '+' or ','")
+    if info.framework not in {f.name for f in frameworks()}:
+        known = ", ".join(f.name for f in frameworks())
+        raise ValueError(
+            f"framework {info.framework!r} of {info.name!r} has no folder in engine/backends/ "
+            f"(known: {known})"
+        )
     _REGISTRY[info.name] = info
     _clear_source_cache()
     return info
@@ -120,7 +126,7 @@ def framework_label(name: str) -> str:
     """ "JAX", "PyTorch"... for a strategy or variant name; "unknown" for a name from elsewhere."""
     if not is_known(name):
         return "unknown"
-    return framework_info(strategy_info(name).framework).label
+    return strategy_info(name).framework_info.label
 
 
 def install_hint(framework: str, device_kind: str = "") -> str:

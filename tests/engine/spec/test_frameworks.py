@@ -115,3 +115,10 @@ def test_a_declaration_named_for_another_folder_is_refused(tmp_path, monkeypatch
             registry.frameworks()
     finally:
         registry._frameworks.cache_clear()
+
+
+def test_a_strategy_of_a_framework_no_folder_declares_is_refused_at_the_door():
+    from engine.spec.catalog import StrategyInfo, register
+
+    with pytest.raises(ValueError, match="framework 'mxnet' of 'gluon' has no folder"):
+        register(StrategyInfo("gluon", "eager", "x", "m:f", framework="mxnet"))
