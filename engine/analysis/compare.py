@@ -14,6 +14,7 @@ import dataclasses
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import pandas as pd
@@ -53,6 +54,9 @@ COMPARE_COLUMNS = (
     "noisy",
     "note",
     "detectable_ratio",
+    "window_log_sd",
+    "busy_log_sd",
+    "busy_share",
 )
 
 
@@ -94,6 +98,45 @@ def sides_of(runs: Sequence[RunResult | Sequence[RunResult]]) -> list[Side]:
     return [Side(tuple(r) if isinstance(r, list | tuple) else (r,)) for r in runs]
 
 
+def window_of(side: Side) -> tuple[float, float] | None:
+    """When a side was measured, in seconds since the epoch: from its first run's start to its
+    last run's end (a run's `created_at` is its end, `timings.total_s` its length); None
+    where a run does not say."""
+    starts, ends = [], []
+    for run in side.runs:
+        try:
+            end = datetime.fromisoformat(run.created_at).timestamp()
+        except ValueError:
+            return None
+        starts.append(end - float((run.timings or {}).get("total_s", 0.0)))
+        ends.append(end)
+    return min(starts), max(ends)
+
+
+def same_window(a: Side, b: Side) -> bool:
+    """Whether two sides were measured in one window, their runs alternated (pyperf's way):
+    their spans overlap for at least half the shorter one. Sides measured one after the other
+    (a stored baseline, a later candidate) are not."""
+    first, second = window_of(a), window_of(b)
+    if first is None or second is None:
+        return False
+    overlap = min(first[1], second[1]) - max(first[0], second[0])
+    shorter = min(first[1] - first[0], second[1] - second[0])
+    return shorter > 0 and overlap >= shorter / 2
+
+
+def window_log_sd(a: Side, b: Side, floor_log_sd: float) -> float:
+    """What repeating runs in one window cannot average away: the host's speed moves between
+    windows (minutes apart, 1.6x on a bad hour), and every run of a side shares its window's.
+    A side of one run already carries the floor, a fresh process's spread; a side of several
+    runs from another window than the other side carries it once more, as the bound of its
+    window's offset. Sides alternated in one window carry none."""
+    if same_window(a, b):
+        return 0.0
+    repeated = (len(a.runs) > 1) + (len(b.runs) > 1)
+    return floor_log_sd * math.sqrt(repeated)
+
+
 def side_load(side: Side) -> float:
     """The largest share of the CPU other processes used during any run of the side."""
     return max(
@@ -108,7 +151,8 @@ def busy_note(sides: Sequence[Side], verdict_text: str) -> str:
     if not busy:
         return ""
     named = "; ".join(f"{side.label}: other processes used {load:.0%}" for side, load in busy)
-    advice = "close other work and run again, or use --repetitions"
+    # More runs narrow the spread they measure, never the allowance for other processes.
+    advice = "close other work and run again: more runs on a machine this busy do not narrow it"
     if verdict_text == "inconclusive":
         return f"inconclusive on a busy machine ({named}); {advice}"
     return f"interval widened for a busy machine ({named})"
@@ -158,13 +202,14 @@ def compare_runs(
             pooled = [s for run in samples for s in run]
             estimate = None
             busy = math.hypot(busy_log_sd(side_load(base)), busy_log_sd(side_load(side)))
+            window = window_log_sd(base, side, floor.between_run_for(variant))
             if samples and reference and index != baseline:
                 estimate = ratio_interval(
                     reference,
                     samples,
                     floor.between_run_for(variant),
                     seed=index,
-                    extra_log_sd=busy,
+                    extra_log_sd=math.hypot(busy, window),
                 )
             called = verdict(estimate, margin) if estimate else "no timing"
             median = float(pd.Series(pooled).median()) if pooled else None
@@ -189,6 +234,11 @@ def compare_runs(
                     "detectable_ratio": detectable_ratio(estimate.log_se, margin)
                     if estimate
                     else None,
+                    # the parts of its error more runs per side cannot shrink: windows apart,
+                    # and the allowance for other processes' CPU share (the larger side's)
+                    "window_log_sd": window if estimate else None,
+                    "busy_log_sd": busy if estimate else None,
+                    "busy_share": max(side_load(base), side_load(side)) if estimate else None,
                 }
             )
     frame = pd.DataFrame(rows, columns=list(COMPARE_COLUMNS))
@@ -226,7 +276,8 @@ def confirmed_slowdowns(frame: pd.DataFrame, percent: float) -> pd.DataFrame:
     if frame.empty:
         return frame
     slower = frame[frame["verdict"] == "slower"]
-    return slower[[ci[0] > 1 + percent / 100 for ci in slower["ratio_ci"]]]
+    past = pd.Series([ci[0] > 1 + percent / 100 for ci in slower["ratio_ci"]], index=slower.index)
+    return slower[past.astype(bool)]
 
 
 def _flatten(prefix: str, value: Any, out: dict[str, Any]) -> None:
@@ -264,8 +315,14 @@ class Sensitivity:
     run: str
     detectable: float
     asked: float | None = None
-    runs_needed: int | None = None
+    runs_needed: int | None = None  # per side, alternated with the other side's in one window
     seconds_needed: float | None = None
+    # Whether sides of that many runs made apart in time (a stored baseline, a later
+    # candidate) would see it too: False when the host's drift between windows alone hides it.
+    apart_too: bool = True
+    # Other processes' CPU share during the runs when the allowance for it alone hides the
+    # asked ratio (no number of runs on a machine this busy would see it); else None.
+    busy_share: float | None = None
 
 
 def sensitivities(
@@ -282,12 +339,40 @@ def sensitivities(
         detectable = float(row["detectable_ratio"])
         item = Sensitivity(str(row["variant"]), str(row["run"]), detectable)
         if asked is not None and detectable > asked:
-            log_se = (math.log(detectable) - math.log(1 + margin)) / (Z + Z_POWER)
-            runs = runs_to_detect(log_se, int(row["runs"]), asked, margin)
-            seconds = None if runs is None else seconds_per_run * 2 * runs
-            item = dataclasses.replace(item, asked=asked, runs_needed=runs, seconds_needed=seconds)
+            item = _what_it_takes(item, row, frame, asked, margin, seconds_per_run)
         found.append(item)
     return found
+
+
+def _what_it_takes(
+    item: Sensitivity,
+    row: pd.Series,
+    frame: pd.DataFrame,
+    asked: float,
+    margin: float,
+    seconds_per_run: float,
+) -> Sensitivity:
+    """The runs per side, alternated with the other side's in one window, that would see
+    `asked` with `POWER`: the error's part that more runs narrow shrinks as one over their
+    square root; the allowance for a busy machine does not (None where it alone hides it)."""
+    log_se = (math.log(float(row["detectable_ratio"])) - math.log(1 + margin)) / (Z + Z_POWER)
+    window = float(row.get("window_log_sd") or 0.0)
+    busy = float(row.get("busy_log_sd") or 0.0)
+    shrinkable = math.sqrt(max(log_se**2 - window**2 - busy**2, 0.0))
+    item = dataclasses.replace(item, asked=asked)
+    runs = runs_to_detect(shrinkable, int(row["runs"]), asked, margin, busy)
+    if runs is None:
+        inside = asked <= 1 + margin
+        return item if inside else dataclasses.replace(item, busy_share=float(row["busy_share"]))
+    # Sides of several runs each, windows apart, keep the floor once each (window_log_sd).
+    apart = frame.attrs["floor"].between_run_for(str(row["variant"])) * math.sqrt(2)
+    gap = math.log(asked) - math.log(1 + margin)
+    return dataclasses.replace(
+        item,
+        runs_needed=runs,
+        seconds_needed=seconds_per_run * 2 * runs,
+        apart_too=(Z + Z_POWER) * math.hypot(apart, busy) < gap,
+    )
 
 
 def sensitivity_lines(
@@ -304,13 +389,22 @@ def sensitivity_lines(
     lines = [f"could detect ({POWER:.0%} of the time): slowdowns of at least"]
     for item in found:
         line = f"  {item.variant:<22} {item.run[:48]:<48} {item.detectable:.2f}x"
-        if item.asked is not None and item.runs_needed is None:
+        if item.asked is not None and item.busy_share is not None:
+            line += (
+                f"; {item.asked:.2f}x cannot be seen while other processes take "
+                f"{item.busy_share:.0%} of the CPU (the allowance for them alone is wider): "
+                "measure on a quiet machine"
+            )
+        elif item.asked is not None and item.runs_needed is None:
             line += f"; {item.asked:.2f}x is inside the {margin:.0%} margin: never called slower"
         elif item.asked is not None:
             line += (
-                f"; {item.asked:.2f}x needs about {item.runs_needed} runs per side "
-                f"(~{(item.seconds_needed or 0.0) / 60:.0f} min at these runs' length)"
+                f"; {item.asked:.2f}x needs about {item.runs_needed} runs per side, alternated "
+                f"with the other side's (~{(item.seconds_needed or 0.0) / 60:.0f} min at these "
+                "runs' length)"
             )
+            if not item.apart_too:
+                line += "; runs made apart in time never see it: the host drifts between them"
         lines.append(line)
     return lines
 

@@ -209,15 +209,21 @@ def detectable_ratio(log_se: float, margin: float = DEFAULT_MARGIN) -> float:
 
 
 def runs_to_detect(
-    log_se: float, runs: int, ratio: float, margin: float = DEFAULT_MARGIN
+    log_se: float,
+    runs: int,
+    ratio: float,
+    margin: float = DEFAULT_MARGIN,
+    fixed_log_sd: float = 0.0,
 ) -> int | None:
-    """How many runs per side would detect `ratio` with `POWER`, the error shrinking as one
-    over the square root of the runs; None when `ratio` is inside the margin (never called
-    slower, however many runs)."""
+    """How many runs per side would detect `ratio` with `POWER`, the error `log_se` shrinking
+    as one over the square root of the runs and `fixed_log_sd` (an allowance no number of runs
+    narrows: a busy machine's) not at all; None when `ratio` is inside the margin or the
+    fixed part alone hides it (never called slower, however many runs)."""
     gap = math.log(ratio) - math.log(1 + margin)
-    if gap <= 0:
+    room = (gap / (Z + Z_POWER)) ** 2 - fixed_log_sd**2 if gap > 0 else 0.0
+    if room <= 0:
         return None
-    return max(runs, math.ceil(runs * ((Z + Z_POWER) * log_se / gap) ** 2))
+    return max(runs, math.ceil(runs * log_se**2 / room))
 
 
 def verdict(estimate: RatioEstimate, margin: float = DEFAULT_MARGIN) -> Verdict:

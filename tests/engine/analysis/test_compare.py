@@ -121,7 +121,7 @@ def test_an_injected_load_widens_verdicts_to_inconclusive_rather_than_wrong():
         assert quiet["verdict"].iloc[1] == "slower"  # the disturbance is big enough to call
         wrong += loud["verdict"].iloc[1] in ("slower", "faster")
         assert loud["note"].iloc[1].startswith("inconclusive on a busy machine")
-        assert "--repetitions" in loud["note"].iloc[1]
+        assert "close other work and run again" in loud["note"].iloc[1]
     assert wrong == 0
 
 
@@ -155,3 +155,78 @@ def test_compare_warns_when_shapes_dtypes_or_devices_differ():
     assert "differ in shapes (3000x100x100 vs 5x8x8)" in shapes and "not which way" in shapes
     (devices,) = mismatch_warnings([seed, tpu])
     assert "differ in devices (CPU vs TPU)" in devices
+
+
+def runs_at(times: list[str], factor: float, seconds: float = 20.0, spread: float = 0.003):
+    """Runs of einsum ending at `times`, each `seconds` long, samples around 1 ms x factor."""
+    runs = []
+    for index, end in enumerate(times):
+        run = make_run({"einsum": [0.001 * factor * (1 + spread * k) for k in range(8)]})
+        run.created_at = end
+        run.timings = {"total_s": seconds}
+        run.run_id = f"{factor}-{index}"
+        runs.append(run)
+    return runs
+
+
+def test_sides_alternated_in_one_window_carry_no_drift_term_and_sides_apart_do():
+    base = runs_at([f"2026-12-01T10:00:{s:02d}+00:00" for s in (20, 40, 59)], 1.0)
+    alternated = runs_at([f"2026-12-01T10:00:{s:02d}+00:00" for s in (30, 50)], 1.0)
+    later = runs_at([f"2026-12-01T11:00:{s:02d}+00:00" for s in (20, 40, 59)], 1.0)
+    together = compare_runs([base, alternated]).iloc[1]
+    apart = compare_runs([base, later]).iloc[1]
+    assert together["window_log_sd"] == 0.0
+    assert apart["window_log_sd"] == pytest.approx(0.08 * math.sqrt(2))  # the default floor
+    assert (
+        apart["ratio_ci"][1] / apart["ratio_ci"][0]
+        > 1.3
+        > (together["ratio_ci"][1] / together["ratio_ci"][0])
+    )
+
+
+def test_a_drift_between_windows_is_not_called_a_difference():
+    """The same code measured an hour apart on a host 12% slower by then: tight runs on each
+    side, so the runs alone would call it slower; the drift term keeps it from a verdict."""
+    before = runs_at([f"2026-12-01T10:0{m}:00+00:00" for m in range(4)], 1.0)
+    after = runs_at([f"2026-12-01T11:0{m}:00+00:00" for m in range(4)], 1.12)
+    row = compare_runs([before, after]).iloc[1]
+    assert row["verdict"] in ("inconclusive", "same")
+    # Alternated in one window, the same 12% is a real difference and is called.
+    mixed = runs_at([f"2026-12-01T10:0{m}:30+00:00" for m in range(4)], 1.12)
+    assert compare_runs([before, mixed]).iloc[1]["verdict"] == "slower"
+
+
+def test_the_advice_says_when_runs_apart_in_time_can_never_see_the_gate():
+    from engine.analysis.compare import sensitivities
+
+    # Samples spread widely: one run a side sees only a large slowdown.
+    base = runs_at(["2026-12-01T10:00:20+00:00"], 1.0, spread=0.15)
+    candidate = runs_at(["2026-12-01T10:00:40+00:00"], 1.0, spread=0.15)
+    frame = compare_runs([base, candidate])
+    (wide,) = sensitivities(frame, 20.0, percent=80)
+    assert wide.runs_needed and wide.apart_too  # 1.8x: enough runs see it either way
+    # The default floor (a fresh process moves a median about 8% in log sd) bounds the drift
+    # between windows: 1.3x hides in it, however many runs each side has.
+    (narrow,) = sensitivities(frame, 20.0, percent=30)
+    assert narrow.runs_needed and not narrow.apart_too  # 1.3x: only alternated runs can
+
+
+def test_no_slower_row_gives_an_empty_table_with_its_columns():
+    frame = compare_runs([make_run({"einsum": [0.001] * 8}), make_run({"einsum": [0.001] * 8})])
+    found = confirmed_slowdowns(frame, 20)
+    assert found.empty and list(found["variant"]) == []
+
+
+def test_a_gate_a_busy_machine_hides_says_so_instead_of_a_number_of_runs():
+    from engine.analysis.compare import sensitivities, sensitivity_lines
+
+    base = busy(make_run({"einsum": [0.001] * 12}), 0.25)
+    candidate = busy(make_run({"einsum": [0.0011] * 12}), 0.25)
+    frame = compare_runs([base, candidate])
+    (item,) = sensitivities(frame, 10.0, percent=50)
+    assert item.runs_needed is None and item.busy_share == pytest.approx(0.25)
+    (line,) = sensitivity_lines(frame, 10.0, percent=50)[1:]
+    assert "1.50x cannot be seen while other processes take 25% of the CPU" in line
+    quiet = compare_runs([make_run({"einsum": [0.001] * 12}), make_run({"einsum": [0.0011] * 12})])
+    (calm,) = sensitivities(quiet, 10.0, percent=50)
+    assert calm.busy_share is None  # quiet, the same 1.5x is a question of runs

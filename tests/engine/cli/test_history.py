@@ -27,15 +27,22 @@ def test_import_command(tmp_path):
 def test_compare_command_exit_codes_and_json(tmp_path):
     from tests.factories import make_run
 
-    def write(name, level):
+    def write(name, level, second):
+        """Three runs of 10 s, ending at `second` past 10:00, 10:01 and 10:02: the sides
+        alternate in one window (sides apart in time carry the drift between windows, and are
+        not `same`)."""
         path = tmp_path / f"{name}.json"
         runs = [make_run({"einsum": [level * f] * 10}) for f in (1.0, 1.01, 0.99)]
+        for index, run in enumerate(runs):
+            run.created_at = f"2026-12-01T10:0{index}:{second:02d}+00:00"
+            run.timings = {"total_s": 10.0}
         from engine.results.parse import group_payload
 
         path.write_text(json.dumps(group_payload(name, runs)))
         return str(path)
 
-    base, same, slow = write("base", 0.001), write("same", 0.001), write("slow", 0.0015)
+    base, same = write("base", 0.001, 10), write("same", 0.001, 25)
+    slow = write("slow", 0.0015, 40)
 
     def compare(*args):
         return run_cli("compare", *args, "--history", str(tmp_path / "h"))
