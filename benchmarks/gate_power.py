@@ -5,7 +5,7 @@ that can see 1.5x), quiet and under the on/off load generator.
    process, compared as `compare` compares them (the floor from a scratch history of this
    benchmark's runs, as the CLI's history gives it). The tool's own advice is read from that
    comparison: the runs per side each variant needs to see a slowdown of `--percent` (what
-   `compare --fail-if-slower PCT` prints, `compare.sensitivities`); the largest is R (1 where
+   `compare --fail-if-slower PCT` prints, `sensitivity.sensitivities`); the largest is R (1 where
    the pilot already sees it).
 2. `--trials` trials of R baseline and R candidate runs, alternated in fresh processes
    (baseline, candidate, baseline, ...: pyperf's interleaving, so a slow phase of the host
@@ -41,10 +41,9 @@ from engine.analysis.compare import (
     compare_runs,
     confirmed_slowdowns,
     floor_for,
-    run_seconds,
-    sensitivities,
     sides_of,
 )
+from engine.analysis.sensitivity import run_seconds, sensitivities
 from engine.results.run_result import RunResult
 from engine.storage.history import History
 

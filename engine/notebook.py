@@ -91,7 +91,8 @@ def run(config: BenchConfig | None = None, *, progress: bool = True, **settings:
 
     from engine.backends.tensorflow.availability import tensorflow_problem
     from engine.cli.progress import BarProgress
-    from engine.execution.orchestrator import measure, own_process
+    from engine.execution.orchestrator import measure
+    from engine.execution.run_process import own_process
 
     bar = BarProgress(sys.stderr, bar=tqdm) if progress else None
     if tensorflow_problem() is not None:
@@ -106,7 +107,7 @@ def run(config: BenchConfig | None = None, *, progress: bool = True, **settings:
     setup = dataclasses.replace(layout, devices=layout.available[: config.replicas])
     global _state
     if _state is None:
-        from engine.execution.orchestrator import warm_state
+        from engine.execution.run_process import warm_state
 
         _state = warm_state()
     return measure(config, own_process(_state, setup), bar)

@@ -13,9 +13,8 @@ from engine.analysis.compare import (
     environments,
     mismatch_warnings,
     run_label,
-    run_seconds,
-    sensitivity_sentence,
 )
+from engine.analysis.sensitivity import run_seconds, sensitivity_sentence
 from engine.measure.uncertainty import NoiseFloor
 from engine.results.run_result import RunResult
 

@@ -17,10 +17,9 @@ from engine.analysis.compare import (
     floor_for,
     mismatch_warnings,
     run_label,
-    run_seconds,
-    sensitivity_sentence,
     sides_of,
 )
+from engine.analysis.sensitivity import run_seconds, sensitivity_sentence
 
 st.title("Compare runs")
 st.caption("Pick two or more runs (say, a laptop CPU and a Colab TPU).")

@@ -96,10 +96,9 @@ def command_compare(args: argparse.Namespace) -> int:
         confirmed_slowdowns,
         floor_for,
         mismatch_warnings,
-        run_seconds,
-        sensitivity_lines,
         sides_of,
     )
+    from engine.analysis.sensitivity import run_seconds, sensitivity_lines
     from engine.storage.history import History
     from engine.storage.history_file import check_history_path
 

@@ -100,7 +100,8 @@ def command_run(args: argparse.Namespace, warm: Any = None) -> int:
     if repetitions > 1:
         with queue:
             return report_group(config, repetitions, args)
-    from engine.execution.orchestrator import measure, own_process
+    from engine.execution.orchestrator import measure
+    from engine.execution.run_process import own_process
 
     with queue:
         floor = machine_floor(args.history, probe_kind())  # ties and the race both use it

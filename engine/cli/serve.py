@@ -102,7 +102,7 @@ def run_arguments(line: str) -> list[str] | None:
 def warm_state() -> Any:
     """The state kept between runs; None when TensorFlow cannot even be imported (each request
     then reports that through the run command's own checks)."""
-    from engine.execution.orchestrator import warm_state as run_framework_state
+    from engine.execution.run_process import warm_state as run_framework_state
 
     return run_framework_state()
 

@@ -17,17 +17,15 @@ caller saves it: `RunInterrupted`).
 
 from __future__ import annotations
 
-import importlib
 import uuid
-from collections.abc import Callable, Mapping
-from contextlib import AbstractContextManager
+from collections.abc import Callable
 from datetime import datetime, timezone
-from typing import Any, Protocol
+from typing import Any
 
 from engine.analysis.ceiling import run_ceiling
-from engine.backends.tensorflow.import_guard import import_failure
 from engine.execution.peers import run_peers
 from engine.execution.plan import plan_variants
+from engine.execution.run_process import OwnProcess, own_process
 from engine.execution.sampling import SamplingRecord, fixed_plan, race_plan, take_samples
 from engine.harness.recording import (
     Prepared,
@@ -48,69 +46,15 @@ from engine.results.codec import result_to_dict
 from engine.results.events import Done, Phase, Progress, Started, VariantDone, VariantResult, silent
 from engine.results.formatting import one_line
 from engine.results.model import StrategyResult
-from engine.results.parts import Environment
 from engine.results.run_result import RunInterrupted, RunResult
 from engine.spec.catalog import (
-    declared_call,
     not_installed_note,
-    run_framework,
     strategy_info,
     variant_name,
 )
 from engine.spec.config import BenchConfig
-from engine.spec.strategy_info import BACKENDS
 
 Variant = tuple[str, str]
-
-
-class OwnProcess(Protocol):
-    """The run's own process as a runtime: what it measures and how it reads its device."""
-
-    framework_here: bool  # whether it measures the run framework's variants (TensorFlow's)
-    absent: str | None  # a framework whose variants run nowhere here ("tensorflow"), or None
-    kind: str  # CPU | GPU | TPU: the device kind the run is planned for
-
-    def preflight(self, config: BenchConfig, llc_bytes: int) -> memory.MemoryEstimate: ...
-
-    def start(self, config: BenchConfig) -> list[str]:
-        """Take the devices (after the peers ended); returns warnings."""
-        ...
-
-    @property
-    def device(self) -> str: ...
-
-    def environment(
-        self, config: BenchConfig, llc_bytes: int, llc_source: str, frameworks: dict
-    ) -> Environment: ...
-
-    def probe(self, when: str, llc_bytes: int) -> list[Probe]: ...
-
-    def place_inputs(self, config: BenchConfig, copies: int, emit: Progress) -> None: ...
-
-    def prepare(
-        self,
-        config: BenchConfig,
-        variants: list[Variant],
-        ready: Mapping[Variant, Prepared],
-        emit: Progress,
-    ) -> tuple[list[Prepared], bool]:
-        """Every variant it measures prepared, the others taken from `ready`; True when SIGINT
-        stopped it (the variants not reached say so)."""
-        ...
-
-    def sampling_place(self) -> AbstractContextManager[Any]: ...
-
-    def classify(self, error: BaseException) -> str: ...
-
-    def profile(self, prepared: list[Prepared], run_id: str) -> None: ...
-
-    def release(self) -> None:
-        """Free the inputs (unless kept between runs) before the last probe."""
-        ...
-
-    def warnings(self, config: BenchConfig, peak: Peak) -> list[str]: ...
-
-    def sampling_extra(self) -> dict[str, Any]: ...
 
 
 def finish_variant(config: BenchConfig, emit: Progress, item: Prepared) -> StrategyResult:
@@ -297,44 +241,6 @@ def settled_peak(
     return run_ceiling(
         probes, own.device, results, config, llc_bytes, reprobe, peers.device_probes()
     )
-
-
-def run_framework_process() -> tuple[Any, str | None]:
-    """The folder module (`process.py`) of the framework that runs the run (TensorFlow), or
-    None with why not: a framework that is missing, too old, or whose import raises, exits or
-    hangs is not installed, as far as a run is concerned."""
-    lead = run_framework()
-    if lead is None:
-        return None, "no framework here runs the run's own process"
-    problem = declared_call(lead.usable) if lead.usable else None
-    if problem is not None:
-        return None, problem
-    try:
-        return importlib.import_module(f"{BACKENDS}.{lead.name}.process"), None
-    except (Exception, SystemExit) as error:  # noqa: BLE001 - any failure makes it unusable
-        return None, import_failure(error)
-
-
-def own_process(
-    state: Any = None, setup: Any = None, builders: Any = None, replicas: int | None = None
-) -> OwnProcess:
-    """The run framework's (TensorFlow's) when it is usable here (`state`, `setup`,
-    `builders` are its; `replicas`: the device layout every run of this process uses, a
-    sweep's), else the host's, carrying why not."""
-    module, problem = run_framework_process()
-    if module is not None:
-        return module.make_process(state, setup, builders, replicas)
-    from engine.execution.host_process import HostProcess
-
-    return HostProcess(problem or "")
-
-
-def warm_state() -> Any:
-    """What a long-lived worker keeps between runs (devices, probe buffers, inputs) for the
-    run framework's process; None when it cannot be used here (each request then reports
-    that through the run's own checks)."""
-    module, _ = run_framework_process()
-    return module.make_warm_state() if module is not None else None
 
 
 def run_benchmark(

@@ -11,7 +11,8 @@ import time
 from datetime import datetime, timezone
 from typing import Any
 
-from engine.execution.orchestrator import measure, own_process
+from engine.execution.orchestrator import measure
+from engine.execution.run_process import own_process
 from engine.measure import memory
 from engine.results.events import (
     Event,

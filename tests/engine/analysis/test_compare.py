@@ -197,7 +197,7 @@ def test_a_drift_between_windows_is_not_called_a_difference():
 
 
 def test_the_advice_says_when_runs_apart_in_time_can_never_see_the_gate():
-    from engine.analysis.compare import sensitivities
+    from engine.analysis.sensitivity import sensitivities
 
     # Samples spread widely: one run a side sees only a large slowdown.
     base = runs_at(["2026-12-01T10:00:20+00:00"], 1.0, spread=0.15)
@@ -218,7 +218,7 @@ def test_no_slower_row_gives_an_empty_table_with_its_columns():
 
 
 def test_a_gate_a_busy_machine_hides_says_so_instead_of_a_number_of_runs():
-    from engine.analysis.compare import sensitivities, sensitivity_lines
+    from engine.analysis.sensitivity import sensitivities, sensitivity_lines
 
     base = busy(make_run({"einsum": [0.001] * 12}), 0.25)
     candidate = busy(make_run({"einsum": [0.0011] * 12}), 0.25)

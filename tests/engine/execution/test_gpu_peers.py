@@ -1,0 +1,149 @@
+"""Frameworks on an accelerator, in their own processes (no GPU here: a CuPy stand-in that says
+it is on one or more GPUs, `tests/fixtures/fake_cupy`, and a runtime that says it is one): each
+measured against its own device's read bandwidth, and in modes replicated and sharded a GPU per
+replica."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import engine.spec.strategy_info as info_module
+from tests.conftest import ROOT
+from tests.engine.execution.test_peers import events_and_outcome, peer_config
+
+
+class FakeAcceleratorRuntime:
+    """NumPy arrays standing in for a device's, with the device kind an accelerator says."""
+
+    framework = "torch"
+    device_kind = "GPU"
+
+    def probe_buffer(self, elements):
+        import numpy as np
+
+        return np.ones(elements, dtype=np.float32)
+
+    def probe_read(self):
+        return lambda buffer: buffer.sum()
+
+    def sync(self, _output):
+        return None
+
+
+def test_an_accelerator_peer_measures_its_own_devices_ceiling():
+    from engine.execution.peer_worker import device_probes
+    from engine.results.parts import read_probe
+
+    (probe,) = device_probes(FakeAcceleratorRuntime(), 8 * 2**20, "before")
+    parsed = read_probe(probe, "probe")
+    assert parsed.extra["method"] == "torch" and parsed.extra["device_kind"] == "GPU"
+    assert parsed.bandwidth_bytes_per_s > 0 and parsed.when == "before"
+    cpu = FakeAcceleratorRuntime()
+    cpu.device_kind = "CPU"
+    assert device_probes(cpu, 8 * 2**20, "before") == []  # a CPU peer's ceiling is the host's
+
+
+def test_a_gpu_framework_runs_beside_the_host_against_its_own_ceiling(tmp_path):
+    """A whole run with CuPy (a NumPy stand-in that says it is on a GPU: no GPU here): its
+    variants are measured in their own process, checked, placed against the read bandwidth
+    of their own device, and said to be on another device than the run's."""
+    out = tmp_path / "run.json"
+    fake = ROOT / "tests" / "fixtures" / "fake_cupy"
+    command = [sys.executable, "-m", "engine", "run", "--strategy=numpy,cupy_matmul,cupy_einsum"]
+    command += ["--matrices=64", "--dim=8", "--repeats=5", "--time-budget=2", f"--json={out}"]
+    done = subprocess.run(
+        [*command, "--no-history", "--progress=none"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(fake), str(ROOT)])},
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    data = json.loads(out.read_text())
+    by_name = {entry["variant"]: entry for entry in data["results"]}
+    for name in ("cupy_matmul", "cupy_einsum"):
+        entry = by_name[name]
+        assert entry["status"] == "ok" and entry["correct"], entry
+        assert entry["ceiling_bytes_per_s"] > 0  # its own device's probe, not the host's
+        assert any("cupy ran on the GPU, not on the run's CPU" in w for w in entry["warnings"])
+    cupy = data["environment"]["frameworks"]["cupy"]
+    assert cupy["device_kind"] == "GPU" and cupy["device_name"] == "fake GPU (NumPy)"
+    assert cupy["device_memory"] == {"bytes_in_use": 0, "peak_bytes_in_use": 0}
+
+
+def sharded_cupy_run(tmp_path, gpus: int) -> dict:
+    out = tmp_path / "run.json"
+    fake = ROOT / "tests" / "fixtures" / "fake_cupy"
+    command = [sys.executable, "-m", "engine", "run", "--strategy=cupy_matmul,cupy_einsum"]
+    command += ["--matrices=9", "--dim=8", "--repeats=3", "--time-budget=2", f"--json={out}"]
+    command += ["--mode=sharded", "--replicas=2", "--no-history", "--progress=none"]
+    done = subprocess.run(
+        command,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join([str(fake), str(ROOT)]),
+            "FAKE_CUPY_DEVICES": str(gpus),
+        },
+    )
+    assert done.returncode in (0, 3), done.stderr[-3000:]
+    return {entry["variant"]: entry for entry in json.loads(out.read_text())["results"]}
+
+
+def test_on_a_multi_gpu_box_each_replica_is_a_gpu_of_its_own(tmp_path):
+    """CuPy split over two (stand-in) GPUs: each slice copied to its own device, each replica's
+    kernel run with its device current (the stand-in fails a kernel given another device's
+    array), the slices checked whole, and each replica timed alone on its own GPU."""
+    by_name = sharded_cupy_run(tmp_path, gpus=2)
+    for name in ("cupy_matmul", "cupy_einsum"):
+        entry = by_name[name]
+        assert entry["status"] == "ok" and entry["correct"], entry
+        assert entry["distribution"]["strategy"].startswith("one GPU per replica")
+        assert entry["distribution"]["shard_sizes"] == [5, 4]  # 9 matrices, as even as can be
+        devices = [r["device"] for r in entry["replicas"]]
+        assert devices == ["<CUDA Device 0> (cupy)", "<CUDA Device 1> (cupy)"]
+        assert all(r["median_s"] > 0 for r in entry["replicas"])
+
+
+def test_fewer_gpus_than_replicas_says_how_many_it_needs(tmp_path):
+    by_name = sharded_cupy_run(tmp_path, gpus=1)
+    entry = by_name["cupy_matmul"]
+    assert entry["status"] == "unsupported"
+    assert "2 replicas need 2 devices, and fewer are here; run it in mode single" in entry["error"]
+
+
+def test_cupy_missing_is_unsupported_with_its_own_hint(monkeypatch):
+    real = info_module.module_file
+    monkeypatch.setattr(info_module, "module_file", lambda m: None if m == "cupy" else real(m))
+    config = peer_config("cupy_matmul", "numpy")
+    _, outcome = events_and_outcome(config)
+    (result,) = outcome.results.values()
+    assert result.status == "unsupported"
+    assert (
+        "cupy is not installed here" in result.error and "pip install cupy-cuda12x" in result.error
+    )
+
+
+def test_a_result_with_its_own_devices_ceiling_is_placed_against_it():
+    from tests.factories import make_run
+
+    run = make_run({"torch_bmm": [0.001] * 4, "numpy": [0.004] * 4})
+    gpu = run.results[0]
+    gpu.ceiling_bytes_per_s = 4.0e12
+    data = run.to_dict()
+    own = gpu.bytes / 0.001 / 4.0e12
+    assert data["results"][0]["roofline_fraction"] == pytest.approx(own)
+    assert data["results"][1]["roofline_fraction"] == pytest.approx(
+        run.results[1].bytes / 0.004 / run.peak_bytes_per_s
+    )
+    again = type(run).from_dict(data)
+    assert again.results[0].ceiling_bytes_per_s == 4.0e12
