@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import multiprocessing
 import statistics
 import tempfile
 from collections import Counter
@@ -36,7 +35,7 @@ from pathlib import Path
 import pandas as pd
 
 from benchmarks.engine_cli import engine
-from benchmarks.racing import BATCHED, busy_half_the_time, tally
+from benchmarks.racing import BATCHED, load_generator, tally
 from engine.analysis.compare import (
     compare_runs,
     confirmed_slowdowns,
@@ -188,14 +187,8 @@ def main() -> None:
     if not args.quiet_skip:
         condition(args, scratch, "quiet-")
     if args.load:
-        stop = multiprocessing.Event()
-        loader = multiprocessing.Process(target=busy_half_the_time, args=(stop,))
-        loader.start()
-        try:
+        with load_generator():
             condition(args, scratch, "loaded-")
-        finally:
-            stop.set()
-            loader.join()
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import json
 import multiprocessing
@@ -28,7 +29,7 @@ import subprocess
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from benchmarks.engine_cli import engine
@@ -49,6 +50,19 @@ DEFAULT_SET = (
     "numpy",
 )
 BATCHED = ("batched_matvec", "einsum", "vectorized_map", "numpy")
+
+
+@contextlib.contextmanager
+def load_generator() -> Iterator[None]:
+    """The on/off load generator in a process of its own for the block's duration."""
+    stop = multiprocessing.Event()
+    loader = multiprocessing.Process(target=busy_half_the_time, args=(stop,))
+    loader.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        loader.join()
 
 
 def busy_half_the_time(stop: multiprocessing.synchronize.Event) -> None:
@@ -258,14 +272,8 @@ def main() -> None:
     if args.aa:
         aa_and_power(args, scratch, "quiet ")
         if args.load:
-            stop = multiprocessing.Event()
-            loader = multiprocessing.Process(target=busy_half_the_time, args=(stop,))
-            loader.start()
-            try:
+            with load_generator():
                 aa_and_power(args, scratch, "loaded ")
-            finally:
-                stop.set()
-                loader.join()
 
 
 if __name__ == "__main__":

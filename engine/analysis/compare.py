@@ -121,16 +121,16 @@ def same_window(a: Side, b: Side) -> bool:
     return shorter > 0 and overlap >= shorter / 2
 
 
-def window_log_sd(a: Side, b: Side, floor_log_sd: float) -> float:
+def windows_apart(a: Side, b: Side) -> int:
     """What repeating runs in one window cannot average away: the host's speed moves between
     windows (minutes apart, 1.6x on a bad hour), and every run of a side shares its window's.
     A side of one run already carries the floor, a fresh process's spread; a side of several
     runs from another window than the other side carries it once more, as the bound of its
-    window's offset. Sides alternated in one window carry none."""
+    window's offset (the floor times the square root of this count). Sides alternated in one
+    window carry none."""
     if same_window(a, b):
-        return 0.0
-    repeated = (len(a.runs) > 1) + (len(b.runs) > 1)
-    return floor_log_sd * math.sqrt(repeated)
+        return 0
+    return (len(a.runs) > 1) + (len(b.runs) > 1)
 
 
 def side_load(side: Side) -> float:
@@ -189,6 +189,7 @@ def compare_runs(
     variants = list(
         dict.fromkeys(r.variant for side in sides for run in side.runs for r in run.results)
     )
+    apart = [windows_apart(base, side) for side in sides]  # once per side, not per variant
     rows: list[dict[str, Any]] = []
     for variant in variants:
         reference = base.samples(variant)
@@ -198,7 +199,7 @@ def compare_runs(
             pooled = [s for run in samples for s in run]
             estimate = None
             busy = math.hypot(busy_log_sd(side_load(base)), busy_log_sd(side_load(side)))
-            window = window_log_sd(base, side, floor.between_run_for(variant))
+            window = floor.between_run_for(variant) * math.sqrt(apart[index])
             if samples and reference and index != baseline:
                 estimate = ratio_interval(
                     reference,

@@ -179,7 +179,7 @@ def framework_installed(framework: str) -> bool:
     """Whether `framework` can be imported here, found without importing it (a name no folder
     declares counts as installed: there is nothing to import)."""
     found = _frameworks().get(framework)
-    return found is None or module_file(found.module) is not None
+    return found is None or found.installed
 
 
 @dataclass(frozen=True)
