@@ -64,7 +64,15 @@ class Layout:
 class WarmWorker:
     """One `python -m engine serve` process; it runs one request at a time, for one layout."""
 
-    def __init__(self, layout: Layout, python: str = sys.executable, prewarm: bool = False) -> None:
+    def __init__(
+        self,
+        layout: Layout,
+        python: str = sys.executable,
+        prewarm: bool = False,
+        expect: BenchConfig | None = None,
+    ) -> None:
+        """`expect`: the run its first request will likely be (the page's settings), whose
+        inputs a prewarmed worker makes while the user reads the page."""
         self.layout = layout
         self.last_used = time.monotonic()
         self.job: WarmJob | None = None
@@ -74,6 +82,7 @@ class WarmWorker:
         if prewarm:  # its devices and probe buffers made before the first run (CPU only)
             command += ["--prewarm", f"--replicas={layout.replicas}"]
             command += [f"--threads={layout.threads}"] if layout.threads else []
+            command += ["--expect", json.dumps(cli_args(expect))] if expect else []
         self.child = spawn_engine(command, subprocess.PIPE)
         self.process = self.child.process
         threading.Thread(target=self._follow, daemon=True).start()
@@ -176,8 +185,10 @@ class WorkerPool:
         self._pending: dict[Layout, threading.Timer] = {}  # `prewarm_later`'s timers
         self._lock = threading.Lock()
 
-    def _take(self, layout: Layout, accelerator: bool) -> WarmWorker:
-        """A free, fresh worker of `layout`, or a new one (prewarmed on a CPU)."""
+    def _take(self, config: BenchConfig, accelerator: bool) -> WarmWorker:
+        """A free, fresh worker of `config`'s layout, or a new one (prewarmed on a CPU, with
+        `config`'s inputs)."""
+        layout = Layout.of(config)
         now = time.monotonic()
         with self._lock:
             self.workers = [w for w in self.workers if w.alive]
@@ -189,12 +200,12 @@ class WorkerPool:
                 if worker.layout == layout or accelerator:
                     worker.end()  # stale, or another layout holding the device
                     self.workers.remove(worker)
-            worker = WarmWorker(layout, self.python, prewarm=not accelerator)
+            worker = WarmWorker(layout, self.python, prewarm=not accelerator, expect=config)
             self.workers.append(worker)
             return worker
 
     def run(self, config: BenchConfig, accelerator: bool = False) -> WarmJob:
-        return WarmJob(self._take(Layout.of(config), accelerator), config)
+        return WarmJob(self._take(config, accelerator), config)
 
     def prewarm(self, config: BenchConfig, accelerator: bool = False) -> None:
         """Start a worker for this layout now (it imports TensorFlow and waits, holding no
@@ -203,7 +214,7 @@ class WorkerPool:
         with self._lock:
             if any(w.alive and w.layout == layout for w in self.workers):
                 return
-        worker = self._take(layout, accelerator)
+        worker = self._take(config, accelerator)
         del worker
 
     def prewarm_later(

@@ -113,7 +113,8 @@ def sensitivity_lines(
             line += (
                 f"; {item.asked:.2f}x needs about {item.runs_needed} runs per side, alternated "
                 f"with the other side's (~{(item.seconds_needed or 0.0) / 60:.0f} min at these "
-                "runs' length)"
+                f"runs' length; `--rerun {item.runs_needed}` runs them where both sides can be "
+                "measured again here)"
             )
             if not item.apart_too:
                 line += "; runs made apart in time never see it: the host drifts between them"

@@ -23,6 +23,7 @@ from engine.spec.fields import ConfigError, Setting
 EXIT_OK, EXIT_SLOWER = 0, 1
 PERCENT = Setting(kind="seconds", help="", label="", limits=(0.0, 10_000.0), unit="percentage")
 RUNS = Setting(kind="int", help="", label="", limits=(3, 100))
+RERUNS = Setting(kind="int", help="", label="", limits=(2, 100))
 
 
 def calibration_strategies() -> tuple[str, ...]:
@@ -108,10 +109,13 @@ def command_compare(args: argparse.Namespace) -> int:
         "baseline", args.baseline
     )
     limit = PERCENT.parse("fail-if-slower", args.fail_if_slower) if args.fail_if_slower else None
+    rerun = RERUNS.parse("rerun", args.rerun) if getattr(args, "rerun", None) else None
     if args.json_path:
         check_output_file("json", args.json_path)  # before any work, as run and sweep do
     history = History(check_history_path(args.history))
     sides = [load_side(text, history) for text in args.runs]
+    if rerun is not None:
+        sides = measured_again(sides, args, rerun)
     floor = floor_for(sides_of(sides), history.floor_of)
     frame = compare_runs(sides, baseline, floor=floor)
     print(f"noise floor: {floor.between_run_log_sd:.3f} (log sd between runs), {floor.source}")
@@ -145,6 +149,22 @@ def command_compare(args: argparse.Namespace) -> int:
         print(f"confirmed slower by more than {limit:g}%: {names}", file=sys.stderr)
         return EXIT_SLOWER
     return EXIT_OK
+
+
+def measured_again(sides: list[list[RunResult]], args: argparse.Namespace, count: int) -> list:
+    """`--rerun`: the sides' settings measured again, alternated, in the machine's queue;
+    those runs are compared (the stored ones named them)."""
+    from engine.cli.rerun import check_rerunnable, rerun_sides
+    from engine.storage.run_queue import RunQueue
+
+    check_rerunnable(sides, args.runs)
+    with RunQueue().turn():
+        again = rerun_sides(sides, count, args, lambda text: print(text, file=sys.stderr))
+    for index, runs in enumerate(again):
+        print(
+            f"side {index}: {len(runs)} runs measured again, alternated, group {runs[0].group_id}"
+        )
+    return again
 
 
 def command_calibrate(args: argparse.Namespace) -> int:

@@ -14,7 +14,7 @@ from typing import Any, NoReturn
 
 from engine.backends.tensorflow.availability import FrameworkMissing
 from engine.cli import compare, dashboard, history, run, serve
-from engine.cli.flags import add_config_flags
+from engine.cli.flags import add_config_flags, config_from_args
 from engine.cli.repetitions import RepetitionFailed
 from engine.cli.terminal import printable_output
 from engine.machine.accelerators import DeviceError
@@ -22,6 +22,7 @@ from engine.measure.memory import PreflightError
 from engine.process.children import die_with_parent, end_children_on_signals
 from engine.results.reader import ResultsRejected
 from engine.spec.catalog import declared_call, frameworks
+from engine.spec.config import BenchConfig
 from engine.spec.fields import ConfigError
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INVALID = 0, 1, 2
@@ -108,6 +109,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PCT",
         help="exit 1 when a variant is confirmed slower than the baseline by more than PCT%%",
     )
+    compare.add_argument(
+        "--rerun",
+        default=None,
+        metavar="N",
+        help="measure every side again first, N runs each, alternated in fresh processes "
+        "(pyperf's way), and compare those: no drift between windows, more power",
+    )
     compare.add_argument("--json", dest="json_path", default=None, help="write the rows here")
     add_history_flag(compare)
 
@@ -155,6 +163,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     worker.add_argument("--replicas", type=int, default=1, help="the layout to prewarm")
     worker.add_argument("--threads", type=int, default=None, help="the threads to prewarm")
+    worker.add_argument(
+        "--expect",
+        type=serve.expect_arguments,
+        default=None,
+        help="with --prewarm: the run flags (a JSON list) of the likely first request, whose "
+        "inputs are then made before it comes",
+    )
 
     board = commands.add_parser("dashboard", help="start the Streamlit dashboard (localhost)")
     board.add_argument(
@@ -176,6 +191,11 @@ COMMANDS = {
 }
 
 
+def parse_run(arguments: list[str]) -> BenchConfig:
+    """The config of `run` with these flags, refused as the command would refuse them."""
+    return config_from_args(build_parser().parse_args(["run", *arguments]))
+
+
 def main(argv: Sequence[str] | None = None, warm: Any = None) -> int:
     """`warm`: the state `serve` keeps between its runs (None: a fresh process's run)."""
     with printable_output():
@@ -194,7 +214,7 @@ def command_main(argv: Sequence[str] | None, warm: Any) -> int:
         if args.command == "run":
             return run.command_run(args, warm)
         if args.command == "serve":
-            return serve.command_serve(args, main)
+            return serve.command_serve(args, main, parse_run)
         return COMMANDS[args.command](args)
     except (
         UsageError,

@@ -40,38 +40,44 @@ def why_it_ended(code: int, child: Child) -> str:
     return f"failed (exit code {code}): {child.last_line()}"
 
 
+def run_fresh(
+    config: BenchConfig, out: Path, group_id: str, args: argparse.Namespace, what: str
+) -> RunResult:
+    """One `python -m engine run` of `config` in a fresh process, a child of this one (a stop
+    signal to this process ends it too), its results read from `out`; `RepetitionFailed`
+    (saying `what` failed, and why) when it does not end well."""
+    command = engine_command(
+        "run",
+        *cli_args(config),
+        "--no-queue",  # the parent holds the queue for the whole group
+        "--progress=none",
+        f"--json={out}",
+        f"--group-id={group_id}",
+    )
+    if getattr(args, "history", None):
+        command.append(f"--history={args.history}")
+    if getattr(args, "no_history", False):
+        command.append("--no-history")
+    child = Child(command, stdout=subprocess.DEVNULL, env=engine_environment(), cwd=ENGINE_ROOT)
+    code = child.wait_or_end(CHILD_TIMEOUT_S).code
+    if code != 0:
+        raise RepetitionFailed(f"{what} {why_it_ended(code, child)}", group_id)
+    return read_results_file(out)
+
+
 def run_repetitions(
     config: BenchConfig, count: int, args: argparse.Namespace, say: object = print
 ) -> tuple[str, list[RunResult]]:
-    """Run `config` `count` times, each in a fresh `python -m engine run`; returns the group.
-    Each repetition is a child of this process: a stop signal to this one ends it too."""
+    """Run `config` `count` times, each in a fresh `python -m engine run`; returns the group."""
     group_id = uuid.uuid4().hex
     runs: list[RunResult] = []
     with tempfile.TemporaryDirectory(prefix="matvec-group-") as scratch:
         for index in range(count):
-            out = Path(scratch) / f"run{index}.json"
-            command = engine_command(
-                "run",
-                *cli_args(config),
-                "--no-queue",  # the parent holds the queue for the whole group
-                "--progress=none",
-                f"--json={out}",
-                f"--group-id={group_id}",
-            )
-            if getattr(args, "history", None):
-                command.append(f"--history={args.history}")
-            if getattr(args, "no_history", False):
-                command.append("--no-history")
             say(f"repetition {index + 1} of {count} (fresh process)...")  # type: ignore[operator]
-            child = Child(
-                command, stdout=subprocess.DEVNULL, env=engine_environment(), cwd=ENGINE_ROOT
-            )
-            code = child.wait_or_end(CHILD_TIMEOUT_S).code
-            if code != 0:
-                raise RepetitionFailed(
-                    f"repetition {index + 1} of {count} {why_it_ended(code, child)}",
-                    group_id,
-                    runs,
-                )
-            runs.append(read_results_file(out))
+            out = Path(scratch) / f"run{index}.json"
+            what = f"repetition {index + 1} of {count}"
+            try:
+                runs.append(run_fresh(config, out, group_id, args, what))
+            except RepetitionFailed as failure:
+                raise RepetitionFailed(str(failure), group_id, runs) from None
     return group_id, runs

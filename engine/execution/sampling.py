@@ -17,7 +17,9 @@ re-warm (0.12 s before every 20 ms block) was most of the time to an answer, and
 now serves several blocks.
 
 After each round the race runs: a correct variant confidently slower than the best by more
-than the tie margin is eliminated; it keeps its samples and is finished at once. A variant
+than the tie margin is eliminated; it keeps its samples and is finished at once. One grossly
+slower than the best (`racing.grossly_slower`, a rule of single samples) goes at the end of its
+turn, not of the round, and takes no later turn. A variant
 whose block raises is marked failed and leaves the rotation; the others go on. `on_done` is
 called for each variant as soon as it has stopped, so its result can be finished and shown
 while the others are still sampling; nothing it does runs inside another variant's block.
@@ -35,7 +37,7 @@ from engine.harness.recording import Prepared
 from engine.machine.load import LoadMonitor
 from engine.measure.neighbours import neighbour_effect
 from engine.measure.phases import phase_shift
-from engine.measure.racing import RacePlan, race, settled_ties
+from engine.measure.racing import RacePlan, grossly_slower, race, settled_ties
 from engine.measure.timing import REWARM_S
 from engine.measure.uncertainty import NoiseFloor
 from engine.results.events import Eliminated, Progress, Sample
@@ -104,9 +106,13 @@ def _still_sampling(item: Prepared, plan: RacePlan) -> bool:
     return result.stop_reason is None
 
 
-def _race_round(prepared: list[Prepared], plan: RacePlan, emit: Progress) -> None:
+def _race_round(
+    prepared: list[Prepared], plan: RacePlan, emit: Progress, gross_only: bool = False
+) -> None:
     """Eliminate the running variants confidently slower than the best (correct ones only),
-    and stop those that more samples could not separate from it (`tied`)."""
+    and stop those that more samples could not separate from it (`tied`). `gross_only`: only
+    those grossly slower (`racing.grossly_slower`), a rule of single samples with no level to
+    spend, so it may look after every turn, not only at a round's end."""
     candidates = {
         index: item.sampler.samples
         for index, item in enumerate(prepared)
@@ -119,7 +125,10 @@ def _race_round(prepared: list[Prepared], plan: RacePlan, emit: Progress) -> Non
     named = {prepared[i].result.variant: s for i, s in candidates.items()}
     index_of = {prepared[i].result.variant: i for i in candidates}
     running_names = {prepared[i].result.variant for i in running}
-    gone = race(named, running_names, plan)
+    if gross_only:
+        gone = grossly_slower(named, running_names) if plan.adaptive else {}
+    else:
+        gone = race(named, running_names, plan)
     for variant, bound in gone.items():
         item = prepared[index_of[variant]]
         item.result.stop_reason = "eliminated"
@@ -131,6 +140,8 @@ def _race_round(prepared: list[Prepared], plan: RacePlan, emit: Progress) -> Non
             f"{plan.margin:.0%} margin at the race's adjusted level"
         )
         emit(Eliminated(variant, bound.best, bound.ratio, bound.low))
+    if gross_only:
+        return
     for variant, best in settled_ties(named, running_names - set(gone), plan).items():
         item = prepared[index_of[variant]]
         item.result.stop_reason = "tied"
@@ -200,9 +211,16 @@ def take_samples(
         load = monitor.share_so_far
     last: list[int] = [-1]  # whose block ran last; at first, other variants' preparation
 
-    def report_finished() -> None:
+    def report_finished(stopped_only: bool = False) -> None:
+        """Finish the variants that stopped; `stopped_only`: only those already given a
+        stop reason (mid-round: whether the rest are precise is asked at the round's end,
+        after the race, so a pair the race calls tied says so)."""
         for index, item in enumerate(prepared):
-            if index not in reported and not _still_sampling(item, plan):
+            if index in reported:
+                continue
+            if stopped_only and item.sampler is not None and item.result.stop_reason is None:
+                continue
+            if not _still_sampling(item, plan):
                 reported.add(index)
                 note_neighbour_effect(index, prepared, record)
                 note_phase_shift(index, prepared)
@@ -255,6 +273,15 @@ def take_samples(
             report_finished()
             return record
         shuffle.shuffle(waiting)
-        record.rounds.append([block for i in waiting for block in one_turn(i)])
+        blocks: list[int] = []
+        record.rounds.append(blocks)  # filled as the turns run: read by each finished variant
+        for index in waiting:
+            if prepared[index].result.stop_reason is not None:
+                continue  # grossly slower than a variant that sampled earlier in this round
+            blocks += one_turn(index)
+            # An eager loop 200x the best is gone at its turn's end, not the round's: its
+            # result is on the page seconds sooner, and a later turn of it is never taken.
+            _race_round(prepared, plan, emit, gross_only=True)
+            report_finished(stopped_only=True)
         _race_round(prepared, plan.under_load(load()), emit)
         report_finished()

@@ -62,8 +62,18 @@ def draw_threads() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
+def _uniform(rng: np.random.Generator, out: np.ndarray) -> None:
+    """`out` filled with values uniform on [-1, 1): every one exact in its dtype (k / 2^24 for
+    float32, doubled and shifted exactly), and drawn 5x faster than normals (0.04 s against
+    0.19 s for 15 M float32 here), which every fresh run's inputs and every sweep point wait for."""
+    rng.random(out.size, dtype=out.dtype, out=out)
+    out *= 2
+    out -= 1
+
+
 def _draw(shape: tuple[int, ...], dtype: str, key: tuple[int, int, int]) -> np.ndarray:
-    """Standard normals of `shape` written straight into a `dtype` array, block by block."""
+    """Values uniform on [-1, 1) of `shape` written straight into a `dtype` array, block by
+    block."""
     out = np.empty(shape, dtype=host_dtype(dtype))
     flat = out.reshape(-1)
     draw = np.float64 if dtype == "float64" else np.float32
@@ -74,9 +84,11 @@ def _draw(shape: tuple[int, ...], dtype: str, key: tuple[int, int, int]) -> np.n
         stop = min(flat.size, start + DRAW_BLOCK_ELEMENTS)
         rng = np.random.default_rng([*key, start // DRAW_BLOCK_ELEMENTS])
         if direct:
-            rng.standard_normal(stop - start, dtype=draw, out=flat[start:stop])
+            _uniform(rng, flat[start:stop])
         else:  # float16/bfloat16: drawn in float32 one block at a time, rounded into place
-            flat[start:stop] = rng.standard_normal(stop - start, dtype=draw)
+            block = np.empty(stop - start, dtype=draw)
+            _uniform(rng, block)
+            flat[start:stop] = block
 
     threads = min(draw_threads(), len(starts))
     if threads <= 1:
@@ -91,7 +103,7 @@ def _draw(shape: tuple[int, ...], dtype: str, key: tuple[int, int, int]) -> np.n
 def make_inputs(
     matrices: int, rows: int, cols: int, dtype: str, seed: int, stream: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Standard-normal A (B, m, n) and x (B, n) in `dtype`; `stream` separates input sets."""
+    """A (B, m, n) and x (B, n) uniform on [-1, 1) in `dtype`; `stream` separates input sets."""
     a = _draw((matrices, rows, cols), dtype, (seed, stream, 0))
     x = _draw((matrices, cols), dtype, (seed, stream, 1))
     return a, x

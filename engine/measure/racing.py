@@ -36,6 +36,7 @@ import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from statistics import NormalDist
 from typing import Literal
 
 import numpy as np
@@ -126,9 +127,7 @@ class RacePlan:
 
     def z(self, comparisons: int) -> float:
         """The one-sided critical value of each comparison at each look."""
-        from scipy import stats  # on first use: SciPy.stats costs every command 0.7 s at start
-
-        return float(stats.norm.isf(self.alpha / (self.looks * max(1, comparisons))))
+        return -NormalDist().inv_cdf(self.alpha / (self.looks * max(1, comparisons)))
 
     def is_precise(self, samples: Sequence[float]) -> bool:
         return (

@@ -119,6 +119,23 @@ def _run_block(kernel: Kernel, counter: _Counter, calls: int, clock: Clock) -> f
     return elapsed
 
 
+# Calls per block come from this ladder (1, 2, 3, 4, 5, 7, 10, 15, 20, 30, 40, 50, 70, ...):
+# steps of at most 1.5x from 2 on, so a block lasts at most about 1.5x `min_block_s` (the
+# 1-2-5 ladder made an 8.5 ms call's blocks 42 ms where 25 ms was the need).
+LADDER = (1, 1.5, 2, 3, 4, 5, 7)
+
+
+def ladder_calls(at_least: float) -> int:
+    """The smallest ladder value >= `at_least`."""
+    decade = 1
+    while True:
+        for step in LADDER:
+            value = step * decade
+            if value == int(value) and value >= at_least:  # 1.5 is a step from 10 on
+                return int(value)
+        decade *= 10
+
+
 def autorange(
     kernel: Kernel,
     counter: _Counter,
@@ -126,17 +143,19 @@ def autorange(
     min_block_s: float = MIN_BLOCK_S,
     clock: Clock = time.perf_counter,
 ) -> int:
-    """Calls per block so a block lasts at least `min_block_s` (1, 2, 5, 10, 20, 50, ...)."""
+    """Calls per block so a block lasts at least `min_block_s`: from one call up the ladder,
+    each step to the first value the last block's time per call says could be enough (a
+    short block's time per call includes its one sync, so the estimate errs low and the
+    climb goes on)."""
     calls = 1
-    step = 0
     limit = min(MAX_CALLS_PER_SAMPLE, kernel.max_calls)
     while calls < limit:
         elapsed = _run_block(kernel, counter, calls, clock)
         deadline.spend(elapsed)
         if elapsed >= min_block_s or not deadline.allows(elapsed * 5):
             return calls
-        step += 1
-        calls = (1, 2, 5)[step % 3] * 10 ** (step // 3)
+        wanted = min_block_s / (elapsed / calls) if elapsed > 0 else calls * 10
+        calls = min(limit, ladder_calls(max(calls + 1, wanted)))
     return limit
 
 

@@ -14,6 +14,7 @@ import numpy as np
 from engine.backends.tensorflow.loader import tf
 from engine.backends.tensorflow.sync import sync_all
 from engine.measure.correctness import CHECK_STREAM, make_inputs, reference
+from engine.spec.catalog import strategy_info
 from engine.spec.config import BenchConfig
 
 
@@ -40,6 +41,12 @@ def place(host: tuple[np.ndarray, np.ndarray], device: str) -> tuple[Any, Any]:
         x = tf.identity(tf.convert_to_tensor(host[1]))
     sync_all()
     return a, x
+
+
+def keeps_host_inputs(config: BenchConfig) -> bool:
+    """Whether a strategy of `config` reads the inputs on the host (NumPy's): then the host
+    copies are kept beside the device ones."""
+    return any(strategy_info(name).runs_on_host for name in config.strategies)
 
 
 def prepare(config: BenchConfig, device: str, copies: int, keep_host: bool) -> Inputs:

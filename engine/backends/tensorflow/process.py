@@ -24,6 +24,7 @@ from engine.backends.tensorflow.distributed import run_distributed
 from engine.backends.tensorflow.environment import capture
 from engine.backends.tensorflow.errors import classify, one_line
 from engine.backends.tensorflow.loader import tf
+from engine.backends.tensorflow.placement import keeps_host_inputs
 from engine.backends.tensorflow.profiling import profile_variant
 from engine.backends.tensorflow.single import run_single
 from engine.backends.tensorflow.warm import WarmState
@@ -148,7 +149,7 @@ class TensorflowProcess:
     def place_inputs(self, config: BenchConfig, copies: int, emit: Progress) -> None:
         assert self.setup is not None
         emit(Phase("inputs"))
-        keep_host = any(strategy_info(name).runs_on_host for name in config.strategies)
+        keep_host = keeps_host_inputs(config)
         inputs, self.inputs_reused = self.state.inputs_for(config, self.device, copies, keep_host)
         build = builder_with(self.builders)
         self.ctx = RunContext(config, self.setup, inputs, build, emit, self.distributed)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from engine.backends.tensorflow.bandwidth import ProbeBuffers
 from engine.backends.tensorflow.devices import DeviceSetup, setup_devices
-from engine.backends.tensorflow.placement import Inputs, prepare
+from engine.backends.tensorflow.placement import Inputs, keeps_host_inputs, prepare
 from engine.backends.tensorflow.threads import configure_threads
 from engine.machine.accelerators import DeviceError
 from engine.machine.host import last_level_cache_bytes
@@ -139,6 +139,17 @@ class WarmState:
         self.threads(threads)
         setup = self.devices(replicas)
         self.probe_buffers(setup.devices[0], setup.kind, last_level_cache_bytes()[0])
+
+    def prewarm_inputs(self, expected: BenchConfig) -> None:
+        """After `prewarm`: the inputs of the run `expected` (the dashboard's settings as the
+        page opened), made while its user reads the page, and reused if the run asks for the
+        same; inputs that would not fit beside that run are not made (`PreflightError`)."""
+        if self.setup is None or not self.keep_inputs:
+            return
+        llc_bytes, device = last_level_cache_bytes()[0], self.setup.devices[0]
+        self.preflight(expected, self.setup.kind, llc_bytes, device)
+        copies = memory.cold_copies(expected, llc_bytes)
+        self.inputs_for(expected, device, copies, keeps_host_inputs(expected))
 
     def forget_inputs(self) -> None:
         self.inputs = None

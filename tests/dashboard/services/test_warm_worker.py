@@ -58,6 +58,20 @@ def test_a_repeated_run_goes_to_the_same_warm_worker_and_streams_its_results(poo
 
 
 @pytest.mark.slow  # a real engine process
+def test_a_prewarmed_worker_has_the_pages_inputs_ready_for_the_first_run(pool):
+    """The worker a page starts is told the page's settings: the first run with them finds
+    its inputs made (and still probes its peak and measures everything itself)."""
+    config = BenchConfig(**TINY, strategies=("einsum", "numpy"))
+    pool.prewarm(config)
+    job = pool.run(config)  # held: its files go with it
+    status = wait(job)
+    assert status.state == "done", status.message
+    result = RunResult.from_dict(json.loads(Path(status.result_path).read_text()))
+    assert result.sampling["worker"] == {"warm": False, "runs_before": 0, "inputs_reused": True}
+    assert all(r.correct and r.samples_s for r in result.results)
+
+
+@pytest.mark.slow  # a real engine process
 def test_a_refused_run_leaves_the_worker_usable(pool):
     refused = wait(pool.run(BenchConfig(matrices=100_000_000, dim=1000)), timeout=120)
     assert refused.state == "refused"

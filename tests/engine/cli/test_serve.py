@@ -136,6 +136,39 @@ def test_a_prewarmed_worker_still_measures_its_first_peak_in_full(tmp_path):
     assert result.sampling["worker"]["warm"] is False  # no run had finished in it
 
 
+def test_a_worker_told_what_to_expect_has_its_inputs_ready_for_that_run_only(tmp_path):
+    """`--expect` (the dashboard's settings as its page opened): the first run with those
+    settings finds its inputs made; another shape makes its own; the peak is still probed in
+    full in the run."""
+    expected = [*SMALL, "--strategy=numpy,einsum"]
+    first, other = tmp_path / "first.json", tmp_path / "other.json"
+    lines = [
+        request("--strategy", "numpy,einsum", "--json", str(first)),
+        request("--strategy", "numpy", "--matrices", "41", "--json", str(other)),
+    ]
+    events, stderr, code = serve(lines, "--prewarm", "--expect", json.dumps(expected))
+    assert code == 0 and [e["code"] for e in exits(events)] == [0, 0]
+    assert "prewarm skipped" not in stderr
+    found = RunResult.from_dict(json.loads(first.read_text()))
+    assert found.worker["inputs_reused"] is True and found.worker["warm"] is False
+    assert all(len(p.samples_s) == 15 for p in found.peak.probes if p.when == "before")
+    assert all(r.correct for r in found.results)
+    assert RunResult.from_dict(json.loads(other.read_text())).worker["inputs_reused"] is False
+
+
+def test_an_expected_run_that_cannot_be_made_skips_only_the_prewarm():
+    events, stderr, code = serve(
+        [request("--strategy", "numpy")], "--prewarm", "--expect", '["--matrices=0"]'
+    )
+    assert code == 0 and [e["code"] for e in exits(events)] == [0]
+    assert "warning: prewarm skipped" in stderr and "Traceback" not in stderr
+
+
+def test_expect_that_is_not_a_list_of_flags_is_refused_in_one_line():
+    _, stderr, code = serve([], "--prewarm", "--expect", '{"matrices": 3}')
+    assert code == 2 and "--expect" in stderr and "Traceback" not in stderr
+
+
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, 128 + 15), (signal.SIGINT, 130)])
 def test_a_stop_signal_mid_request_ends_the_worker_not_only_the_request(signum, code):
     """The signal, taken in the middle of a long run, ends the worker itself (and any children

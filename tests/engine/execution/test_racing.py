@@ -13,7 +13,7 @@ from engine.measure.racing import (
     MIN_SAMPLES,
     RacePlan,
 )
-from engine.results.events import Eliminated
+from engine.results.events import Eliminated, Sample
 from tests.engine.execution.synthetic import (
     stop,
     synthetic_run,
@@ -89,6 +89,31 @@ def test_a_variant_many_times_slower_is_eliminated_after_one_sample():
     # Under the rule: the ordinary race decides, from its third sample.
     items, _ = synthetic_run({"fast": 0.004, "slow": 0.004 * 5}, seed=1, noise=0.01)
     assert len(next(i for i in items if i.result.variant == "slow").sampler.samples) == 3
+
+
+def test_a_grossly_slower_variant_goes_at_its_turns_end_not_the_rounds():
+    """Eager loops among fast variants: a loop whose one block follows a fast variant's turn
+    is eliminated right after that block, before the round's later turns run (its result is
+    on the page that much sooner), and no loop ever takes a second turn."""
+    times = {"fast": 0.004, "near": 0.0042, "loop": 1.2, "other": 0.0045, "slow_loop": 0.9}
+    checked = 0
+    for seed in range(12):
+        items, events = synthetic_run(times, seed, noise=0.05)
+        for name in ("loop", "slow_loop"):
+            item = next(i for i in items if i.result.variant == name)
+            assert item.result.stop_reason == "eliminated"
+            assert len(item.sampler.samples) == 1
+            (block,) = [
+                k for k, e in enumerate(events) if isinstance(e, Sample) and e.variant == name
+            ]
+            fast_before = any(
+                isinstance(e, Sample) and times[e.variant] < 0.01 for e in events[:block]
+            )
+            if fast_before:
+                after = events[block + 1]
+                assert isinstance(after, Eliminated) and after.variant == name
+                checked += 1
+    assert checked >= 12  # a fast turn came first in most of the 24 cases
 
 
 def test_a_pair_more_samples_could_not_separate_stops_as_tied():

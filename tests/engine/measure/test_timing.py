@@ -5,9 +5,19 @@ exactly the situation that produces the classic "0.001 s" illusion. A virtual cl
 expected numbers exact, so these tests check behaviour, not this machine's speed.
 """
 
+import itertools
+
 import pytest
 
-from engine.measure.timing import CheckCall, Kernel, Sampler, autorange, time_kernel
+from engine.measure.timing import (
+    MIN_BLOCK_S,
+    CheckCall,
+    Kernel,
+    Sampler,
+    autorange,
+    ladder_calls,
+    time_kernel,
+)
 
 
 class AsyncDevice:
@@ -63,11 +73,31 @@ def test_autorange_grows_blocks_until_above_the_minimum():
         min_block_s=0.02,
         clock=device.clock,
     )
-    assert calls == 50  # 1, 2, 5, 10, 20 are too short at 0.7 ms; 50 x 0.7 ms = 35 ms
+    # 0.7 ms a call: one call says 29 are needed, the ladder's next is 30 (21 ms), not the
+    # 1-2-5 ladder's 50 (35 ms)
+    assert calls == 30
     timing = time_kernel(
         device.kernel(), warmup=0, repeats=3, budget_s=100, min_block_s=0.02, clock=device.clock
     )
-    assert timing.measurement.calls_per_sample == 50
+    assert timing.measurement.calls_per_sample == 30
+
+
+@pytest.mark.parametrize("work_ms", [0.013, 0.3, 0.7, 1.1, 2.4, 4.1, 6.9, 8.5, 11.0, 19.9])
+def test_autoranged_blocks_last_between_the_minimum_and_half_as_much_again(work_ms):
+    from engine.measure.timing import Deadline, _Counter
+
+    device = AsyncDevice(work_s=work_ms / 1000)
+    calls = autorange(device.kernel(), _Counter(), Deadline(100, device.clock), clock=device.clock)
+    block_s = calls * work_ms / 1000
+    assert MIN_BLOCK_S <= block_s + 1e-9 <= 1.5 * MIN_BLOCK_S + work_ms / 1000
+    assert calls == ladder_calls(calls)  # always a ladder value
+
+
+def test_the_ladder_steps_by_at_most_half_again():
+    values = sorted({ladder_calls(n) for n in range(1, 20_001)})
+    assert values[:14] == [1, 2, 3, 4, 5, 7, 10, 15, 20, 30, 40, 50, 70, 100]
+    assert all(b / a <= 2.0 for a, b in itertools.pairwise(values))
+    assert all(b / a <= 1.5 for a, b in itertools.pairwise(values[1:]))
 
 
 def test_slow_kernel_uses_single_call_blocks():
