@@ -185,10 +185,12 @@ class WorkerPool:
         self._pending: dict[Layout, threading.Timer] = {}  # `prewarm_later`'s timers
         self._lock = threading.Lock()
 
-    def _take(self, config: BenchConfig, accelerator: bool) -> WarmWorker:
-        """A free, fresh worker of `config`'s layout, or a new one (prewarmed on a CPU, with
-        `config`'s inputs)."""
-        layout = Layout.of(config)
+    def _take(
+        self, layout: Layout, accelerator: bool, expect: BenchConfig | None = None
+    ) -> WarmWorker:
+        """A free, fresh worker of `layout`, or a new one (prewarmed on a CPU; with `expect`'s
+        inputs made too, when a page opened with those settings starts it: a worker started
+        by a run makes that run's inputs in the run, where its timings show them)."""
         now = time.monotonic()
         with self._lock:
             self.workers = [w for w in self.workers if w.alive]
@@ -200,12 +202,12 @@ class WorkerPool:
                 if worker.layout == layout or accelerator:
                     worker.end()  # stale, or another layout holding the device
                     self.workers.remove(worker)
-            worker = WarmWorker(layout, self.python, prewarm=not accelerator, expect=config)
+            worker = WarmWorker(layout, self.python, prewarm=not accelerator, expect=expect)
             self.workers.append(worker)
             return worker
 
     def run(self, config: BenchConfig, accelerator: bool = False) -> WarmJob:
-        return WarmJob(self._take(config, accelerator), config)
+        return WarmJob(self._take(Layout.of(config), accelerator), config)
 
     def prewarm(self, config: BenchConfig, accelerator: bool = False) -> None:
         """Start a worker for this layout now (it imports TensorFlow and waits, holding no
@@ -214,7 +216,7 @@ class WorkerPool:
         with self._lock:
             if any(w.alive and w.layout == layout for w in self.workers):
                 return
-        worker = self._take(config, accelerator)
+        worker = self._take(layout, accelerator, expect=config)
         del worker
 
     def prewarm_later(

@@ -200,6 +200,8 @@ def prewarm(
             with RunQueue().turn():
                 state.prewarm_inputs(config)
                 import scipy.stats  # noqa: F401 - 0.7 s the first run would spend between blocks
+    except StopRequested:  # SIGTERM while prewarming: the worker ends, as at any other time
+        raise
     except (Exception, SystemExit) as error:  # noqa: BLE001 - the first run says it in its words
         print(f"warning: prewarm skipped: {type(error).__name__}: {error}", file=sys.stderr)
 

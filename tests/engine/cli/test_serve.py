@@ -198,3 +198,27 @@ def test_a_stop_signal_mid_request_ends_the_worker_not_only_the_request(signum, 
     finally:
         worker.kill()
         worker.wait()
+
+
+def test_a_stop_signal_while_prewarming_ends_the_worker(monkeypatch):
+    """A refused `--expect` (argparse's SystemExit) skips the prewarm; a stop signal taken
+    while prewarming (also a SystemExit) is never mistaken for one: the worker ends."""
+    from engine.cli import serve as serve_module
+    from engine.process.children import StopRequested
+
+    class Stopped:
+        def prewarm(self, replicas, threads):
+            raise StopRequested(143)
+
+    monkeypatch.setattr(serve_module, "probe_kind", lambda: "CPU")
+    with pytest.raises(StopRequested):
+        serve_module.prewarm(Stopped(), 1, None)
+
+    class Refused:
+        def prewarm(self, replicas, threads):
+            return None
+
+    def bad_flags():
+        raise SystemExit(2)
+
+    serve_module.prewarm(Refused(), 1, None, bad_flags)  # skipped, said on stderr
