@@ -151,7 +151,9 @@ def command_compare(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def measured_again(sides: list[list[RunResult]], args: argparse.Namespace, count: int) -> list:
+def measured_again(
+    sides: list[list[RunResult]], args: argparse.Namespace, count: int
+) -> list[list[RunResult]]:
     """`--rerun`: the sides' settings measured again, alternated, in the machine's queue;
     those runs are compared (the stored ones named them)."""
     from engine.cli.rerun import check_rerunnable, rerun_sides

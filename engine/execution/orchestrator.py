@@ -40,7 +40,7 @@ from engine.machine.host import last_level_cache_bytes
 from engine.machine.load import LoadMonitor
 from engine.measure import memory
 from engine.measure.peak import Peak, Probe
-from engine.measure.timing import PhaseClock
+from engine.measure.run_clock import PhaseClock
 from engine.measure.uncertainty import NoiseFloor
 from engine.results.codec import result_to_dict
 from engine.results.events import Done, Phase, Progress, Started, VariantDone, VariantResult, silent

@@ -331,21 +331,3 @@ def time_kernel(
         if on_sample:
             on_sample(len(sampler.samples), repeats)
     return sampler.timing(repeats)
-
-
-class PhaseClock:
-    """Where a run's wall time goes: each `lap(phase)` adds the time since the last lap to
-    that phase (a phase may be lapped more than once: the peak is probed before and after)."""
-
-    def __init__(self, clock: Clock = time.perf_counter) -> None:
-        self.clock = clock
-        self.start = self.last = clock()
-        self.spent: dict[str, float] = {}
-
-    def lap(self, phase: str) -> None:
-        now = self.clock()
-        self.spent[phase] = self.spent.get(phase, 0.0) + now - self.last
-        self.last = now
-
-    def timings(self) -> dict[str, float]:
-        return {**self.spent, "total_s": self.clock() - self.start}
