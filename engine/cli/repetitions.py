@@ -41,11 +41,17 @@ def why_it_ended(code: int, child: Child) -> str:
 
 
 def run_fresh(
-    config: BenchConfig, out: Path, group_id: str, args: argparse.Namespace, what: str
+    config: BenchConfig,
+    out: Path,
+    group_id: str,
+    args: argparse.Namespace,
+    what: str,
+    finished: list[RunResult],
 ) -> RunResult:
     """One `python -m engine run` of `config` in a fresh process, a child of this one (a stop
     signal to this process ends it too), its results read from `out`; `RepetitionFailed`
-    (saying `what` failed, and why) when it does not end well."""
+    (saying `what` failed, and why, and carrying the group's `finished` runs) when it does
+    not end well."""
     command = engine_command(
         "run",
         *cli_args(config),
@@ -61,7 +67,7 @@ def run_fresh(
     child = Child(command, stdout=subprocess.DEVNULL, env=engine_environment(), cwd=ENGINE_ROOT)
     code = child.wait_or_end(CHILD_TIMEOUT_S).code
     if code != 0:
-        raise RepetitionFailed(f"{what} {why_it_ended(code, child)}", group_id)
+        raise RepetitionFailed(f"{what} {why_it_ended(code, child)}", group_id, finished)
     return read_results_file(out)
 
 
@@ -76,8 +82,5 @@ def run_repetitions(
             say(f"repetition {index + 1} of {count} (fresh process)...")  # type: ignore[operator]
             out = Path(scratch) / f"run{index}.json"
             what = f"repetition {index + 1} of {count}"
-            try:
-                runs.append(run_fresh(config, out, group_id, args, what))
-            except RepetitionFailed as failure:
-                raise RepetitionFailed(str(failure), group_id, runs) from None
+            runs.append(run_fresh(config, out, group_id, args, what, runs))
     return group_id, runs

@@ -20,16 +20,19 @@ import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from engine.cli.repetitions import RepetitionFailed, run_fresh
+from engine.cli.repetitions import run_fresh
 from engine.results.run_result import RunResult
 from engine.spec.catalog import is_known, strategy_info
 from engine.spec.fields import ConfigError
+from engine.spec.user_kernels import read_source
 
 
 def file_sha256(path: str) -> str | None:
+    """The kernel file's hash now, read as a run reads it (`read_source`: a regular file of
+    bounded size, never a FIFO or a device), or None when it cannot be read so."""
     try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    except OSError:
+        return hashlib.sha256(read_source(Path(path))).hexdigest()
+    except ConfigError:
         return None
 
 
@@ -85,8 +88,7 @@ def rerun_sides(
                 what = f"side {side}'s run {round_index + 1} of {count}"
                 say(f"re-measuring: {what} (fresh process)...")
                 out = Path(scratch) / f"side{side}-run{round_index}.json"
-                try:
-                    found[side].append(run_fresh(configs[side], out, groups[side], args, what))
-                except RepetitionFailed as failure:
-                    raise RepetitionFailed(str(failure), groups[side], found[side]) from None
+                found[side].append(
+                    run_fresh(configs[side], out, groups[side], args, what, found[side])
+                )
     return found

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import platform
 
 import pytest
@@ -31,7 +32,7 @@ def stored_side(tmp_path, name, strategies=("numpy",), host=None, **config):
 def test_sides_alternate_and_the_order_turns_each_round(tmp_path, monkeypatch):
     made = []
 
-    def fake_run(config, out, group_id, args, what):
+    def fake_run(config, out, group_id, args, what, finished):
         made.append((config.label, group_id))
         found = make_run({"numpy": [0.001] * 3}, label=config.label)
         found.group_id = group_id
@@ -53,10 +54,10 @@ def test_sides_alternate_and_the_order_turns_each_round(tmp_path, monkeypatch):
 def test_a_failed_run_ends_the_rerun_keeping_what_finished(tmp_path, monkeypatch):
     calls = []
 
-    def fake_run(config, out, group_id, args, what):
+    def fake_run(config, out, group_id, args, what, finished):
         calls.append(what)
         if len(calls) == 3:
-            raise RepetitionFailed(f"{what} failed (exit code 1): boom", group_id)
+            raise RepetitionFailed(f"{what} failed (exit code 1): boom", group_id, finished)
         return make_run()
 
     monkeypatch.setattr(rerun, "run_fresh", fake_run)
@@ -89,6 +90,10 @@ def test_a_side_whose_kernel_file_changed_is_not_measured_again(tmp_path):
     run = make_run({"numpy": [0.001] * 3})
     run.environment = dataclasses.replace(run.environment, hostname=platform.node())
     run.results[0].user_kernel = {"path": str(kernel), "sha256": "0" * 64}
+    assert "kernel file" in rerun.why_not_rerunnable([run], platform.node())
+    fifo = tmp_path / "kernel_now_a_fifo.py"  # read as a run reads it: never blocks on it
+    os.mkfifo(fifo)
+    run.results[0].user_kernel = {"path": str(fifo), "sha256": "0" * 64}
     assert "kernel file" in rerun.why_not_rerunnable([run], platform.node())
     run.results[0].user_kernel = None
     assert rerun.why_not_rerunnable([run], platform.node()) is None
