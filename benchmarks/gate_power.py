@@ -18,6 +18,7 @@ that can see 1.5x), quiet and under the on/off load generator.
 
     python -m benchmarks.gate_power [--trials 8] [--percent 50] [--load]
     python -m benchmarks.gate_power --rejudge DIR   # the runs an earlier invocation kept
+    python -m benchmarks.gate_power --trials 0 --load --quiet-skip   # the loaded advice alone
 
 Every run is kept as JSON in a scratch folder (printed first), so the verdicts can be judged
 again by a later checkout's code.
@@ -107,7 +108,8 @@ def condition(args: argparse.Namespace, scratch: Path, tag: str) -> None:
         for run in base + candidate:
             history.add_run(run)
         trials.append((base, candidate))
-    judge(trials, history, args.gate, tag)
+    if trials:  # `--trials 0`: the pilot's advice alone
+        judge(trials, history, args.gate, tag)
 
 
 def judge(trials, history: History, gate: float, tag: str) -> None:

@@ -18,7 +18,7 @@ turn (after another variant and a re-warm) is also compared with the later block
 turn (after its own): the re-warm leaves nothing when the two read alike.
 
     python -m benchmarks.predecessors [--runs 5] [--repeats 40]
-    python -m benchmarks.predecessors --kept DIR   # the turn comparison of runs kept in DIR
+    python -m benchmarks.predecessors --kept DIR   # both comparisons of the runs kept in DIR
 """
 
 from __future__ import annotations
@@ -96,18 +96,42 @@ def turn_summary(paths: list[Path]) -> None:
             print(f"  {variant:<15} {summary(values).replace('pairs', 'runs')}")
 
 
+def neighbour_ratios(data: dict) -> dict[str, float]:
+    """Per fast variant of one run: its median after a neighbour about as fast over its median
+    after a slower one (only where both kinds of block ran)."""
+    found = {}
+    for variant in FAST:
+        kinds = by_speed(data, variant)
+        if kinds["fast"] and kinds["slow"]:
+            found[variant] = float(np.median(kinds["fast"])) / float(np.median(kinds["slow"]))
+    return found
+
+
+def neighbour_summary(paths: list[Path]) -> None:
+    """Over the runs: each fast variant's geometric mean ratio with its 95% interval."""
+    logs: dict[str, list[float]] = {v: [] for v in FAST}
+    for path in paths:
+        for variant, ratio in neighbour_ratios(json.loads(path.read_text())).items():
+            logs[variant].append(math.log(ratio))
+    print("after a neighbour about as fast / after a slower one, over the runs [95% CI]")
+    for variant, values in logs.items():
+        if values:
+            print(f"  {variant:<15} {summary(values).replace('pairs', 'runs')}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--repeats", type=int, default=40)
-    parser.add_argument("--kept", type=Path, help="only summarise the turns of runs kept here")
+    parser.add_argument("--kept", type=Path, help="only summarise the runs kept here")
     args = parser.parse_args()
     if args.kept:
-        turn_summary(sorted(args.kept.glob("run*.json")))
+        kept = sorted(args.kept.glob("run*.json"))
+        neighbour_summary(kept)
+        turn_summary(kept)
         return
     scratch = Path(tempfile.mkdtemp(prefix="matvec-predecessors-"))
     print(f"runs kept in {scratch}", flush=True)
-    logs: dict[str, list[float]] = {v: [] for v in FAST}
     for run in range(args.runs):
         out = scratch / f"run{run + 1}.json"
         engine(
@@ -124,26 +148,22 @@ def main() -> None:
         cells, named = [], []
         data = json.loads(out.read_text())
         for variant, after in by_predecessor(data).items():
-            kinds = by_speed(data, variant)
             named.append(
                 f"  {variant:<15} after "
                 + ", ".join(f"{p} {np.median(s) * 1e3:.2f}" for p, s in sorted(after.items()))
             )
-            if not kinds["fast"] or not kinds["slow"]:
-                continue
-            fast, slow = float(np.median(kinds["fast"])), float(np.median(kinds["slow"]))
-            logs[variant].append(math.log(fast / slow))
-            cells.append(
-                f"{variant} {slow * 1e3:.2f} ({len(kinds['slow'])}) -> "
-                f"{fast * 1e3:.2f} ms ({len(kinds['fast'])})"
-            )
+            kinds = by_speed(data, variant)
+            if kinds["fast"] and kinds["slow"]:
+                fast, slow = float(np.median(kinds["fast"])), float(np.median(kinds["slow"]))
+                cells.append(
+                    f"{variant} {slow * 1e3:.2f} ({len(kinds['slow'])}) -> "
+                    f"{fast * 1e3:.2f} ms ({len(kinds['fast'])})"
+                )
         print(f"run {run + 1}: after slow -> after fast: " + " · ".join(cells), flush=True)
         print("\n".join(named), flush=True)
-    print("after a neighbour about as fast / after a slower one, over the runs [95% CI]")
-    for variant, values in logs.items():
-        if values:
-            print(f"  {variant:<15} {summary(values).replace('pairs', 'runs')}")
-    turn_summary(sorted(scratch.glob("run*.json")))
+    runs = sorted(scratch.glob("run*.json"))
+    neighbour_summary(runs)
+    turn_summary(runs)
 
 
 if __name__ == "__main__":

@@ -6,15 +6,18 @@ The dashboard's default set (seven strategies) at the seed's size, 3000×100×10
 measuring time (`timings.variants_s`: preparing and sampling every variant, what a warm worker
 spends) and the whole run (`timings.total_s`), their ratio of medians, and how often the two
 gave the same answer: each side's winner inside the other's winner-or-tie set (judged by this
-checkout's winner rule from the stored samples, so only the sampling differs).
+checkout's winner rule from the stored samples, so only the sampling differs; a side that ran
+with the default noise floor is judged with this checkout's default, so a changed default is
+not counted as a changed sampling). `--keep DIR` keeps the runs' JSON there.
 
     git worktree add /tmp/earlier <commit>
-    python -m benchmarks.time_to_answer --earlier /tmp/earlier [--pairs 20]
+    python -m benchmarks.time_to_answer --earlier /tmp/earlier [--pairs 20] [--keep DIR]
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import statistics
 import subprocess
 import sys
@@ -22,6 +25,7 @@ import tempfile
 from pathlib import Path
 
 from benchmarks.engine_cli import ROOT
+from engine.measure.uncertainty import NoiseFloor
 from engine.process.children import Child, engine_environment
 from engine.results.run_result import RunResult
 
@@ -45,8 +49,15 @@ def run_in(checkout: Path, out: Path) -> RunResult:
     return RunResult.from_json(out.read_text())
 
 
+def judged(run: RunResult) -> RunResult:
+    """`run` with this checkout's default floor where it ran with its own checkout's default."""
+    if run.noise_floor.source.startswith("default"):
+        return dataclasses.replace(run, noise_floor=NoiseFloor())
+    return run
+
+
 def answer(run: RunResult) -> tuple[str | None, set[str]]:
-    found = run.winner()
+    found = judged(run).winner()
     return (found.variant, {found.variant, *found.tied_with}) if found else (None, set())
 
 
@@ -60,14 +71,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--earlier", type=Path, required=True, help="a checkout to compare with")
     parser.add_argument("--pairs", type=int, default=20)
+    parser.add_argument("--keep", type=Path, help="a folder to keep every run's JSON in")
     args = parser.parse_args()
     sides = {"earlier": args.earlier.resolve(), "this": ROOT}
     runs: dict[str, list[RunResult]] = {"earlier": [], "this": []}
     with tempfile.TemporaryDirectory() as scratch:
+        folder = args.keep or Path(scratch)
+        folder.mkdir(parents=True, exist_ok=True)
         for pair in range(args.pairs):
             order = ("earlier", "this") if pair % 2 == 0 else ("this", "earlier")
             for side in order:
-                out = Path(scratch) / f"{side}-{pair}.json"
+                out = folder / f"{side}-{pair}.json"
                 runs[side].append(run_in(sides[side], out))
             earlier, this = runs["earlier"][-1], runs["this"][-1]
             print(

@@ -32,7 +32,7 @@ DEFAULT_MARGIN = 0.05
 # standard deviation of log(median) between fresh processes of one configuration, and of
 # log(median_a / median_b) between two variants of one run, across runs.
 DEFAULT_BETWEEN_RUN_LOG_SD = 0.08
-DEFAULT_RATIO_LOG_SD = 0.04
+DEFAULT_RATIO_LOG_SD = 0.08
 MEDIAN_CI_METHOD = (
     "order statistic (scipy.stats.quantile_test's ranks), 95%; with fewer than 6 samples the range "
     "of the samples (coverage below 95%)"

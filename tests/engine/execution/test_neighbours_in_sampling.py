@@ -152,8 +152,10 @@ def test_the_race_helpers_on_known_samples():
     assert relative_half_width([1.0] * 8) == 0.0
     plan = RacePlan(max_samples=20)
     assert plan.looks == 18 and plan.z(3) > plan.z(1) > 2.5
-    found = race({"a": [1.0] * 3, "b": [3.0] * 3, "c": [1.01] * 3}, {"b", "c"}, plan)
-    assert set(found) == {"b"} and found["b"].best == "a" and found["b"].ratio == pytest.approx(3.0)
+    found = race({"a": [1.0] * 3, "b": [4.0] * 3, "c": [1.01] * 3}, {"b", "c"}, plan)
+    assert set(found) == {"b"} and found["b"].best == "a" and found["b"].ratio == pytest.approx(4.0)
+    # Three samples are enough only for a variant shown CLEARLY_SLOWER even after the floor.
+    assert race({"a": [1.0] * 3, "b": [2.6] * 3}, {"b"}, plan) == {}
     assert race({"a": [1.0] * 2, "b": [9.0] * 2}, {"b"}, plan) == {}  # too few samples yet
     assert race({"a": [1.0] * 3, "b": [9.0] * 3}, {"b"}, RacePlan(adaptive=False)) == {}
 

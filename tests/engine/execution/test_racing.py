@@ -51,12 +51,13 @@ def test_a_tie_inside_the_margin_is_not_broken_by_the_race():
 
 
 def test_a_busy_machine_widens_the_race_so_a_close_loser_is_not_eliminated():
+    """1.4x apart: beyond the default floor's reach on a quiet machine, within a busy one's."""
     quiet = sum(
-        stop(synthetic_run({"fast": 0.004, "slow": 0.0052}, seed)[0], "slow") == "eliminated"
+        stop(synthetic_run({"fast": 0.004, "slow": 0.0056}, seed)[0], "slow") == "eliminated"
         for seed in range(100)
     )
     busy = sum(
-        stop(synthetic_run({"fast": 0.004, "slow": 0.0052}, seed, load=0.7)[0], "slow")
+        stop(synthetic_run({"fast": 0.004, "slow": 0.0056}, seed, load=0.7)[0], "slow")
         == "eliminated"
         for seed in range(100)
     )
@@ -133,9 +134,10 @@ def test_a_pair_more_samples_could_not_separate_stops_as_tied():
 
 
 def test_a_tied_stop_never_takes_a_real_difference_from_the_race():
-    """1.3× apart, beyond the floor's reach: eliminated (or precise), never stopped as tied."""
+    """1.5× apart, beyond the default floor's reach (1.05 · e^(1.96 · 0.08) = 1.23, and the
+    runs' own offsets): eliminated (or precise), never stopped as tied."""
     stops = [
-        stop(synthetic_run({"fast": 0.004, "slow": 0.004 * 1.3}, seed)[0], "slow")
+        stop(synthetic_run({"fast": 0.004, "slow": 0.004 * 1.5}, seed)[0], "slow")
         for seed in range(100)
     ]
     assert "tied" not in stops
