@@ -92,11 +92,11 @@ def run(config: BenchConfig | None = None, *, progress: bool = True, **settings:
     from engine.backends.tensorflow.availability import tensorflow_problem
     from engine.cli.progress import BarProgress
     from engine.execution.orchestrator import measure
-    from engine.execution.run_process import own_process
+    from engine.execution.run_process import needs_run_framework, own_process
 
     bar = BarProgress(sys.stderr, bar=tqdm) if progress else None
-    if tensorflow_problem() is not None:
-        return measure(config, own_process(), bar)
+    if tensorflow_problem() is not None or not needs_run_framework(config.strategies):
+        return measure(config, own_process(strategies=config.strategies), bar)
     layout = devices(config.replicas)
     if config.replicas > len(layout.available):
         raise DeviceError(

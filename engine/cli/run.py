@@ -101,14 +101,15 @@ def command_run(args: argparse.Namespace, warm: Any = None) -> int:
         with queue:
             return report_group(config, repetitions, args)
     from engine.execution.orchestrator import measure
-    from engine.execution.run_process import own_process
+    from engine.execution.run_process import needs_run_framework, own_process
 
     with queue:
         floor = machine_floor(args.history, probe_kind())  # ties and the race both use it
         started = time.perf_counter()
-        if (warm is None or not warm.warm) and tensorflow_problem() is None:
+        starts_tensorflow = needs_run_framework(config.strategies) and tensorflow_problem() is None
+        if (warm is None or not warm.warm) and starts_tensorflow:
             progress(Phase("starting TensorFlow"))
-        own = own_process(state=warm)
+        own = own_process(state=warm, strategies=config.strategies)
         imported_s = time.perf_counter() - started  # TensorFlow's import: part of starting
         interrupted = False
         try:

@@ -6,7 +6,7 @@ long-lived worker keeps between runs. Names no framework, imports none."""
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
@@ -16,7 +16,7 @@ from engine.measure import memory
 from engine.measure.peak import Peak, Probe
 from engine.results.events import Progress
 from engine.results.parts import Environment
-from engine.spec.catalog import declared_call, run_framework
+from engine.spec.catalog import declared_call, is_known, run_framework, strategy_info
 from engine.spec.config import BenchConfig
 from engine.spec.strategy_info import BACKENDS
 
@@ -89,12 +89,33 @@ def run_framework_process() -> tuple[Any, str | None]:
         return None, import_failure(error)
 
 
+def needs_run_framework(strategies: Iterable[str]) -> bool:
+    """Whether any of `strategies` is the run framework's (TensorFlow's)."""
+    lead = run_framework()
+    return lead is not None and any(
+        is_known(name) and strategy_info(name).framework == lead.name for name in strategies
+    )
+
+
 def own_process(
-    state: Any = None, setup: Any = None, builders: Any = None, replicas: int | None = None
+    state: Any = None,
+    setup: Any = None,
+    builders: Any = None,
+    replicas: int | None = None,
+    strategies: Iterable[str] | None = None,
 ) -> OwnProcess:
     """The run framework's (TensorFlow's) when it is usable here (`state`, `setup`,
     `builders` are its; `replicas`: the device layout every run of this process uses, a
-    sweep's), else the host's, carrying why not."""
+    sweep's), else the host's, carrying why not. A fresh process (no `state`) whose run's
+    `strategies` hold none of the run framework's gets the host's without starting it:
+    TensorFlow's import (5-8 s on the development VM) would buy a NumPy, JAX or PyTorch run
+    nothing, and every framework's variants then run in processes of their own, as on a machine
+    without TensorFlow. A warm worker has started it already, and keeps its inputs and probe
+    buffers for any run."""
+    if state is None and strategies is not None and not needs_run_framework(strategies):
+        from engine.execution.host_process import HostProcess
+
+        return HostProcess("")
     module, problem = run_framework_process()
     if module is not None:
         return module.make_process(state, setup, builders, replicas)

@@ -44,7 +44,10 @@ def run_sweep(spec: SweepSpec, history: Any, progress: Progress | None = None) -
     done = history.done_points(sweep_id)
     todo = [p for p in points if spec.point_key(p) not in done]
     emit(SweepStarted(sweep_id, len(points), len(todo)))
-    own = own_process(replicas=spec.replicas if any(p.mode != "single" for p in points) else 1)
+    own = own_process(
+        replicas=spec.replicas if any(p.mode != "single" for p in points) else 1,
+        strategies={name for point in points for name in point.strategies},
+    )
     peak = None
     refused: list[str] = []
     started = time.perf_counter()

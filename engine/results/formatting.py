@@ -63,6 +63,8 @@ def winner_line(winner: Mapping[str, Any] | None) -> str:
     margin = f"{winner['margin']:.0%}"
     simplest = winner["simplest"]
     why = f" ({winner['simplest_reason']})" if winner.get("simplest_reason") else ""
+    if not winner["tied_with"] and not winner.get("ratios"):
+        return f"fastest: {winner['variant']} (the only variant with a correct result)"
     if not winner["tied_with"]:
         return f"fastest: {winner['variant']} (faster than every other by more than {margin})"
     names = ", ".join([winner["variant"], *winner["tied_with"]])

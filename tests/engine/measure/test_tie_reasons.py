@@ -78,3 +78,14 @@ def test_the_cli_line_says_why_each_variant_is_tied():
     assert "within the noise" not in line and line.endswith(
         "simplest to copy: numpy (one NumPy call)"
     )
+
+
+def test_a_winner_alone_is_not_said_to_be_faster_than_others_it_never_met():
+    alone = winner_and_ties({"numpy": samples(1.0e-3, 0.002, 1)}, FLOOR)
+    record = {"variant": "numpy", "tied_with": [], "margin": 0.05, "ratios": alone.ratios}
+    assert winner_line({**record, "simplest": "numpy"}) == (
+        "fastest: numpy (the only variant with a correct result)"
+    )
+    beaten = winner_and_ties({"a": samples(1.0e-3, 0.002, 1), "b": samples(2e-3, 0.002, 2)}, FLOOR)
+    record = {"variant": "a", "tied_with": [], "margin": 0.05, "ratios": beaten.ratios}
+    assert winner_line({**record, "simplest": "a"}).endswith("by more than 5%)")
