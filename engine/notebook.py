@@ -94,8 +94,11 @@ def run(config: BenchConfig | None = None, *, progress: bool = True, **settings:
     from engine.execution.orchestrator import measure
     from engine.execution.run_process import needs_run_framework, own_process
 
+    global _state
     bar = BarProgress(sys.stderr, bar=tqdm) if progress else None
-    if tensorflow_problem() is not None or not needs_run_framework(config.strategies):
+    # TensorFlow starts for a run of its strategies; once started, every run keeps its process.
+    fresh = _state is None and not needs_run_framework(config.strategies)
+    if tensorflow_problem() is not None or fresh:
         return measure(config, own_process(strategies=config.strategies), bar)
     layout = devices(config.replicas)
     if config.replicas > len(layout.available):
@@ -105,7 +108,6 @@ def run(config: BenchConfig | None = None, *, progress: bool = True, **settings:
             "the first run (restart the kernel to change it)"
         )
     setup = dataclasses.replace(layout, devices=layout.available[: config.replicas])
-    global _state
     if _state is None:
         from engine.execution.run_process import warm_state
 
