@@ -11,6 +11,7 @@ import streamlit as st
 from dashboard.components.plain import plain
 from engine.machine.accelerators import probe_kind
 from engine.process.children import (
+    END_WITH_PARENT,
     ENGINE_ROOT,
     Child,
     engine_command,
@@ -28,7 +29,7 @@ def _probe() -> dict[str, Any]:
     child = Child(
         engine_command("devices", "--json"),
         cwd=ENGINE_ROOT,
-        env=engine_environment(TF_CPP_MIN_LOG_LEVEL="3"),
+        env=engine_environment(TF_CPP_MIN_LOG_LEVEL="3", **{END_WITH_PARENT: "1"}),
         niceness=PROBE_NICENESS,
     )
     done = run_to_end(child, timeout_s=PROBE_TIMEOUT_S)

@@ -16,7 +16,14 @@ from pathlib import Path
 
 from dashboard.services.job_status import JobStatus, apply_event, event_of_line, finish
 from engine.cli.flags import cli_args, sweep_cli_args
-from engine.process.children import ENGINE_ROOT, Child, engine_command, engine_environment, exchange
+from engine.process.children import (
+    END_WITH_PARENT,
+    ENGINE_ROOT,
+    Child,
+    engine_command,
+    engine_environment,
+    exchange,
+)
 from engine.results.events import Event
 from engine.spec.config import BenchConfig
 from engine.spec.sweep import SweepSpec
@@ -25,7 +32,8 @@ from engine.spec.sweep import SweepSpec
 def spawn_engine(command: list[str], stdin: int) -> Child:
     """Start `command` (an engine process) as a `Child`: its own process group, so ending it
     ends all it started, and the last lines of its stderr kept for a message."""
-    return Child(command, stdin=stdin, env=engine_environment(), cwd=ENGINE_ROOT)
+    environment = engine_environment(**{END_WITH_PARENT: "1"})  # also when Streamlit is killed
+    return Child(command, stdin=stdin, env=environment, cwd=ENGINE_ROOT)
 
 
 class TrackedRun:

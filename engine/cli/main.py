@@ -19,7 +19,7 @@ from engine.cli.repetitions import RepetitionFailed
 from engine.cli.terminal import printable_output
 from engine.machine.accelerators import DeviceError
 from engine.measure.memory import PreflightError
-from engine.process.children import die_with_parent, end_children_on_signals
+from engine.process.children import die_with_parent, end_children_on_signals, end_with_parent
 from engine.results.reader import ResultsRejected
 from engine.spec.catalog import declared_call, frameworks
 from engine.spec.config import BenchConfig
@@ -253,6 +253,7 @@ def run_and_exit() -> NoReturn:
     """
     die_with_parent()
     end_children_on_signals()
+    end_with_parent()
     code = main()
     loaded = [f for f in frameworks() if f.at_exit and f.module in sys.modules]
     if loaded:

@@ -1,14 +1,18 @@
 """`python -m engine serve`, the warm worker, through a real process: the request protocol,
 reuse between runs, refusals that leave it usable, and how it ends."""
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
+from engine.process.children import END_WITH_PARENT
 from engine.results.run_result import RunResult
 from tests.conftest import ROOT
 
@@ -222,3 +226,56 @@ def test_a_stop_signal_while_prewarming_ends_the_worker(monkeypatch):
         raise SystemExit(2)
 
     serve_module.prewarm(Refused(), 1, None, bad_flags)  # skipped, said on stderr
+
+
+LAUNCHER = """
+import os, subprocess, sys, threading, time
+def start():  # from a thread that is not the main one, as a Streamlit script starts it
+    worker = subprocess.Popen([sys.executable, "-m", "engine", "serve", "--prewarm"],
+                              stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, cwd=sys.argv[1])
+    print(worker.pid, flush=True)
+thread = threading.Thread(target=start)
+thread.start()
+thread.join()
+time.sleep(5)  # the parent lives on a while after starting it, as a dashboard does
+os._exit(0)  # then ends; the worker's stdin stays open in no one
+"""
+
+
+def alive(pid: int) -> bool:
+    """Running (an ended process not yet reaped by whoever adopted it is not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_a_worker_whose_parent_ended_ends_even_while_it_is_still_starting():
+    """A TensorFlow whose import hangs keeps the worker starting for its whole limit (300 s
+    here), reading no end of input; its parent's end still ends it, and its import check."""
+    hanging = ROOT / "tests" / "fixtures" / "hanging_tensorflow"
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), str(hanging)]),
+        "MATVEC_TENSORFLOW_IMPORT_LIMIT_S": "300",
+        END_WITH_PARENT: "1",  # as the dashboard starts it (`spawn_engine`)
+    }
+    env.pop("MATVEC_PARENT_PID", None)
+    done = subprocess.run(
+        [sys.executable, "-c", LAUNCHER, str(ROOT)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    worker = int(done.stdout.split()[0])
+    try:
+        for _ in range(300):  # up to 30 s: a second's poll, the SIGTERM, the children's end
+            if not alive(worker):
+                break
+            time.sleep(0.1)
+        assert not alive(worker), "the worker outlived its parent"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(worker, signal.SIGKILL)
