@@ -11,13 +11,13 @@ import streamlit as st
 from dashboard.components.plain import plain
 from engine.machine.accelerators import probe_kind
 from engine.process.children import (
-    END_WITH_PARENT,
     ENGINE_ROOT,
     Child,
     engine_command,
     engine_environment,
     run_to_end,
 )
+from engine.process.parent_watch import END_WITH_PARENT
 
 PROBE_TIMEOUT_S = 120
 

@@ -17,13 +17,13 @@ from pathlib import Path
 from dashboard.services.job_status import JobStatus, apply_event, event_of_line, finish
 from engine.cli.flags import cli_args, sweep_cli_args
 from engine.process.children import (
-    END_WITH_PARENT,
     ENGINE_ROOT,
     Child,
     engine_command,
     engine_environment,
     exchange,
 )
+from engine.process.parent_watch import END_WITH_PARENT
 from engine.results.events import Event
 from engine.spec.config import BenchConfig
 from engine.spec.sweep import SweepSpec

@@ -19,7 +19,8 @@ from engine.cli.repetitions import RepetitionFailed
 from engine.cli.terminal import printable_output
 from engine.machine.accelerators import DeviceError
 from engine.measure.memory import PreflightError
-from engine.process.children import die_with_parent, end_children_on_signals, end_with_parent
+from engine.process.children import end_children_on_signals
+from engine.process.parent_watch import die_with_parent, end_with_parent
 from engine.results.reader import ResultsRejected
 from engine.spec.catalog import declared_call, frameworks
 from engine.spec.config import BenchConfig

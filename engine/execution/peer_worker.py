@@ -46,7 +46,7 @@ from engine.measure.racing import RacePlan
 from engine.measure.timing import Kernel, time_kernel
 from engine.measure.trace_analysis import profile_calls
 from engine.measure.uncertainty import DEFAULT_RATIO_LOG_SD, NoiseFloor
-from engine.process.children import die_with_parent
+from engine.process.parent_watch import die_with_parent
 from engine.results.codec import result_to_dict
 from engine.results.events import Event, Phase, VariantStarted
 from engine.results.formatting import one_line

@@ -8,7 +8,7 @@ import pytest
 
 from dashboard.components import devices
 from dashboard.services import jobs
-from engine.process.children import END_WITH_PARENT
+from engine.process.parent_watch import END_WITH_PARENT
 
 
 class Started(Exception):

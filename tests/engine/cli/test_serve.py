@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.process.children import END_WITH_PARENT
+from engine.process.parent_watch import END_WITH_PARENT
 from engine.results.run_result import RunResult
 from tests.conftest import ROOT
 

@@ -75,7 +75,8 @@ PARENT = textwrap.dedent(
     """
     import sys, time
     sys.path.insert(0, {root!r})
-    from engine.process.children import Child, die_with_parent, end_children_on_signals
+    from engine.process.children import Child, end_children_on_signals
+    from engine.process.parent_watch import die_with_parent
     end_children_on_signals()
     child = Child([sys.executable, "-c", {child!r}])
     print(child.pid, flush=True)
@@ -86,7 +87,7 @@ SLEEPER = textwrap.dedent(
     """
     import sys, time
     sys.path.insert(0, {root!r})
-    from engine.process.children import die_with_parent
+    from engine.process.parent_watch import die_with_parent
     die_with_parent()
     time.sleep(600)
     """
@@ -137,7 +138,7 @@ def test_a_child_started_off_the_main_thread_is_not_tied_to_that_thread():
 def test_a_niceness_asked_for_is_applied_in_the_child():
     script = (
         f"import sys, os; sys.path.insert(0, {str(ROOT)!r}); "
-        "from engine.process.children import die_with_parent; die_with_parent(); "
+        "from engine.process.parent_watch import die_with_parent; die_with_parent(); "
         "print(os.nice(0))"
     )
     child = Child([sys.executable, "-c", script], niceness=5)
