@@ -108,8 +108,11 @@ def test_a_rerun_count_out_of_range_is_refused_in_one_line(tmp_path, count):
 
 @pytest.mark.slow  # four real runs, each a fresh process
 def test_compare_rerun_measures_both_sides_again_in_one_window(tmp_path):
-    base = stored_side(tmp_path, "base", strategies=("numpy", "einsum"))
-    other = stored_side(tmp_path, "other", strategies=("numpy", "einsum"), label="candidate")
+    """NumPy's two kernels: what is under test is the rerun's orchestration, and runs with no
+    TensorFlow strategy start no TensorFlow (four imports of it were most of this test)."""
+    strategies = ("numpy", "numpy_einsum")
+    base = stored_side(tmp_path, "base", strategies=strategies)
+    other = stored_side(tmp_path, "other", strategies=strategies, label="candidate")
     history, out = tmp_path / "h.sqlite3", tmp_path / "compare.json"
     done = engine_process(
         "compare", str(base), str(other), "--rerun", "2", "--history", str(history),
