@@ -26,7 +26,7 @@ import numpy as np
 from scipy import stats
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-import tensorflow as tf  # noqa: E402 - after the log level
+import tensorflow as tf  # after the log level is set
 
 BLOCK_S = 0.02  # a timed block lasts about this long, as the run's do
 FAST_NEIGHBOUR_S = 0.1  # the fast neighbour's block
