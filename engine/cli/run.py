@@ -20,7 +20,7 @@ from engine.machine.accelerators import probe_kind
 from engine.machine.cluster import worker_count
 from engine.machine.host import last_level_cache_bytes
 from engine.machine.jax_cluster import ClusterError, check_layout, jax_processes
-from engine.measure import memory
+from engine.measure import memory, predraw
 from engine.measure.uncertainty import NoiseFloor
 from engine.results.events import Phase, Queued, ResultWritten, silent
 from engine.results.files import check_output_file, save_fallback, write_text_atomically
@@ -109,13 +109,18 @@ def command_run(args: argparse.Namespace, warm: Any = None) -> int:
         starts_tensorflow = needs_run_framework(config.strategies) and tensorflow_problem() is None
         if (warm is None or not warm.warm) and starts_tensorflow:
             progress(Phase("starting TensorFlow"))
+        if warm is None and starts_tensorflow and config.mode == "single":
+            predraw.start(predraw.shape_of(config))  # on the second core, while TensorFlow imports
         own = own_process(state=warm, strategies=config.strategies)
+        predraw.wait()  # ended before anything is measured
         imported_s = time.perf_counter() - started  # TensorFlow's import: part of starting
         interrupted = False
         try:
             result = measure(config, own, progress, floor, estimate)
         except RunInterrupted as stop:  # SIGINT: what finished is saved
             result, interrupted = stop.result, True
+        finally:
+            predraw.drop()  # what the run did not take
     if result.timings is not None:
         result.timings["startup_s"] = result.timings.get("startup_s", 0.0) + imported_s
         result.timings["total_s"] += imported_s

@@ -13,6 +13,7 @@ import numpy as np
 
 from engine.backends.tensorflow.loader import tf
 from engine.backends.tensorflow.sync import sync_all
+from engine.measure import predraw
 from engine.measure.correctness import CHECK_STREAM, make_inputs, reference
 from engine.spec.catalog import strategy_info
 from engine.spec.config import BenchConfig
@@ -50,24 +51,27 @@ def keeps_host_inputs(config: BenchConfig) -> bool:
 
 
 def prepare(config: BenchConfig, device: str, copies: int, keep_host: bool) -> Inputs:
-    shape = (config.matrices, config.rows, config.columns, config.dtype, config.seed)
+    shape = predraw.shape_of(config)
     timed: list[tuple[Any, Any]] = []
     host_timed: list[tuple[np.ndarray, np.ndarray]] = []
     transfer_s = 0.0
     for stream in range(copies):
-        host = make_inputs(*shape, stream=stream)
+        host = predraw.take(shape, stream) or make_inputs(*shape, stream=stream)
         start = time.perf_counter()
         timed.append(place(host, device))
         if stream == 0:
             transfer_s = time.perf_counter() - start
         if keep_host:
             host_timed.append(host)
-    check_host = make_inputs(*shape, stream=CHECK_STREAM)
+    check_host = predraw.take(shape, CHECK_STREAM)
+    expected = predraw.take_reference(shape) if check_host is not None else None
+    if check_host is None:
+        check_host = make_inputs(*shape, stream=CHECK_STREAM)
     return Inputs(
         timed=timed,
         host_timed=host_timed,
         check_host=check_host,
         check_device=place(check_host, device),
-        reference=reference(*check_host),
+        reference=expected if expected is not None else reference(*check_host),
         transfer_s=transfer_s,
     )

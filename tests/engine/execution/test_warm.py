@@ -147,3 +147,27 @@ def test_a_warm_worker_refuses_a_run_with_other_threads_than_its_tensorflow_took
     assert state.threads(None) is None  # the same again: fine
     with pytest.raises(DeviceError, match=r"^threads: this worker's TensorFlow runs with"):
         state.threads(1)
+
+
+def test_a_one_shot_run_places_the_inputs_drawn_while_tensorflow_imported():
+    """`run` starts the draw before TensorFlow's import; placement takes those very arrays
+    (no second draw) and the check's reference with them."""
+    from engine.backends.tensorflow.placement import prepare
+    from engine.measure import predraw
+    from engine.measure.correctness import CHECK_STREAM, make_inputs, reference
+
+    config = BenchConfig(**SMALL, strategies=("einsum", "numpy"))
+    shape = predraw.shape_of(config)
+    predraw.start(shape)
+    predraw.wait()
+    drawn = predraw._pending.drawn[0]  # the very arrays, to see they are not drawn again
+    try:
+        inputs = prepare(config, "/CPU:0", copies=2, keep_host=True)
+    finally:
+        predraw.drop()
+    assert inputs.host_timed[0][0] is drawn[0] and inputs.host_timed[0][1] is drawn[1]
+    assert np.array_equal(inputs.host_timed[1][0], make_inputs(*shape, stream=1)[0])
+    check = make_inputs(*shape, stream=CHECK_STREAM)
+    assert all(np.array_equal(a, b) for a, b in zip(inputs.check_host, check, strict=True))
+    assert np.array_equal(inputs.reference, reference(*check))
+    assert np.array_equal(inputs.timed[0][0].numpy(), drawn[0])

@@ -1,0 +1,89 @@
+"""A one-shot run's inputs, drawn while TensorFlow imports.
+
+TensorFlow's import is most of a CLI run's start (5-8 s on the development VM) and runs on one
+core; drawing the inputs and their float64 reference took another 0.5-1 s after it. Started
+before the import, on a thread (NumPy's generators and matmul release the GIL), they are ready
+when the run asks. Only values are made early, never timed: the run takes exactly what
+`make_inputs` and `reference` would have made at the same seed, stream and dtype, the thread
+has ended before anything is measured (`wait`, before the peers' processes start), and what
+no run took is dropped when it ends (`drop`).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from engine.measure.correctness import CHECK_STREAM, make_inputs, reference
+from engine.spec.config import BenchConfig
+
+Shape = tuple[int, int, int, str, int]  # matrices, rows, columns, dtype, seed
+Pair = tuple[np.ndarray, np.ndarray]
+
+
+@dataclass
+class _Draw:
+    shape: Shape
+    streams: tuple[int, ...]
+    drawn: dict[int, Pair] = field(default_factory=dict)
+    reference: np.ndarray | None = None
+    thread: threading.Thread | None = None
+
+    def run(self) -> None:
+        try:
+            for stream in self.streams:
+                self.drawn[stream] = make_inputs(*self.shape, stream=stream)
+                if stream == CHECK_STREAM:
+                    self.reference = reference(*self.drawn[stream])
+        except Exception:  # noqa: BLE001 - drawn again where the run needs them, and it says why
+            self.drawn.clear()
+            self.reference = None
+
+
+_pending: _Draw | None = None
+
+
+def shape_of(config: BenchConfig) -> Shape:
+    """What a run's input values depend on."""
+    return (config.matrices, config.rows, config.columns, config.dtype, config.seed)
+
+
+def start(shape: Shape, streams: tuple[int, ...] = (0, CHECK_STREAM)) -> None:
+    """Draw these input sets (and the check set's reference) on a thread, from now."""
+    global _pending
+    drop()
+    _pending = _Draw(shape, streams)
+    _pending.thread = threading.Thread(target=_pending.run, name="matvec-predraw", daemon=True)
+    _pending.thread.start()
+
+
+def wait() -> None:
+    """Until the drawing has ended: nothing may run beside a measurement."""
+    if _pending is not None and _pending.thread is not None:
+        _pending.thread.join()
+
+
+def take(shape: Shape, stream: int) -> Pair | None:
+    """The set drawn early for `shape` and `stream` (once), or None: draw it now."""
+    if _pending is None or _pending.shape != shape:
+        return None
+    wait()
+    return _pending.drawn.pop(stream, None)
+
+
+def take_reference(shape: Shape) -> np.ndarray | None:
+    """The check set's float64 reference drawn early for `shape` (once), or None."""
+    if _pending is None or _pending.shape != shape:
+        return None
+    wait()
+    found, _pending.reference = _pending.reference, None
+    return found
+
+
+def drop() -> None:
+    """Forget whatever was drawn and not taken (after waiting for the thread)."""
+    global _pending
+    wait()
+    _pending = None
