@@ -37,7 +37,7 @@ class _Draw:
                 self.drawn[stream] = make_inputs(*self.shape, stream=stream)
                 if stream == CHECK_STREAM:
                     self.reference = reference(*self.drawn[stream])
-        except Exception:  # noqa: BLE001 - drawn again where the run needs them, and it says why
+        except Exception:  # noqa: BLE001 - the run draws them itself, where a real failure shows
             self.drawn.clear()
             self.reference = None
 
