@@ -65,21 +65,27 @@ def wait() -> None:
         _pending.thread.join()
 
 
+def _drawn_for(shape: Shape) -> _Draw | None:
+    """What was drawn for `shape` (after waiting for the thread), or None."""
+    if _pending is None or _pending.shape != shape:
+        return None
+    wait()
+    return _pending
+
+
 def take(shape: Shape, stream: int) -> Pair | None:
-    """The set drawn early for `shape` and `stream` (once), or None: draw it now."""
-    if _pending is None or _pending.shape != shape:
-        return None
-    wait()
-    return _pending.drawn.pop(stream, None)
+    """The timed set drawn early for `shape` and `stream` (once), or None: draw it now."""
+    found = _drawn_for(shape)
+    return found.drawn.pop(stream, None) if found else None
 
 
-def take_reference(shape: Shape) -> np.ndarray | None:
-    """The check set's float64 reference drawn early for `shape` (once), or None."""
-    if _pending is None or _pending.shape != shape:
+def take_check(shape: Shape) -> tuple[Pair, np.ndarray] | None:
+    """The check set drawn early for `shape` with its float64 reference (once), or None."""
+    found = _drawn_for(shape)
+    if found is None or found.reference is None or CHECK_STREAM not in found.drawn:
         return None
-    wait()
-    found, _pending.reference = _pending.reference, None
-    return found
+    check, found.reference = (found.drawn.pop(CHECK_STREAM), found.reference), None
+    return check
 
 
 def drop() -> None:

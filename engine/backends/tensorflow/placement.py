@@ -63,15 +63,13 @@ def prepare(config: BenchConfig, device: str, copies: int, keep_host: bool) -> I
             transfer_s = time.perf_counter() - start
         if keep_host:
             host_timed.append(host)
-    check_host = predraw.take(shape, CHECK_STREAM)
-    expected = predraw.take_reference(shape) if check_host is not None else None
-    if check_host is None:
-        check_host = make_inputs(*shape, stream=CHECK_STREAM)
+    early = predraw.take_check(shape)
+    check_host = early[0] if early else make_inputs(*shape, stream=CHECK_STREAM)
     return Inputs(
         timed=timed,
         host_timed=host_timed,
         check_host=check_host,
         check_device=place(check_host, device),
-        reference=expected if expected is not None else reference(*check_host),
+        reference=early[1] if early else reference(*check_host),
         transfer_s=transfer_s,
     )

@@ -21,8 +21,7 @@ def nothing_left():
 
 def test_the_values_are_the_ones_the_run_would_draw_bit_for_bit():
     predraw.start(SHAPE)
-    timed, check = predraw.take(SHAPE, 0), predraw.take(SHAPE, CHECK_STREAM)
-    expected = predraw.take_reference(SHAPE)
+    timed, (check, expected) = predraw.take(SHAPE, 0), predraw.take_check(SHAPE)
     for got, want in (
         (timed, make_inputs(*SHAPE, stream=0)),
         (check, make_inputs(*SHAPE, stream=CHECK_STREAM)),
@@ -37,11 +36,11 @@ def test_the_values_are_the_ones_the_run_would_draw_bit_for_bit():
 def test_each_set_is_taken_once_and_only_for_its_own_shape():
     predraw.start(SHAPE)
     other = (31, *SHAPE[1:])
-    assert predraw.take(other, 0) is None and predraw.take_reference(other) is None
+    assert predraw.take(other, 0) is None and predraw.take_check(other) is None
     assert predraw.take(SHAPE, 0) is not None
     assert predraw.take(SHAPE, 0) is None  # taken: the run draws any further need itself
     assert predraw.take(SHAPE, 1) is None  # never drawn early
-    assert predraw.take_reference(SHAPE) is not None and predraw.take_reference(SHAPE) is None
+    assert predraw.take_check(SHAPE) is not None and predraw.take_check(SHAPE) is None
 
 
 def test_a_draw_that_fails_leaves_the_run_to_draw_for_itself(monkeypatch):
@@ -50,7 +49,7 @@ def test_a_draw_that_fails_leaves_the_run_to_draw_for_itself(monkeypatch):
 
     monkeypatch.setattr(predraw, "make_inputs", failing)
     predraw.start(SHAPE)
-    assert predraw.take(SHAPE, 0) is None and predraw.take_reference(SHAPE) is None
+    assert predraw.take(SHAPE, 0) is None and predraw.take_check(SHAPE) is None
 
 
 def test_wait_and_drop_end_the_thread_and_forget_what_was_not_taken():
