@@ -49,6 +49,7 @@ def streamlit_server(
     log: IO[str] | None = None,
     startup_timeout_s: float = 60.0,
     script: str = "dashboard/app.py",
+    cwd: Path = ROOT,
     **env: str,
 ) -> Iterator[str]:
     """Yield the URL of a server of `script` (the dashboard unless given) once its health check
@@ -69,7 +70,7 @@ def streamlit_server(
             "--server.headless",
             "true",
         ],
-        cwd=ROOT,
+        cwd=cwd,
         env={**os.environ, **env},
         stdout=log or subprocess.DEVNULL,
         stderr=subprocess.STDOUT,

@@ -17,6 +17,9 @@ if str(ROOT) not in sys.path:  # `streamlit run` puts only dashboard/ on the pat
 import streamlit as st  # noqa: E402
 
 from dashboard.components.plain import plain  # noqa: E402
+from dashboard.components.server_check import refuse_unsafe_server  # noqa: E402
+from engine.machine.settings import check_environment  # noqa: E402
+from engine.spec.fields import ConfigError  # noqa: E402
 from engine.storage.history_file import HistoryUnavailable  # noqa: E402
 
 VIEWS = Path(__file__).parent / "views"
@@ -34,6 +37,12 @@ def run() -> None:
     st.set_page_config(
         page_title="Batched MatVec Profiler", page_icon=":material/functions:", layout="wide"
     )
+    refuse_unsafe_server()
+    try:
+        check_environment()  # a documented variable with a bad value: named, as the CLI does
+    except ConfigError as error:
+        st.error(plain(f"{error}. Fix it and start the dashboard again."), icon=":material/error:")
+        st.stop()
     pages = [
         st.Page(
             VIEWS / file,

@@ -18,7 +18,7 @@ from dashboard.tables import run as data
 from dashboard.tables import why as why_data
 from dashboard.tables.search import search_table
 from dashboard.text.explain import answer_for
-from engine.results.formatting import grouped_notes, took_line
+from engine.results.formatting import grouped_notes, reported_words, took_line
 from engine.results.run_result import RunResult
 from engine.results.search import search_summary
 
@@ -82,6 +82,7 @@ def build(result: RunResult) -> RunView:
             f"{config.matrices:,} matrices of {config.rows}×{config.columns} {config.dtype} · "
             f"{config.mode} · cache {config.cache} · {result.environment.device_kind} · "
             f"run {result.run_id[:8]}"
+            + (f" · {reported_words(result.reported_by)}" if result.reported_by else "")
         ),
         took=took_line(result.timings, result.worker),
         winner=chosen,

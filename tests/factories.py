@@ -60,4 +60,5 @@ def make_run(
         ),
         peak=Peak(bandwidth_bytes_per_s=peak, method="synthetic"),
         results=results,
+        measured_here=True,  # as the orchestrator makes it: a run this tool measured
     )

@@ -25,7 +25,7 @@ def test_ci_runs_the_readme_test_command():
 
 
 def test_streamlit_listens_on_localhost_without_usage_stats():
-    config = (ROOT / ".streamlit" / "config.toml").read_text()
+    config = (ROOT / "dashboard" / ".streamlit" / "config.toml").read_text()
     assert 'address = "localhost"' in config
     assert "gatherUsageStats = false" in config
 

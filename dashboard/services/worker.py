@@ -12,7 +12,6 @@ the job's state and never takes the page down.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import threading
@@ -23,6 +22,7 @@ from dashboard.services.job_status import event_of_line
 from dashboard.services.jobs import Job, TrackedRun, spawn_engine
 from engine.cli.flags import cli_args
 from engine.cli.serve import MAX_IDLE_TIMEOUT_S
+from engine.machine.settings import seconds_from_environment
 from engine.process.children import engine_command, exchange
 from engine.results.events import Exit
 from engine.spec.catalog import strategy_info
@@ -32,19 +32,15 @@ from engine.spec.sweep import SweepSpec
 DEFAULT_IDLE_TIMEOUT_S = 600.0
 
 
-def idle_timeout_s(raw: str | None) -> float:
-    """`MATVEC_WORKER_IDLE_S`: seconds a warm worker waits for a run; anything that is not a
-    positive finite number means the default, and more than the worker takes is capped."""
-    try:
-        value = float(raw) if raw is not None else DEFAULT_IDLE_TIMEOUT_S
-    except ValueError:
-        return DEFAULT_IDLE_TIMEOUT_S
-    if not 0 < value < float("inf"):
-        return DEFAULT_IDLE_TIMEOUT_S
-    return min(value, MAX_IDLE_TIMEOUT_S)
+def idle_timeout_s() -> float:
+    """`MATVEC_WORKER_IDLE_S`: seconds a warm worker waits for a run (default 600), at most
+    what the worker takes. An invalid value is refused (ConfigError naming it): the app checks
+    the environment when it starts, as the CLI does."""
+    return seconds_from_environment(
+        "MATVEC_WORKER_IDLE_S", DEFAULT_IDLE_TIMEOUT_S, most=MAX_IDLE_TIMEOUT_S
+    )
 
 
-IDLE_TIMEOUT_S = idle_timeout_s(os.environ.get("MATVEC_WORKER_IDLE_S"))
 # A worker idle for nearly its timeout may end under a new request: it is replaced instead.
 IDLE_MARGIN_S = 5.0
 
@@ -78,7 +74,7 @@ class WarmWorker:
         self.job: WarmJob | None = None
         self.runs = 0
         self._lock = threading.Lock()
-        command = engine_command("serve", f"--idle-timeout={IDLE_TIMEOUT_S:g}", python=python)
+        command = engine_command("serve", f"--idle-timeout={idle_timeout_s():g}", python=python)
         if prewarm:  # its devices and probe buffers made before the first run (CPU only)
             command += ["--prewarm", f"--replicas={layout.replicas}"]
             command += [f"--threads={layout.threads}"] if layout.threads else []
@@ -99,7 +95,7 @@ class WarmWorker:
     def usable(self, now: float) -> bool:
         """Alive, free, and not about to end by its own idle timeout."""
         return (
-            self.alive and not self.busy and now - self.last_used < IDLE_TIMEOUT_S - IDLE_MARGIN_S
+            self.alive and not self.busy and now - self.last_used < idle_timeout_s() - IDLE_MARGIN_S
         )
 
     def submit(self, job: WarmJob, arguments: list[str]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import pandas as pd
@@ -43,6 +44,8 @@ def verdict_lines(winner: dict, busy_share: float | None = None) -> list[str]:
     the share of the CPU other processes used, when it widened the intervals."""
     margin = f"{winner['margin']:.0%}"
     ratios = winner["ratios"]
+    if winner.get("reported_by"):
+        return reported_lines(winner)
     if not winner["tied_with"]:
         lines = [f"**{winner['variant']}** is the fastest correct strategy in this run."]
         if ratios:
@@ -64,6 +67,24 @@ def verdict_lines(winner: dict, busy_share: float | None = None) -> list[str]:
     lines += phase_lines(winner)
     lines.append(code_words(winner))
     return lines + busy_lines(busy_share)
+
+
+def machine_name(text: object) -> str:
+    """A machine's name from a file, safe inside Markdown: host-name characters only."""
+    return re.sub(r"[^A-Za-z0-9._-]", "?", str(text))[:80] or "?"
+
+
+def reported_lines(winner: dict) -> list[str]:
+    """A verdict from a file not measured here: whose word it is, and what was checked."""
+    who = machine_name(winner["reported_by"])
+    tied = ", ".join(f"`{name}`" for name in winner["tied_with"])
+    said = f"`{winner['variant']}` had the lowest median" + (f", tied with {tied}" if tied else "")
+    return [
+        f"**Reported by {who}, not measured here.** In that run, {said}. Its errors were "
+        "re-checked against the tolerance and its times against the run's own ceiling on "
+        "reading; measure it here (Run page, same settings) to know what is fastest on this "
+        "machine."
+    ]
 
 
 def code_words(winner: dict) -> str:

@@ -25,36 +25,21 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from engine.measure import plausible
 from engine.measure.memory import format_bytes, input_set_bytes, probe_size_warning
 from engine.measure.peak import Peak, Probe, peak_from
+from engine.measure.plausible import dram_allowance, is_cache_resident
 
 Reprobe = Callable[[], list[Probe]]
-
-# The ceiling's own uncertainty, at least: probes on a shared host move ±15% between moments
-# and a busy one reads less; a result more than 1.5x the best probe (or more than the probes'
-# own spread) above it, with a working set the cache cannot hold, did not read DRAM that fast.
-CEILING_UNCERTAINTY = 0.5
-# What a cache can deliver at most: two 64-byte loads per core and cycle at 6 GHz, on every
-# core (no CPU core of 2026 loads more); an accelerator's on-chip caches, 10x its memory.
-CACHE_BYTES_PER_CORE_S = 2 * 64 * 6e9
-ACCELERATOR_CACHE_FACTOR = 10.0
 
 
 class ImplausibleThroughput(Exception):
     """A variant's time says it read faster than the device can: the work was not timed."""
 
 
-def probe_spread(peak: Peak) -> float:
-    """How far the run's probes disagree: best over worst, minus one (0 with one probe)."""
-    rates = [p.bandwidth_bytes_per_s for p in peak.probes if p.bandwidth_bytes_per_s > 0]
-    return max(rates) / min(rates) - 1.0 if len(rates) > 1 else 0.0
-
-
 def cache_limit_bytes_per_s(device: str | None, ceiling: float) -> float:
-    """The fastest read a cache-resident working set can have on the run's device."""
-    if device and any(kind in device.upper() for kind in ("GPU", "TPU")):
-        return ACCELERATOR_CACHE_FACTOR * ceiling
-    return CACHE_BYTES_PER_CORE_S * (os.cpu_count() or 1)
+    """The fastest read a cache-resident working set can have on this machine's device."""
+    return plausible.cache_limit_bytes_per_s(device, ceiling, os.cpu_count() or 1)
 
 
 def refuse(result: Any, rate: float, why: str) -> None:
@@ -66,11 +51,6 @@ def refuse(result: Any, rate: float, why: str) -> None:
         f"{why}: the timed calls did not do the work they claim (a result kept from an "
         "earlier call, work done outside the timed calls, or a forged report)"
     )
-
-
-def is_cache_resident(working_set_bytes: int, llc_bytes: int | None, cache: str) -> bool:
-    """Whether warm inputs this large can stay in the last-level cache between calls."""
-    return cache == "warm" and bool(llc_bytes) and working_set_bytes <= int(llc_bytes or 0)
 
 
 def cache_note(working_set_bytes: int, llc_bytes: int | None) -> str:
@@ -137,7 +117,7 @@ def settle_ceiling(
         else:
             peak = dataclasses.replace(peak, probes=probes)
         best = peak.bandwidth_bytes_per_s or best
-    allowed = best * (1.0 + max(CEILING_UNCERTAINTY, probe_spread(peak)))
+    allowed = best * dram_allowance(peak)
     for result in above:
         rate = result.bytes / result.median_s
         if rate > allowed:

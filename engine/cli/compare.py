@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.cli.flags import raw_settings
+from engine.cli.rerun import NOT_REMEASURED
 from engine.results.codec import floor_dict
 from engine.results.files import check_output_file
 from engine.results.formatting import format_interval, format_seconds
@@ -19,6 +20,7 @@ from engine.results.run_result import RunResult
 from engine.spec.catalog import frameworks, strategy_info
 from engine.spec.config import BenchConfig
 from engine.spec.fields import ConfigError, Setting
+from engine.spec.user_kernels import UserKernel, parse_kernel_spec
 
 EXIT_OK, EXIT_SLOWER = 0, 1
 PERCENT = Setting(kind="seconds", help="", label="", limits=(0.0, 10_000.0), unit="percentage")
@@ -69,9 +71,12 @@ def ratio_text(row: Any) -> str:
     return "-"
 
 
-def verdict_text(row: Any) -> str:
-    """The verdict column, in words for a side that lacks the variant."""
+def verdict_text(row: Any, left_out: frozenset[tuple[str, str]] = frozenset()) -> str:
+    """The verdict column, in words for a side that lacks the variant (`left_out`: the
+    (run ids, variant) pairs a rerun did not measure again)."""
     if row["status"] == "absent":
+        if (row["run_id"], row["variant"]) in left_out:
+            return "not re-measured"
         return "not in this run"
     return str(row["verdict"])
 
@@ -101,34 +106,51 @@ def command_compare(args: argparse.Namespace) -> int:
     )
     from engine.analysis.sensitivity import run_seconds, sensitivity_lines
     from engine.storage.history import History
-    from engine.storage.history_file import check_history_path
+    from engine.storage.history_file import check_history_path, check_history_readable
 
     if len(args.runs) < 2:
         raise ConfigError("runs", "give at least two results files or run ids to compare")
     baseline = Setting(kind="int", help="", label="", limits=(0, len(args.runs) - 1)).parse(
         "baseline", args.baseline
     )
-    limit = PERCENT.parse("fail-if-slower", args.fail_if_slower) if args.fail_if_slower else None
-    rerun = RERUNS.parse("rerun", args.rerun) if getattr(args, "rerun", None) else None
+    limit = (
+        PERCENT.parse("fail-if-slower", args.fail_if_slower)
+        if args.fail_if_slower is not None
+        else None
+    )
+    rerun = RERUNS.parse("rerun", args.rerun) if args.rerun is not None else None
+    kernels = given_kernels(args.kernels or [], rerun)
     if args.json_path:
         check_output_file("json", args.json_path)  # before any work, as run and sweep do
-    history = History(check_history_path(args.history))
+    if rerun is None:  # reads the history only: a read-only one will do
+        history = History(check_history_readable(args.history), read_only=True)
+    else:
+        history = History(check_history_path(args.history))
     sides = [load_side(text, history) for text in args.runs]
+    not_remeasured: list[list[str]] = [[] for _ in sides]
     if rerun is not None:
-        sides = measured_again(sides, args, rerun)
+        sides, not_remeasured = measured_again(sides, args, rerun, kernels)
     floor = floor_for(sides_of(sides), history.floor_of)
     frame = compare_runs(sides, baseline, floor=floor)
     print(f"noise floor: {floor.between_run_log_sd:.3f} (log sd between runs), {floor.source}")
+    left_out = frozenset(
+        (",".join(run.run_id for run in runs), name)
+        for runs, names in zip(sides, not_remeasured, strict=True)
+        for name in names
+    )
     print(COMPARE_HEADER)
     for _, row in frame.iterrows():
         print(
             f"{row['variant']:<22} {row['run'][:48]:<48} "
             f"{format_seconds(row['median_s']):>10} "
             f"{format_interval(row['median_ci_s']):>18} "
-            f"{ratio_text(row):>28} {verdict_text(row)}"
+            f"{ratio_text(row):>28} {verdict_text(row, left_out)}"
         )
     for note in dict.fromkeys(n for n in frame["note"] if n):
         print(f"note: {note}")
+    for index, names in enumerate(not_remeasured):
+        for name in names:
+            print(f"note: side {index}'s {name} was {NOT_REMEASURED}")
     for line in sensitivity_lines(frame, run_seconds(sides), limit):
         print(line)
     for warning in mismatch_warnings(sides):
@@ -142,6 +164,7 @@ def command_compare(args: argparse.Namespace) -> int:
             "margin": frame.attrs["margin"],
             "noise_floor": floor_dict(floor),
             "rows": [row_for_json(r) for r in frame.to_dict(orient="records")],
+            "not_remeasured": [list(names) for names in not_remeasured],
         }
         write_text_atomically(args.json_path, json.dumps(payload, indent=1))
     if limit is not None and not slower.empty:
@@ -151,22 +174,37 @@ def command_compare(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def given_kernels(specs: list[str], rerun: int | None) -> list[UserKernel]:
+    """`--kernel`: the kernels a rerun may measure again, read from the command line (the
+    only place a kernel is ever imported from); refused without `--rerun`."""
+    if specs and rerun is None:
+        raise ConfigError("kernel", "is only for --rerun: it names a kernel to measure again")
+    return [parse_kernel_spec(spec) for spec in specs]
+
+
 def measured_again(
-    sides: list[list[RunResult]], args: argparse.Namespace, count: int
-) -> list[list[RunResult]]:
+    sides: list[list[RunResult]],
+    args: argparse.Namespace,
+    count: int,
+    kernels: list[UserKernel],
+) -> tuple[list[list[RunResult]], list[list[str]]]:
     """`--rerun`: the sides' settings measured again, alternated, in the machine's queue;
-    those runs are compared (the stored ones named them)."""
-    from engine.cli.rerun import check_rerunnable, rerun_sides
+    those runs are compared (the stored ones named them). Also each side's kernels that were
+    not measured again (no `--kernel` for them)."""
+    from engine.cli.rerun import check_rerunnable, plan_rerun, rerun_sides
     from engine.storage.run_queue import RunQueue
 
     check_rerunnable(sides, args.runs)
+    plans = plan_rerun(sides, kernels)
     with RunQueue().turn():
-        again = rerun_sides(sides, count, args, lambda text: print(text, file=sys.stderr))
+        again = rerun_sides(
+            [plan.config for plan in plans], count, args, lambda text: print(text, file=sys.stderr)
+        )
     for index, runs in enumerate(again):
         print(
             f"side {index}: {len(runs)} runs measured again, alternated, group {runs[0].group_id}"
         )
-    return again
+    return again, [list(plan.not_remeasured) for plan in plans]
 
 
 def command_calibrate(args: argparse.Namespace) -> int:

@@ -1,9 +1,10 @@
 """`matvec-profiler dashboard`: start the Streamlit app from any directory.
 
 The app's settings (localhost only, local Host names, no tracebacks in the browser) live in
-`dashboard/streamlit.toml`, shipped with the package; they are passed as command-line flags,
-so they hold wherever the command is started. Extra arguments go to `streamlit run` as they
-are (e.g. `--server.port 8502`). The engine does not import Streamlit: it starts it.
+`dashboard/.streamlit/config.toml`, shipped with the package: Streamlit reads it beside the
+app from any folder, and this command passes them as command-line flags too. Extra arguments
+go to `streamlit run` as they are (e.g. `--server.port 8502`). The engine does not import
+Streamlit: it starts it.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ else:  # pragma: no cover - Python 3.10
 
 DASHBOARD = Path(__file__).resolve().parents[2] / "dashboard"
 APP = DASHBOARD / "app.py"
-SETTINGS = DASHBOARD / "streamlit.toml"
+SETTINGS = DASHBOARD / ".streamlit" / "config.toml"
 INSTALL_HINT = "pip install 'batched-matvec-profiler[dashboard]' (streamlit and plotly)"
 
 

@@ -59,9 +59,10 @@ def cli_args(config: BenchConfig) -> list[str]:
     args = []
     for item, setting in config_fields():
         value = getattr(config, item.name)
-        if value is None:
+        text = setting.to_text(value)
+        if value is None or text == "":  # unset or empty (no label, no kernels): the default
             continue
-        args.append(f"{flag_of(item)}={setting.to_text(value)}")
+        args.append(f"{flag_of(item)}={text}")
     return args
 
 
@@ -78,5 +79,7 @@ def sweep_cli_args(spec: SweepSpec) -> list[str]:
             continue
         if item.name == "mode" and item.name not in axes:
             values = (spec.base.mode,)
-        args.append(f"{flag_of(item)}={','.join(setting.to_text(v) for v in values)}")
+        text = ",".join(setting.to_text(v) for v in values)
+        if text:  # no label, no kernels: the default, never an empty flag
+            args.append(f"{flag_of(item)}={text}")
     return args

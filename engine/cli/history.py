@@ -16,7 +16,7 @@ from engine.results.files import check_output_file
 from engine.results.parse import read_results_file
 from engine.results.reader import ResultsRejected
 from engine.spec.sweep import SweepSpec
-from engine.storage.history_file import check_history_path
+from engine.storage.history_file import check_history_path, check_history_readable
 
 EXIT_OK, EXIT_INVALID = 0, 2
 
@@ -104,9 +104,8 @@ def command_import(args: argparse.Namespace) -> int:
 def command_history(args: argparse.Namespace) -> int:
     from engine.storage.history import DISPLAY_COLUMNS, History, RunFilter
 
-    frame = History(args.history).list_runs(
-        RunFilter(device_kind=args.device, label_contains=args.label)
-    )
+    history = History(check_history_readable(args.history), read_only=True)
+    frame = history.list_runs(RunFilter(device_kind=args.device, label_contains=args.label))
     if args.json:
         print(frame.to_json(orient="records", indent=1))
         return EXIT_OK

@@ -18,12 +18,13 @@ from engine.cli.flags import add_config_flags, config_from_args
 from engine.cli.repetitions import RepetitionFailed
 from engine.cli.terminal import printable_output
 from engine.machine.accelerators import DeviceError
+from engine.machine.settings import check_environment
 from engine.measure.memory import PreflightError
 from engine.process.children import end_children_on_signals
 from engine.process.parent_watch import die_with_parent, end_with_parent
 from engine.results.reader import ResultsRejected
 from engine.spec.catalog import declared_call, frameworks
-from engine.spec.config import BenchConfig
+from engine.spec.config import BenchConfig, config_fields, flag_of
 from engine.spec.fields import ConfigError
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INVALID = 0, 1, 2
@@ -117,6 +118,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="measure every side again first, N runs each, alternated in fresh processes "
         "(pyperf's way), and compare those: no drift between windows, more power",
     )
+    compare.add_argument(
+        "--kernel",
+        dest="kernels",
+        action="append",
+        metavar="PATH.py:FUNCTION",
+        help="with --rerun: a kernel to measure again, from this file (its SHA-256 must match "
+        "the stored one); a kernel a results file names is never imported from its path",
+    )
     compare.add_argument("--json", dest="json_path", default=None, help="write the rows here")
     add_history_flag(compare)
 
@@ -192,6 +201,18 @@ COMMANDS = {
 }
 
 
+def refuse_empty_values(args: argparse.Namespace) -> None:
+    """An empty value is never a silent "off": `--fail-if-slower ''` (a CI line whose variable
+    is unset) is refused like any other bad value, naming the flag."""
+    flags = {item.name: flag_of(item) for item, _ in config_fields()}
+    flags.update(json_path="--json", kernels="--kernel", runs="a run", files="a file")
+    for name, value in vars(args).items():
+        values = value if isinstance(value, list) else [value]
+        if name != "streamlit_args" and any(isinstance(v, str) and not v.strip() for v in values):
+            flag = flags.get(name, "--" + name.replace("_", "-"))
+            raise UsageError(f"{flag}: is empty; give it a value or leave it out")
+
+
 def parse_run(arguments: list[str]) -> BenchConfig:
     """The config of `run` with these flags, refused as the command would refuse them."""
     return config_from_args(build_parser().parse_args(["run", *arguments]))
@@ -206,12 +227,14 @@ def main(argv: Sequence[str] | None = None, warm: Any = None) -> int:
 def command_main(argv: Sequence[str] | None, warm: Any) -> int:
     try:
         argv = list(sys.argv[1:] if argv is None else argv)
+        check_environment()
         if argv[:1] == ["dashboard"] and not {"-h", "--help"} & set(argv[1:2]):
             # Everything after `dashboard` is Streamlit's (`--server.port 8502`), verbatim;
             # argparse would take a leading flag for one of its own and refuse it.
             extra = argv[2:] if argv[1:2] == ["--"] else argv[1:]
             return COMMANDS["dashboard"](argparse.Namespace(streamlit_args=extra))
         args = build_parser().parse_args(argv)
+        refuse_empty_values(args)
         if args.command == "run":
             return run.command_run(args, warm)
         if args.command == "serve":
@@ -252,9 +275,13 @@ def run_and_exit() -> NoReturn:
     started has ended), the process ends at once after flushing its output, having done what
     that teardown would have (its folder's `at_exit`: AutoGraph's generated sources removed).
     """
-    die_with_parent()
+    try:
+        die_with_parent()
+        end_with_parent()
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(EXIT_INVALID)
     end_children_on_signals()
-    end_with_parent()
     code = main()
     loaded = [f for f in frameworks() if f.at_exit and f.module in sys.modules]
     if loaded:

@@ -6,34 +6,102 @@ carries that drift (`analysis.compare.windows_apart`) and more runs cannot shrin
 both sides alternated in one window (pyperf's interleaving: A B, B A, A B, ...) carry none, and
 N is what the comparison's own advice asks for ("needs about N runs per side, alternated with
 the other side's"). Only a side that can be measured again here is re-measured: made on this
-machine, its strategies installed here, its kernel files unchanged; any other is refused
-before any work, naming it.
+machine, its strategies installed here; any other is refused before any work, naming it.
+
+A results file is data. A user's kernel named in it (its path, its hash) is never imported,
+run or even opened: whoever hands over a crafted file must not run code here. A kernel is
+measured again only from a `--kernel PATH.py:FUNCTION` the user gives on the command line,
+whose SHA-256 matches the one the side stored; without one, that variant is "not
+re-measured" and the side's other variants run again.
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import platform
 import tempfile
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from engine.cli.repetitions import run_fresh
 from engine.results.run_result import RunResult
 from engine.spec.catalog import is_known, strategy_info
+from engine.spec.config import BenchConfig
 from engine.spec.fields import ConfigError
-from engine.spec.user_kernels import read_source
+from engine.spec.user_kernels import UserKernel, kernel_name
+
+NOT_REMEASURED = (
+    "not re-measured: a kernel is measured again only from a --kernel PATH.py:FUNCTION given "
+    "on the command line, never from the path a results file names"
+)
 
 
-def file_sha256(path: str) -> str | None:
-    """The kernel file's hash now, read as a run reads it (`read_source`: a regular file of
-    bounded size, never a FIFO or a device), or None when it cannot be read so."""
-    try:
-        return hashlib.sha256(read_source(Path(path))).hexdigest()
-    except ConfigError:
-        return None
+@dataclass(frozen=True)
+class RerunPlan:
+    """What one side is measured again with: its settings (kernels only from the command
+    line) and the kernels it measured that will not be measured again."""
+
+    config: BenchConfig
+    not_remeasured: tuple[str, ...]
+
+
+def stored_kernel_hashes(run: RunResult) -> dict[str, str]:
+    """name -> SHA-256 of each user kernel the run's results record (text, never a file)."""
+    return {
+        str(r.user_kernel.get("name", "")): str(r.user_kernel.get("sha256", ""))
+        for r in run.results
+        if r.user_kernel
+    }
+
+
+def plan_side(runs: Sequence[RunResult], given: Mapping[str, UserKernel], index: int) -> RerunPlan:
+    """The settings to measure side `index` again with: its stored settings, its kernels
+    replaced by those `given` on the command line (same name, same SHA-256), the others
+    left out and named. Refused (`kernel`) when a given kernel is not the one measured, or
+    when nothing would be left to measure."""
+    stored = runs[0].config
+    hashes = stored_kernel_hashes(runs[0])
+    specs, left_out = [], []
+    for name in (kernel_name(spec) for spec in stored.kernels):
+        kernel = given.get(name)
+        if kernel is None:
+            left_out.append(name)
+            continue
+        if hashes.get(name) != kernel.sha256:
+            raise ConfigError(
+                "kernel",
+                f"{Path(kernel.path).name}:{name} is not the kernel side {index} measured "
+                f"(its SHA-256 is {kernel.sha256[:12]}…, the side stored "
+                f"{(hashes.get(name) or 'none')[:12]}…): the kernel changed since; compare "
+                "the stored runs without --rerun, or measure the new kernel with run",
+            )
+        specs.append(kernel.spec)
+    strategies = [name for name in stored.strategies if name not in left_out]
+    if not strategies:
+        raise ConfigError(
+            "kernel",
+            f"side {index} measured only kernels not given with --kernel "
+            f"({', '.join(left_out)}): nothing would be measured again; give each as "
+            "--kernel PATH.py:FUNCTION",
+        )
+    values = {**stored.to_dict(), "kernels": specs, "strategies": strategies}
+    return RerunPlan(BenchConfig.from_raw(values), tuple(left_out))
+
+
+def plan_rerun(
+    sides: Sequence[Sequence[RunResult]], given: Sequence[UserKernel]
+) -> list[RerunPlan]:
+    """Each side's `RerunPlan`; a given kernel that no side measured is refused."""
+    by_name = {kernel.name: kernel for kernel in given}
+    stored = {kernel_name(spec) for runs in sides for spec in runs[0].config.kernels}
+    unknown = sorted(set(by_name) - stored)
+    if unknown:
+        raise ConfigError(
+            "kernel", f"{', '.join(unknown)} is not a kernel of any side; nothing to measure it"
+        )
+    return [plan_side(runs, by_name, index) for index, runs in enumerate(sides)]
 
 
 def why_not_rerunnable(runs: Sequence[RunResult], host: str) -> str | None:
@@ -51,10 +119,6 @@ def why_not_rerunnable(runs: Sequence[RunResult], host: str) -> str | None:
     ]
     if missing:
         return f"{', '.join(missing)} cannot run here (not installed)"
-    for result in first.results:
-        kernel = result.user_kernel
-        if kernel and file_sha256(kernel.get("path", "")) != kernel.get("sha256"):
-            return f"its kernel file {kernel.get('path')} changed since, or is gone"
     return None
 
 
@@ -70,15 +134,15 @@ def check_rerunnable(sides: Sequence[Sequence[RunResult]], names: Sequence[str])
 
 
 def rerun_sides(
-    sides: Sequence[Sequence[RunResult]],
+    configs: Sequence[BenchConfig],
     count: int,
     args: argparse.Namespace,
     say: Callable[[str], None],
 ) -> list[list[RunResult]]:
-    """Each side's settings run `count` times in fresh processes, the sides alternated and
-    the order turned each round (A B, B A, ...); each side's new runs one group. A failure
-    ends it (`RepetitionFailed`); every run that finished is in the history already."""
-    configs = [runs[0].config for runs in sides]
+    """Each side's settings (its `RerunPlan`'s) run `count` times in fresh processes, the
+    sides alternated and the order turned each round (A B, B A, ...); each side's new runs
+    one group. A failure ends it (`RepetitionFailed`); every run that finished is in the
+    history already."""
     groups = [uuid.uuid4().hex for _ in configs]
     found: list[list[RunResult]] = [[] for _ in configs]
     with tempfile.TemporaryDirectory(prefix="matvec-rerun-") as scratch:

@@ -129,16 +129,27 @@ class LineReader:
 
     def __init__(self, fd: int) -> None:
         self.fd, self.buffer, self.ended = fd, b"", False
+        self.discarding = False  # inside a line too long to be a request: skip to its end
 
     def next_line(self, timeout_s: float) -> str | None:
-        """The next line (without its newline), "" at end of input, None after the timeout."""
-        while b"\n" not in self.buffer:
+        """The next line (without its newline), "" at end of input, None after the timeout.
+        A line longer than MAX_REQUEST_BYTES is one bad request ("{}"), answered once,
+        however long it is: its rest is skipped up to its newline, so every later answer
+        stays paired with its own request."""
+        while b"\n" not in self.buffer or self.discarding:
+            if self.discarding and b"\n" in self.buffer:
+                self.buffer = self.buffer.partition(b"\n")[2]
+                self.discarding = False
+                return "{}"
             if self.ended:
                 rest, self.buffer = self.buffer, b""
+                if self.discarding:
+                    self.discarding = False
+                    return "{}"
                 return rest.decode("utf-8", "replace")
             if len(self.buffer) > MAX_REQUEST_BYTES:
                 self.buffer = b""  # a request this long is not one: drop it, keep serving
-                return "{}"
+                self.discarding = True
             ready, _, _ = select.select([self.fd], [], [], timeout_s)
             if not ready:
                 return None

@@ -213,6 +213,7 @@ def measure(
         machine_load=load,
         noise_floor=floor,
         timings=clock.timings(),
+        measured_here=True,
     )
     if interrupted:
         raise RunInterrupted(result)

@@ -44,7 +44,8 @@ class Cluster:
 
 def _count(env: Mapping[str, str], name: str, low: int, high: int | None) -> int:
     raw = env.get(name, "").strip()
-    if not raw.isdigit() or int(raw) < low or (high is not None and int(raw) > high):
+    digits = raw.isascii() and raw.isdigit()  # "²".isdigit() is True, and int() refuses it
+    if not digits or int(raw) < low or (high is not None and int(raw) > high):
         bound = f"{low} to {high}" if high is not None else f"{low} or more"
         raise ClusterError(name, f"expected a whole number from {bound}, got {raw!r}")
     return int(raw)
@@ -57,8 +58,10 @@ def cluster_from_environment(env: Mapping[str, str] | None = None) -> Cluster | 
     coordinator = env.get(COORDINATOR, "").strip()
     if not coordinator and not env.get(PROCESSES, "").strip():
         return None
-    if not ADDRESS.match(coordinator):
-        raise ClusterError(COORDINATOR, f"expected host:port of process 0, got {coordinator!r}")
+    if not ADDRESS.match(coordinator) or not 1 <= int(coordinator.rpartition(":")[2]) <= 65535:
+        raise ClusterError(
+            COORDINATOR, f"expected host:port (port 1 to 65535) of process 0, got {coordinator!r}"
+        )
     processes = _count(env, PROCESSES, 1, None)
     process_id = _count(env, PROCESS_ID, 0, processes - 1)
     return Cluster(coordinator, processes, process_id)

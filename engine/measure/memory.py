@@ -7,10 +7,10 @@ the estimate and the limit, instead of dying in the allocator halfway through a 
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass
 
 from engine.machine.host import available_bytes
+from engine.machine.settings import read
 from engine.measure.correctness import (
     DRAW_BLOCK_ELEMENTS,
     REFERENCE_CHUNK_ELEMENTS,
@@ -61,12 +61,10 @@ def bandwidth_buffer_bytes(llc_bytes: int) -> int:
 def configured_probe_bytes() -> int | None:
     """`$MATVEC_PROBE_BUFFER_BYTES` (1 MiB to 2 GiB), else None. A quick run's setting (the
     test suite's: a run's probes then take milliseconds, not a second); a buffer that fits in
-    the cache measures the cache, and every run that used one says so (`probe_size_warning`)."""
-    try:
-        value = int(os.environ.get(PROBE_BYTES_VARIABLE, ""))
-    except ValueError:
-        return None
-    return value if MIN_CONFIGURED_PROBE_BYTES <= value <= MAX_BANDWIDTH_BUFFER_BYTES else None
+    the cache measures the cache, and every run that used one says so (`probe_size_warning`).
+    An invalid value is refused (ConfigError naming it), never replaced."""
+    value = read(PROBE_BYTES_VARIABLE)
+    return value if isinstance(value, int) else None
 
 
 def probe_size_warning(llc_bytes: int) -> str | None:

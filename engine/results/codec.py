@@ -11,6 +11,8 @@ from dataclasses import asdict, fields
 from typing import Any
 
 from engine.measure.uncertainty import CONFIDENCE, MEDIAN_CI_METHOD, NoiseFloor
+from engine.results.attestation import FIELD as ATTESTATION
+from engine.results.attestation import attest
 from engine.results.model import RunRecord, StrategyResult
 from engine.results.parts import finite_or_none
 from engine.results.search import search_summary
@@ -123,7 +125,12 @@ def run_to_dict(run: RunRecord) -> dict[str, Any]:
             "limit_bytes": run.memory.limit_bytes,
             "limit_source": run.memory.limit_source,
         }
-    return {**data, **run.extra}
+    data = {**data, **run.extra}
+    if run.measured_here:
+        stamp = attest(data, run.environment.hostname)
+        if stamp is not None:
+            data[ATTESTATION] = stamp
+    return data
 
 
 # Where a run's wall time went, in order (docs/results-json.md). `startup_s` is starting the

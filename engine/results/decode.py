@@ -13,6 +13,9 @@ from engine.machine.load import MachineLoad
 from engine.measure.memory import MemoryEstimate
 from engine.measure.racing import STOP_REASONS
 from engine.measure.uncertainty import NoiseFloor
+from engine.results.attestation import FIELD as ATTESTATION
+from engine.results.attestation import is_attested
+from engine.results.claims import check_claims
 from engine.results.codec import (
     MAX_RESULTS,
     RUN_FIELDS,
@@ -142,9 +145,10 @@ def run_from_dict(cls: type[Run], data: Any) -> Run:
         "machine_load",
         "group_id",
         "timings",
+        ATTESTATION,
     )
     timings = read.child("timings", None)
-    return cls(
+    run = cls(
         run_id=run_id,
         created_at=created_at,
         environment=Environment.from_dict(*_required(read, "environment")),
@@ -162,7 +166,10 @@ def run_from_dict(cls: type[Run], data: Any) -> Run:
         group_id=group,
         timings=_timings_from(timings) if timings else None,
         extra=read.extras(known),
+        measured_here=is_attested(read.data),
     )
+    check_claims(run)
+    return run
 
 
 def run_from_json(cls: type[Run], text: str | bytes) -> Run:

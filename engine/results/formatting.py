@@ -60,6 +60,17 @@ def winner_line(winner: Mapping[str, Any] | None) -> str:
     """ "fastest: X" or "tied: X, Y (within 5%)", and which code to copy and why."""
     if winner is None:
         return "no strategy produced a correct result"
+    if winner.get("reported_by"):
+        return f"{reported_words(winner['reported_by'])}: {measured_line(winner)}"
+    return measured_line(winner)
+
+
+def reported_words(machine: str) -> str:
+    """How a verdict that is another file's word is introduced, everywhere."""
+    return f"reported by {machine}, not measured here"
+
+
+def measured_line(winner: Mapping[str, Any]) -> str:
     margin = f"{winner['margin']:.0%}"
     simplest = winner["simplest"]
     why = f" ({winner['simplest_reason']})" if winner.get("simplest_reason") else ""

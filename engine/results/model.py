@@ -127,6 +127,16 @@ class RunRecord:
     group_id: str | None = None  # repetitions of one measurement share a group
     timings: dict[str, float] | None = None  # wall seconds of each phase (TIMING_PHASES)
     extra: dict[str, Any] = field(default_factory=dict)  # top-level fields this version lacks
+    # True for a run this tool measured here: by the orchestrator, or read back from a file
+    # whose attestation verifies (results/attestation.py). Anything else is a report.
+    measured_here: bool = False
+
+    @property
+    def reported_by(self) -> str | None:
+        """None for a run measured here; else the machine the file names (its claim)."""
+        if self.measured_here:
+            return None
+        return self.environment.hostname or "an unnamed machine"
 
     @property
     def peak_bytes_per_s(self) -> float | None:

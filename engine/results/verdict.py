@@ -189,8 +189,13 @@ def run_ratio(run: RunRecord, variant: str, reference: str) -> RatioEstimate | N
 
 
 def run_winner_record(run: RunRecord) -> dict[str, Any] | None:
-    """A run's `winner` record (the results JSON's, the pages', the CLI's)."""
-    return winner_record(run_winner(run))
+    """A run's `winner` record (the results JSON's, the pages', the CLI's). A run not measured
+    here carries `reported_by` (the machine its file names): every reader says whose word the
+    verdict is, and none names it the fastest on that word alone."""
+    record = winner_record(run_winner(run))
+    if record is not None and run.reported_by is not None:
+        record["reported_by"] = run.reported_by
+    return record
 
 
 def run_reduced_precision(run: RunRecord) -> dict[str, Any] | None:

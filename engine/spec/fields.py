@@ -16,26 +16,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from engine.machine.input_error import ConfigError, shown
+
 Kind = Literal["int", "optional_int", "choice", "bool", "seconds", "strategies", "kernels", "text"]
-# A pasted value longer than this is a mistake, not a setting; echoing it back would flood the
-# terminal or the page, so messages show only its start.
-ECHO_MAX_CHARS = 60
-
-
-class ConfigError(ValueError):
-    """A bad input value. `str()` is the one-line message shown to users."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
-        self.field = field
-
-
-def shown(value: Any) -> str:
-    """`repr` of a bad value, cut short so a 100,000-character paste is not echoed whole."""
-    text = repr(value)
-    if len(text) <= ECHO_MAX_CHARS:
-        return text
-    return f"{text[:ECHO_MAX_CHARS]}... ({len(text):,} characters)"
 
 
 @dataclass(frozen=True)

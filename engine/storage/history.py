@@ -100,8 +100,13 @@ class RunFilter:
 
 
 class History:
-    def __init__(self, path: str | Path | None = None) -> None:
+    def __init__(self, path: str | Path | None = None, *, read_only: bool = False) -> None:
+        """`read_only`: list and compare an existing store without writing to it (a file
+        without write permission, a colleague's copy); storing into it then fails."""
         self.path = Path(path) if path else default_path()
+        self.read_only = read_only and self.path.is_file()
+        if self.read_only:
+            return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:
@@ -113,7 +118,7 @@ class History:
                 conn.execute("ALTER TABLE runs ADD COLUMN group_id TEXT")
 
     def _connect(self) -> AbstractContextManager[sqlite3.Connection]:
-        return connect(self.path)
+        return connect(self.path, read_only=self.read_only)
 
     def add_run(
         self,

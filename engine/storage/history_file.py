@@ -79,6 +79,54 @@ def default_path() -> Path:
 SQLITE_HEADER = b"SQLite format 3\x00"
 
 
+def read_only_uri(path: Path) -> str:
+    """An SQLite URI that opens `path` read-only, whatever its name holds: `%`, `#` and `?`
+    are percent-encoded (`as_uri`), never read as URI syntax. A WAL database needs its -shm
+    file to be read; where it is missing and cannot be made (a read-only folder), the file is
+    read as immutable (no other writer can be there anyway)."""
+    uri = f"{path.resolve().as_uri()}?mode=ro"
+    shared = path.with_name(path.name + "-shm")
+    if path.exists() and not shared.exists() and not os.access(path.parent, os.W_OK):
+        uri += "&immutable=1"
+    return uri
+
+
+def check_history_readable(path: str | Path | None) -> Path:
+    """Refuse, before any work, a history that cannot be read (exit 2 naming --history): a
+    directory, a file that is not SQLite, a corrupt one. A read-only file is fine: listing
+    and comparing write nothing."""
+    target = Path(path) if path else default_path()
+    if not target.exists():
+        return target
+    if target.is_dir():
+        raise ConfigError("history", f"{str(target)!r} is a directory; give a file name")
+    if not target.is_file():
+        raise ConfigError("history", f"{str(target)!r} is not a regular file")
+    _check_database(target)
+    return target
+
+
+def _check_database(target: Path) -> None:
+    """An existing file: SQLite's header, then a quick check through a read-only open."""
+    try:
+        with open(target, "rb") as handle:
+            header = handle.read(len(SQLITE_HEADER))
+    except OSError as error:
+        raise ConfigError("history", f"{str(target)!r} cannot be read: {error.strerror}") from None
+    if header and header != SQLITE_HEADER:
+        raise ConfigError("history", f"{str(target)!r} is not an SQLite database")
+    try:
+        conn = sqlite3.connect(read_only_uri(target), uri=True, timeout=5)
+        try:
+            verdict = conn.execute("PRAGMA quick_check").fetchone()[0]
+        finally:
+            conn.close()
+    except sqlite3.Error as error:
+        raise ConfigError("history", f"{str(target)!r} cannot be read: {error}") from None
+    if verdict != "ok":
+        raise ConfigError("history", f"{str(target)!r} is corrupt: {verdict}")
+
+
 def check_history_path(path: str | Path | None) -> Path:
     """Refuse, before any work, a history that cannot take a run (exit 2 naming --history):
     a directory, a file that is not SQLite, a corrupt or read-only database, a place where
@@ -97,22 +145,9 @@ def check_history_path(path: str | Path | None) -> Path:
         return target
     if not target.is_file():
         raise ConfigError("history", f"{str(target)!r} is not a regular file")
-    if not target.stat().st_mode & 0o222:
+    if not target.stat().st_mode & 0o222 or not os.access(target, os.W_OK):
         raise ConfigError("history", f"{str(target)!r} is read-only")
-    with open(target, "rb") as handle:
-        header = handle.read(len(SQLITE_HEADER))
-    if header and header != SQLITE_HEADER:
-        raise ConfigError("history", f"{str(target)!r} is not an SQLite database")
-    try:
-        conn = sqlite3.connect(f"file:{target}?mode=ro", uri=True, timeout=5)
-        try:
-            verdict = conn.execute("PRAGMA quick_check").fetchone()[0]
-        finally:
-            conn.close()
-    except sqlite3.Error as error:
-        raise ConfigError("history", f"{str(target)!r} cannot be read: {error}") from None
-    if verdict != "ok":
-        raise ConfigError("history", f"{str(target)!r} is corrupt: {verdict}")
+    _check_database(target)
     return target
 
 
@@ -126,14 +161,24 @@ class HistoryUnavailable(ConfigError):
 
 
 @contextmanager
-def connect(path: Path) -> Iterator[sqlite3.Connection]:
-    """A connection in WAL mode; any database or file error inside becomes one
-    `HistoryUnavailable`."""
+def connect(path: Path, read_only: bool = False) -> Iterator[sqlite3.Connection]:
+    """A connection in WAL mode (read-only: opened so, changing nothing); any database or
+    file error inside becomes one `HistoryUnavailable`. The path is a name, never URI syntax
+    (`sqlite3.connect` takes a plain path as it is)."""
     try:
-        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        if read_only:
+            conn = sqlite3.connect(
+                read_only_uri(path), uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None
+            )
+        else:
+            conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
     except (sqlite3.Error, OSError) as error:
         raise HistoryUnavailable(path, error) from None
     try:
+        if read_only:
+            conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            yield conn
+            return
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         conn.execute("PRAGMA synchronous=NORMAL")

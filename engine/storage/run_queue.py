@@ -39,9 +39,16 @@ def default_directory() -> Path:
 
 
 def private_directory(directory: Path) -> Path:
-    """Create `directory` private to this user, or refuse one others could write to."""
+    """Create `directory` private to this user, or refuse one others could write to. It is
+    created one level deep only: a missing parent is a typo, never a tree made at `/`."""
+    if not directory.parent.is_dir():
+        raise ConfigError(
+            QUEUE_VARIABLE,
+            f"cannot use {str(directory)!r} as the run queue: its parent "
+            f"{str(directory.parent)!r} is not an existing directory",
+        )
     try:
-        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        directory.mkdir(mode=0o700, exist_ok=True)
         info = directory.lstat()
     except OSError as error:
         raise ConfigError(
@@ -66,17 +73,35 @@ def private_directory(directory: Path) -> Path:
     return directory
 
 
-def _owned_by_someone(ticket: Path) -> bool:
-    """True while the ticket's owner lives (it holds the ticket's lock)."""
+def is_ticket_file(entry: Path) -> bool:
+    """A ticket is a regular file with a ticket's name; anything else (a FIFO, a socket, a
+    directory, a link planted with that name) is not ours and never opened."""
     try:
-        with open(ticket, "rb") as handle:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
-            except BlockingIOError:
-                return True
-            return False
+        return TICKET.match(entry.name) is not None and stat.S_ISREG(entry.lstat().st_mode)
+    except OSError:
+        return False
+
+
+def _owned_by_someone(ticket: Path) -> bool:
+    """True while the ticket's owner lives (it holds the ticket's lock). Opened without
+    following a link or blocking, so nothing in the directory can hang or crash a run."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    try:
+        descriptor = os.open(ticket, flags)
     except FileNotFoundError:
         return False
+    except OSError:
+        return True  # cannot be judged: left alone, and it is not a ticket we wait on
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            return True
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        return False
+    finally:
+        os.close(descriptor)
 
 
 class RunQueue:
@@ -87,7 +112,7 @@ class RunQueue:
     def _live_tickets(self, own: Path | None = None) -> list[Path]:
         live = []
         for ticket in sorted(self.directory.iterdir()):
-            if not TICKET.match(ticket.name):
+            if not is_ticket_file(ticket):
                 continue  # not a ticket: someone else's file, never ours to judge
             if ticket == own or _owned_by_someone(ticket):
                 live.append(ticket)

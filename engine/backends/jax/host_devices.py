@@ -15,8 +15,8 @@ from engine.machine.jax_cluster import cluster_from_environment
 
 
 def _local_replicas() -> int:
-    raw = os.environ.get("MATVEC_REPLICAS", "")
-    replicas = int(raw) if raw.isdigit() else 1
+    raw = os.environ.get("MATVEC_REPLICAS", "").strip()
+    replicas = int(raw) if raw.isascii() and raw.isdigit() and int(raw) > 0 else 1
     try:
         cluster = cluster_from_environment()
     except ValueError:  # ClusterError: the command's door names it; the runtime again

@@ -88,14 +88,29 @@ def remember(key: str) -> None:
                 os.unlink(temporary)
 
 
+_FAILED: dict[str, str] = {}  # install key -> why: a failure seen once is this process's answer
+
+
 def import_problem() -> str | None:
     """Why importing TensorFlow here fails or never finishes (None: it works, or there is
-    none to import). Imported already in this process: it finished."""
+    none to import). Imported already in this process: it finished. A failure is checked once
+    per process, so a run that asks twice spends the import limit once."""
     if "tensorflow" in sys.modules:
         return None
     key = install_key()
     if key is None or key in remembered():
         return None
+    if key not in _FAILED:
+        problem = _check_import()
+        if problem is None:
+            remember(key)
+            return None
+        _FAILED[key] = problem
+    return _FAILED[key]
+
+
+def _check_import() -> str | None:
+    """Import TensorFlow in a child process, under the limit; why it failed, or None."""
     limit = import_limit_s()
     child = Child(
         [sys.executable, "-m", "engine.backends.tensorflow.import_check"],
@@ -112,7 +127,6 @@ def import_problem() -> str | None:
         )
     said = [line.strip() for line in finished.stdout.splitlines() if line.strip()]
     if said and said[-1] == OK:
-        remember(key)
         return None
     if said:
         return said[-1]

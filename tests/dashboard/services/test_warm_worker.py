@@ -188,11 +188,11 @@ def test_on_an_accelerator_a_sweep_frees_the_device_first(monkeypatch, pool):
     job.cancel()
 
 
-@pytest.mark.parametrize(
-    ("raw", "seconds"),
-    [(None, 600.0), ("30", 30.0), ("abc", 600.0), ("-5", 600.0), ("0", 600.0), ("inf", 600.0)],
-)
-def test_the_idle_timeout_setting_falls_back_to_the_default(raw, seconds):
+@pytest.mark.parametrize("raw", ["abc", "-5", "0", "inf", "", " "])
+def test_a_bad_idle_timeout_setting_is_refused_naming_it(raw, monkeypatch):
     from dashboard.services.worker import idle_timeout_s
+    from engine.spec.fields import ConfigError
 
-    assert idle_timeout_s(raw) == seconds
+    monkeypatch.setenv("MATVEC_WORKER_IDLE_S", raw)
+    with pytest.raises(ConfigError, match="MATVEC_WORKER_IDLE_S"):
+        idle_timeout_s()

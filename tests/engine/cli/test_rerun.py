@@ -4,17 +4,21 @@ runs compared; a side that cannot be measured again here is refused before any w
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
-import os
 import platform
+import subprocess
+import sys
 
 import pytest
 
 from engine.cli import rerun
 from engine.cli.repetitions import RepetitionFailed
 from engine.spec.config import BenchConfig
+from engine.spec.fields import ConfigError
 from engine.storage.history import History
 from tests.cli import engine_process, run_cli
+from tests.conftest import ROOT
 from tests.factories import make_run
 
 SMALL = {"matrices": 40, "dim": 6, "repeats": 3, "warmup": 1}
@@ -39,8 +43,8 @@ def test_sides_alternate_and_the_order_turns_each_round(tmp_path, monkeypatch):
         return found
 
     monkeypatch.setattr(rerun, "run_fresh", fake_run)
-    sides = [[make_run(label=label)] for label in ("a", "b", "c")]
-    again = rerun.rerun_sides(sides, 3, None, lambda _text: None)
+    configs = [BenchConfig(**SMALL, label=label) for label in ("a", "b", "c")]
+    again = rerun.rerun_sides(configs, 3, None, lambda _text: None)
     assert [label for label, _ in made] == ["a", "b", "c", "b", "c", "a", "c", "a", "b"]
     assert [[run.config.label for run in side] for side in again] == [
         ["a"] * 3,
@@ -62,7 +66,7 @@ def test_a_failed_run_ends_the_rerun_keeping_what_finished(tmp_path, monkeypatch
 
     monkeypatch.setattr(rerun, "run_fresh", fake_run)
     with pytest.raises(RepetitionFailed) as failure:
-        rerun.rerun_sides([[make_run()], [make_run()]], 2, None, lambda _text: None)
+        rerun.rerun_sides([BenchConfig(**SMALL)] * 2, 2, None, lambda _text: None)
     assert "side 1's run 2 of 2 failed" in str(failure.value)
     assert len(failure.value.runs) == 1  # side 1's first run, kept
 
@@ -84,19 +88,107 @@ def test_a_side_that_cannot_be_measured_again_is_refused_in_one_line(tmp_path, c
     assert History(history).count() == 0  # nothing ran
 
 
-def test_a_side_whose_kernel_file_changed_is_not_measured_again(tmp_path):
-    kernel = tmp_path / "kernel.py"
-    kernel.write_text("def matvec(a, x):\n    return (a @ x[..., None])[..., 0]\n")
-    run = make_run({"numpy": [0.001] * 3})
-    run.environment = dataclasses.replace(run.environment, hostname=platform.node())
-    run.results[0].user_kernel = {"path": str(kernel), "sha256": "0" * 64}
-    assert "kernel file" in rerun.why_not_rerunnable([run], platform.node())
-    fifo = tmp_path / "kernel_now_a_fifo.py"  # read as a run reads it: never blocks on it
-    os.mkfifo(fifo)
-    run.results[0].user_kernel = {"path": str(fifo), "sha256": "0" * 64}
-    assert "kernel file" in rerun.why_not_rerunnable([run], platform.node())
-    run.results[0].user_kernel = None
-    assert rerun.why_not_rerunnable([run], platform.node()) is None
+MARKER_KERNEL = """\
+import pathlib
+pathlib.Path({marker!r}).write_text("imported")
+
+def evil(a, x):
+    return (a @ x[..., None])[..., 0]
+"""
+
+
+def crafted_side(tmp_path, name="crafted"):
+    """A results file whose author named a kernel file that writes a marker when imported,
+    with that file's true hash: the hash proves nothing, since the author wrote both."""
+    marker = tmp_path / "marker"
+    kernel = tmp_path / "evil.py"
+    kernel.write_text(MARKER_KERNEL.format(marker=str(marker)))
+    path = stored_side(tmp_path, name)
+    data = json.loads(path.read_text())
+    spec = f"{kernel}:evil@numpy"
+    data["config"]["kernels"] = [spec]
+    data["config"]["strategies"] = ["numpy", "evil"]
+    entry = json.loads(json.dumps(data["results"][0]))
+    entry["strategy"] = entry["variant"] = "evil"
+    entry["user_kernel"] = {
+        "name": "evil",
+        "path": str(kernel),
+        "function": "evil",
+        "framework": "numpy",
+        "sha256": hashlib.sha256(kernel.read_bytes()).hexdigest(),
+        "source": "def evil(a, x): ...",
+    }
+    data["results"].append(entry)
+    path.write_text(json.dumps(data))
+    return path, kernel, marker
+
+
+def test_a_kernel_named_in_a_file_is_never_planned_for_a_rerun(tmp_path):
+    path, _kernel, marker = crafted_side(tmp_path)
+    from engine.results.parse import read_results_file
+
+    side = [read_results_file(path)]
+    [plan] = rerun.plan_rerun([side], [])
+    assert plan.not_remeasured == ("evil",)
+    assert plan.config.kernels == () and plan.config.strategies == ("numpy",)
+    assert not marker.exists()
+
+
+def test_a_kernel_given_on_the_command_line_must_be_the_one_measured(tmp_path):
+    path, kernel, marker = crafted_side(tmp_path)
+    from engine.results.parse import read_results_file
+    from engine.spec.user_kernels import parse_kernel_spec
+
+    side = [read_results_file(path)]
+    given = parse_kernel_spec(f"{kernel}:evil@numpy")  # read as text, never imported
+    [plan] = rerun.plan_rerun([side], [given])
+    assert plan.not_remeasured == () and "evil" in plan.config.strategies
+    kernel.write_text(kernel.read_text() + "\n# changed\n")
+    changed = parse_kernel_spec(f"{kernel}:evil@numpy")
+    with pytest.raises(ConfigError, match="kernel changed"):
+        rerun.plan_rerun([side], [changed])
+    assert not marker.exists()
+
+
+def test_a_side_of_kernels_alone_is_refused_without_them(tmp_path):
+    path, _, marker = crafted_side(tmp_path)
+    data = json.loads(path.read_text())
+    data["config"]["strategies"] = ["evil"]
+    data["results"] = [r for r in data["results"] if r["strategy"] == "evil"]
+    path.write_text(json.dumps(data))
+    done = run_cli(
+        "compare", str(path), str(path), "--rerun", "2", "--history", str(tmp_path / "h")
+    )
+    assert done.returncode == 2 and "nothing would be measured again" in done.stderr
+    assert not marker.exists()
+
+
+@pytest.mark.slow  # two real runs, each a fresh process
+def test_a_crafted_file_runs_no_code_on_any_command(tmp_path):
+    """The marker kernel's file is never imported: not by a rerun, an import, a listing, a
+    comparison or a report; the rerun measures the rest and says what it left out."""
+    crafted, _, marker = crafted_side(tmp_path)
+    other = stored_side(tmp_path, "other")
+    history, out = str(tmp_path / "h.sqlite3"), tmp_path / "compare.json"
+    done = engine_process(
+        "compare", str(crafted), str(other), "--rerun", "2", "--history", history,
+        "--json", str(out),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "not re-measured" in done.stdout
+    assert json.loads(out.read_text())["not_remeasured"] == [["evil"], []]
+    for command in (
+        ["import", str(crafted), "--history", history],
+        ["history", "--history", history],
+        ["compare", str(crafted), str(other), "--history", history],
+    ):
+        assert run_cli(*command).returncode == 0
+    report = subprocess.run(
+        [sys.executable, "-m", "dashboard.report", str(crafted), "-o", str(tmp_path / "r.html")],
+        capture_output=True, text=True, cwd=ROOT, timeout=120,
+    )  # fmt: skip
+    assert report.returncode == 0, report.stderr
+    assert not marker.exists()
 
 
 @pytest.mark.parametrize("count", ["1", "101", "two"])

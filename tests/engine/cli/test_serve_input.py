@@ -4,6 +4,7 @@ arrive, a bad request is one line and never a crash, and the idle timeout is che
 import contextlib
 import json
 import os
+import threading
 
 import pytest
 
@@ -75,9 +76,40 @@ def test_a_huge_idle_timeout_is_capped():
     assert idle_timeout("2.5") == 2.5
 
 
-def test_the_dashboards_idle_setting_is_capped_too():
+def test_the_dashboards_idle_setting_is_read_as_the_variable_says(monkeypatch):
     from dashboard.services.worker import DEFAULT_IDLE_TIMEOUT_S, idle_timeout_s
 
-    assert idle_timeout_s("1e10") == MAX_IDLE_TIMEOUT_S
-    assert idle_timeout_s("nan") == DEFAULT_IDLE_TIMEOUT_S
-    assert idle_timeout_s("-5") == DEFAULT_IDLE_TIMEOUT_S
+    monkeypatch.delenv("MATVEC_WORKER_IDLE_S", raising=False)
+    assert idle_timeout_s() == DEFAULT_IDLE_TIMEOUT_S
+    monkeypatch.setenv("MATVEC_WORKER_IDLE_S", "30")
+    assert idle_timeout_s() == 30.0
+
+
+def test_one_over_long_line_is_one_request_answered_once():
+    """A 3 MiB line (three times the limit) gets one answer, and the next request its own."""
+    read_end, write_end = os.pipe()
+    reader = LineReader(read_end)
+    payload = b"x" * (3 * (1 << 20)) + b'\n{"run": ["--help"]}\n'
+    writer = threading.Thread(target=lambda: (os.write(write_end, payload), os.close(write_end)))
+    writer.start()
+    lines = []
+    while (line := reader.next_line(10)) not in ("", None):
+        lines.append(line)
+    writer.join()
+    os.close(read_end)
+    assert lines == ["{}", '{"run": ["--help"]}']
+
+
+def test_an_over_long_last_line_without_its_newline_is_one_request():
+    read_end, write_end = os.pipe()
+    reader = LineReader(read_end)
+    writer = threading.Thread(
+        target=lambda: (os.write(write_end, b"y" * (2 * (1 << 20) + 5)), os.close(write_end))
+    )
+    writer.start()
+    lines = []
+    while (line := reader.next_line(10)) not in ("", None):
+        lines.append(line)
+    writer.join()
+    os.close(read_end)
+    assert lines == ["{}"]

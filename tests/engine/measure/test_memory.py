@@ -67,9 +67,18 @@ def test_bandwidth_buffer_is_several_times_the_llc(monkeypatch):
 
 
 @pytest.mark.parametrize("raw", ["", "abc", "1024", str(4 * 2**30)])
-def test_a_probe_size_out_of_range_is_ignored(monkeypatch, raw):
+def test_a_probe_size_out_of_range_is_refused_naming_it(monkeypatch, raw):
+    """Once silently replaced by the default; now a bad value is named, like a bad flag."""
+    from engine.spec.fields import ConfigError
+
     monkeypatch.setenv(PROBE_BYTES_VARIABLE, raw)
-    assert bandwidth_buffer_bytes(32 * MIB) == 256 * MIB  # as if unset
+    with pytest.raises(ConfigError, match=PROBE_BYTES_VARIABLE):
+        bandwidth_buffer_bytes(32 * MIB)
+
+
+def test_an_unset_probe_size_is_the_default(monkeypatch):
+    monkeypatch.delenv(PROBE_BYTES_VARIABLE, raising=False)
+    assert bandwidth_buffer_bytes(32 * MIB) == 256 * MIB
 
 
 def test_a_configured_probe_size_is_used_and_said_when_it_fits_in_cache(monkeypatch):

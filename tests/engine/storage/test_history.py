@@ -6,6 +6,8 @@ import signal
 import sqlite3
 import time
 
+import pytest
+
 from engine.storage.history import History, RunFilter
 from tests.factories import make_run
 
@@ -97,3 +99,35 @@ def test_the_listed_best_is_the_runs_own_winner(tmp_path):
     assert row["best_variant"] == chosen.variant
     winner = next(r for r in run.results if r.variant == chosen.variant)
     assert row["best_median_s"] == winner.median_s
+
+
+@pytest.mark.parametrize("name", ["h%20.sqlite3", "h#1.sqlite3", "h?mode=rw.sqlite3", "%.db"])
+def test_any_file_name_works_for_the_history(tmp_path, name):
+    """A path is a name, never URI syntax: the second run is not refused, no stray file."""
+    from engine.storage.history_file import check_history_path
+
+    path = tmp_path / name
+    for run_id in ("a1", "a2"):
+        History(check_history_path(path)).add_run(make_run(run_id=run_id))
+    assert History(path).count() == 2
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.endswith(("-wal", "-shm"))) == [
+        name
+    ]
+
+
+def test_a_read_only_history_can_be_listed_and_compared(tmp_path):
+    from tests.cli import run_cli
+
+    path = tmp_path / "h.sqlite3"
+    store = History(path)
+    store.add_run(make_run(run_id="r1"))
+    store.add_run(make_run(run_id="r2"))
+    for extra in tmp_path.glob("h.sqlite3-*"):
+        extra.unlink()  # closed: its WAL is checkpointed
+    path.chmod(0o444)
+    before = path.read_bytes()
+    listed = run_cli("history", "--history", str(path))
+    compared = run_cli("compare", "r1", "r2", "--history", str(path))
+    assert listed.returncode == 0 and "einsum" in listed.stdout, listed.stderr
+    assert compared.returncode == 0, compared.stderr
+    assert path.read_bytes() == before  # opened read-only: not a byte written

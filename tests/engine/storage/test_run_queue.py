@@ -1,7 +1,11 @@
 """The machine-wide queue with real processes: one run at a time, first come first served."""
 
 import multiprocessing
+import os
 import time
+from pathlib import Path
+
+import pytest
 
 from engine.storage.run_queue import RunQueue
 
@@ -127,3 +131,36 @@ def test_an_unusable_queue_directory_is_a_one_line_refusal(tmp_path):
     blocker.write_text("x")
     with pytest.raises(ConfigError, match="MATVEC_QUEUE_DIR"):
         RunQueue(blocker / "q")
+
+
+@pytest.mark.timeout(120)  # a hang is the failure this guards against
+def test_anything_in_the_queue_that_is_not_a_ticket_file_is_ignored(tmp_path):
+    """A FIFO once made every run wait forever; a socket or a directory with a ticket's name
+    crashed it. None of them is a ticket: the run takes its turn at once."""
+    import socket
+    import tempfile
+
+    directory = Path(tempfile.mkdtemp(prefix="q", dir="/tmp"))  # a socket's path is short
+    directory.chmod(0o700)
+    queue = RunQueue(directory)
+    name = "00000000000000000001-1-0123abcd.ticket"
+    os.mkfifo(directory / name)
+    (directory / name.replace("1-", "2-", 1)).mkdir()
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(directory / name.replace("1-", "3-", 1)))
+    (directory / name.replace("1-", "4-", 1)).symlink_to("/dev/zero")
+    try:
+        with queue.turn():  # a FIFO opened for reading would block here forever
+            assert queue.position(next(directory.glob("*.ticket"))) >= 0
+    finally:
+        server.close()
+    assert (directory / name).exists()  # not ours: left where it is
+
+
+def test_a_queue_directory_is_made_one_level_deep_only(tmp_path):
+    from engine.spec.fields import ConfigError
+
+    with pytest.raises(ConfigError, match=r"its parent .* is not an existing directory"):
+        RunQueue(tmp_path / "missing" / "queue")
+    assert not (tmp_path / "missing").exists()
+    assert RunQueue(tmp_path / "queue").directory.is_dir()

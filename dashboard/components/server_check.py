@@ -1,0 +1,39 @@
+"""The app's check of its own server at start (services/server_safety.py holds the rule)."""
+
+from __future__ import annotations
+
+import sys
+
+import streamlit as st
+from streamlit import config
+
+from dashboard.services.server_safety import refusal, unsafe_settings
+
+CHECKED = (
+    "server.address",
+    "server.allowedHosts",
+    "server.enableXsrfProtection",
+    "browser.gatherUsageStats",
+)
+
+
+def server_problems() -> list[str]:
+    options = {name: (config.get_option(name), config.get_where_defined(name)) for name in CHECKED}
+    return unsafe_settings(options)
+
+
+@st.cache_resource(show_spinner=False)
+def said_on_console(message: str) -> bool:
+    """Once per server: the console that started it hears why the pages refuse to show."""
+    print(f"matvec-profiler: {message}", file=sys.stderr, flush=True)
+    return True
+
+
+def refuse_unsafe_server() -> None:
+    """Stop the page, saying why, when the server is less safe than the docs say."""
+    problems = server_problems()
+    if problems:
+        message = refusal(problems)
+        said_on_console(message)
+        st.error(message, icon=":material/gpp_bad:")
+        st.stop()

@@ -1,0 +1,41 @@
+"""What a measured rate can be, at most: the bounds a run's own ceiling check and the reading
+of a stored file both hold a result to (`analysis/ceiling.py`, `results/claims.py`). One
+place, so a file is judged by the rule the run that wrote it was."""
+
+from __future__ import annotations
+
+from typing import Any
+
+# The ceiling's own uncertainty, at least: probes on a shared host move ±15% between moments
+# and a busy one reads less; a result more than 1.5x the best probe (or more than the probes'
+# own spread) above it, with a working set the cache cannot hold, did not read DRAM that fast.
+CEILING_UNCERTAINTY = 0.5
+# What a cache can deliver at most: two 64-byte loads per core and cycle at 6 GHz, on every
+# core (no CPU core of 2026 loads more); an accelerator's on-chip caches, 10x its memory.
+CACHE_BYTES_PER_CORE_S = 2 * 64 * 6e9
+ACCELERATOR_CACHE_FACTOR = 10.0
+
+
+def probe_spread(peak: Any) -> float:
+    """How far the run's probes disagree: best over worst, minus one (0 with one probe)."""
+    rates = [p.bandwidth_bytes_per_s for p in peak.probes if p.bandwidth_bytes_per_s > 0]
+    return max(rates) / min(rates) - 1.0 if len(rates) > 1 else 0.0
+
+
+def cache_limit_bytes_per_s(device: str | None, ceiling: float, cores: int) -> float:
+    """The fastest read a cache-resident working set can have on the run's device (`cores`:
+    the run's machine's, not necessarily this one's)."""
+    if device and any(kind in device.upper() for kind in ("GPU", "TPU")):
+        return ACCELERATOR_CACHE_FACTOR * ceiling
+    return CACHE_BYTES_PER_CORE_S * max(1, cores)
+
+
+def is_cache_resident(working_set_bytes: int, llc_bytes: int | None, cache: str) -> bool:
+    """Whether warm inputs this large can stay in the last-level cache between calls."""
+    return cache == "warm" and bool(llc_bytes) and working_set_bytes <= int(llc_bytes or 0)
+
+
+def dram_allowance(peak: Any) -> float:
+    """How far above the best probe a result with a working set the cache cannot hold may
+    read before its time is refused: the ceiling's own uncertainty, or the probes' spread."""
+    return 1.0 + max(CEILING_UNCERTAINTY, probe_spread(peak))

@@ -1,0 +1,98 @@
+"""A read run's claims, checked: what a results file says about correctness and speed is
+re-derived from its own numbers before anything shows it.
+
+Every reader (import, the dashboard's upload, the history loader, `report`, `compare`) goes
+through the validating parser, which calls `check_claims`:
+
+- `correct` is re-derived: a result called correct whose `max_rel_error` (or
+  `rel_error_norm`) is missing or above the tolerance of its dtype and shape is not correct;
+- medians and intervals are always recomputed from the samples (the model never reads them);
+- a throughput above the run's own measured ceiling, beyond what the run's own check allows
+  (`measure/plausible.py`: the ceiling's uncertainty with a working set the cache cannot
+  hold, what any cache delivers with one it can), is refused: the result fails, saying why.
+
+What a check changes is said in the result's warnings, so a page shows why a claim fell.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.measure.correctness import tolerance
+from engine.measure.memory import format_bytes, input_set_bytes
+from engine.measure.plausible import cache_limit_bytes_per_s, dram_allowance, is_cache_resident
+from engine.spec.catalog import is_known, strategy_info
+
+READ_CHECK = "checked on reading"
+
+
+def allowed_error(result: Any, config: Any) -> float:
+    """The tolerance the run would have checked this result with: its storage dtype's for a
+    reduced-precision point, else the run's dtype, at the run's number of columns."""
+    storage = strategy_info(result.strategy).storage if is_known(result.strategy) else ""
+    return tolerance(storage or config.dtype, config.columns)
+
+
+def check_correctness(result: Any, config: Any) -> None:
+    if not result.correct:
+        return
+    allowed = allowed_error(result, config)
+    errors = [e for e in (result.max_rel_error, result.rel_error_norm) if e is not None]
+    worst = max(errors) if errors else None
+    if worst is not None and worst <= allowed * (1 + 1e-9):
+        return
+    result.correct = False
+    said = "no error recorded" if worst is None else f"a relative error of {worst:.3g}"
+    result.warnings.append(
+        f"incorrect ({READ_CHECK}): the file called it correct with {said}, above the "
+        f"{allowed:.3g} tolerance of {config.dtype} at {config.columns} columns"
+    )
+    result.tolerance = allowed
+
+
+def refuse_rate(result: Any, rate: float, why: str) -> None:
+    result.status = "failed"
+    result.correct = False
+    result.error = (
+        f"ImplausibleThroughput ({READ_CHECK}): its time says it read {rate / 1e9:,.1f} GB/s, "
+        f"{why}: the times in the file are not the work they claim"
+    )
+
+
+def check_rate(result: Any, run: Any) -> None:
+    median = result.median_s
+    if result.status != "ok" or not median:
+        return
+    ceiling = result.ceiling_bytes_per_s or run.peak.bandwidth_bytes_per_s
+    if not ceiling:
+        return
+    rate = result.bytes / median
+    env = run.environment
+    device = run.peak.device or env.device_kind
+    limit = cache_limit_bytes_per_s(device, ceiling, env.cpu_count or 1)
+    if rate > limit:
+        refuse_rate(
+            result, rate, f"more than any cache of its machine delivers ({limit / 1e9:,.0f} GB/s)"
+        )
+        return
+    working_set = input_set_bytes(run.config) * max(1, run.cold_copies)
+    llc = env.last_level_cache_bytes
+    if result.ceiling_bytes_per_s or is_cache_resident(working_set, llc, run.config.cache):
+        return
+    if llc is None and run.config.cache == "warm":
+        return  # the cache it may have read from is unknown: only the cache's bound holds
+    allowed = ceiling * dram_allowance(run.peak)
+    if rate > allowed:
+        refuse_rate(
+            result,
+            rate,
+            f"{rate / ceiling:,.1f}x the {ceiling / 1e9:.1f} GB/s its run measured, with a "
+            f"working set ({format_bytes(working_set)}) its cache cannot hold",
+        )
+
+
+def check_claims(run: Any) -> None:
+    """Re-derive each result's correctness and hold its rate to the run's own ceiling."""
+    for result in run.results:
+        check_correctness(result, run.config)
+        check_rate(result, run)
