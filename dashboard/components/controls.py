@@ -12,14 +12,19 @@ from typing import Any
 import streamlit as st
 
 from dashboard.components.plain import plain
-from dashboard.services.links import defaults, params_from_settings, settings_from_params
+from dashboard.services.links import (
+    PAGE_JOB_PARAMS,
+    defaults,
+    params_from_settings,
+    settings_from_params,
+)
 from engine.spec.catalog import (
     framework_label,
     install_hints,
     missing_frameworks,
 )
 from engine.spec.config import browser_fields
-from engine.spec.fields import Setting
+from engine.spec.fields import ConfigError, Setting
 
 PREFIX = "setting_"
 SECTIONS: dict[str, tuple[str, ...]] = {
@@ -72,26 +77,33 @@ def seed_from_url() -> list[str]:
     return st.session_state["url_notices"]
 
 
-def _widget(name: str, setting: Setting, disabled: bool = False) -> None:
+def _number_widget(name: str, setting: Setting, help_text: str, disabled: bool) -> str | None:
+    """A number typed as text and read by the field table, so `1e12` or `20000000` is named
+    under its box and refused (Streamlit's number box turned `1e12` into 1 without a word,
+    and kept the old value in force for one over its maximum). The valid value is kept under
+    the setting's key; returns the typed text when it is not valid."""
+    key, text_key = _key(name), f"{_key(name)}_text"
+    current = st.session_state.get(key)
+    if text_key not in st.session_state or st.session_state.get(f"{key}_shown") != current:
+        st.session_state[text_key] = setting.to_text(current)  # set by a link or another box
+        st.session_state[f"{key}_shown"] = current
+    typed = st.text_input(setting.label, key=text_key, help=help_text, disabled=disabled)
+    try:
+        value = setting.parse(name, typed)
+    except ConfigError as error:
+        st.error(plain(f"{setting.label}: {error.message_part}"), icon=":material/error:")
+        return typed
+    st.session_state[key] = st.session_state[f"{key}_shown"] = value
+    return None
+
+
+def _widget(name: str, setting: Setting, disabled: bool = False) -> str | None:
+    """Draw one setting's control; the typed text of a number that is not valid, else None."""
     key = _key(name)
     help_text = HELP_EXTRA.get(name, setting.help)
-    if setting.kind in ("int", "optional_int"):
-        assert setting.limits is not None
-        lo, hi = (int(v) for v in setting.limits)
-        st.number_input(
-            setting.label,
-            min_value=lo,
-            max_value=hi,
-            step=1,
-            key=key,
-            help=help_text,
-            disabled=disabled,
-        )
-    elif setting.kind == "seconds":
-        assert setting.limits is not None
-        lo, hi = setting.limits
-        st.number_input(setting.label, min_value=lo, max_value=hi, key=key, help=help_text)
-    elif setting.kind == "choice" and len(setting.options()) <= 2:
+    if setting.kind in ("int", "optional_int", "seconds"):
+        return _number_widget(name, setting, help_text, disabled)
+    if setting.kind == "choice" and len(setting.options()) <= 2:
         st.radio(setting.label, setting.options(), key=key, horizontal=True, help=help_text)
     elif setting.kind == "choice":
         st.selectbox(setting.label, setting.options(), key=key, help=help_text)
@@ -114,16 +126,17 @@ def _widget(name: str, setting: Setting, disabled: bool = False) -> None:
         st.checkbox(setting.label, key=key, help=help_text)
     else:
         st.text_input(setting.label, key=key, max_chars=setting.max_chars or None, help=help_text)
+    return None
 
 
-def _columns_widget(setting: Setting) -> None:
+def _columns_widget(setting: Setting) -> str | None:
     """n: a 'square' switch, and the number when the matrices are rectangular."""
     if st.checkbox("Square (n = m)", key="square_cols"):
         st.session_state[_key("cols")] = None
-        return
+        return None
     if st.session_state.get(_key("cols")) is None:
         st.session_state[_key("cols")] = st.session_state[_key("dim")]
-    _widget("cols", setting)
+    return _widget("cols", setting)
 
 
 def render() -> dict[str, Any]:
@@ -131,22 +144,26 @@ def render() -> dict[str, Any]:
     table = {item.name: setting for item, setting in browser_fields()}
     placed = {name for names in SECTIONS.values() for name in names}
     sections = {**SECTIONS, "Label": tuple(name for name in table if name not in placed)}
+    invalid: dict[str, str] = {}  # name -> typed text that is not a valid value
     with st.sidebar:
         for title, names in sections.items():
             st.header(title)
             for name in names:
                 if name == "cols":
-                    _columns_widget(table[name])
+                    typed = _columns_widget(table[name])
                 elif name == "replicas":
                     single = st.session_state.get(_key("mode")) == "single"
                     if single:
                         st.session_state[_key("replicas")] = 1
-                    _widget(name, table[name], disabled=single)
+                    typed = _widget(name, table[name], disabled=single)
                 else:
-                    _widget(name, table[name])
+                    typed = _widget(name, table[name])
+                if typed is not None:
+                    invalid[name] = typed
     start = defaults()
-    settings = {name: st.session_state.get(_key(name), start[name]) for name in start}
-    wanted = params_from_settings(settings)
+    valid = {name: st.session_state.get(_key(name), start[name]) for name in start}
+    wanted = params_from_settings(valid)  # the link keeps the last valid values
+    wanted.update({k: st.query_params[k] for k in PAGE_JOB_PARAMS if k in st.query_params})
     if query_params() != {k: [v] for k, v in wanted.items()}:
         st.query_params.from_dict(wanted)
-    return settings
+    return {**valid, **invalid}  # a run with an invalid value is refused, naming it

@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
+from dashboard.components import page_jobs
 from dashboard.services.job_status import JobStatus
 from dashboard.services.worker import Job, WarmJob
 
@@ -41,7 +42,7 @@ def job_progress(
             return
         status = job.status()
         if status.finished:
-            st.session_state.pop(job_key, None)
+            page_jobs.finish(job_key)
             on_finish(status)
             st.rerun()
         st.progress(fraction(status), text=describe(status))

@@ -6,6 +6,7 @@ import sys
 
 import streamlit as st
 from streamlit import config
+from streamlit.runtime import Runtime
 
 from dashboard.services.server_safety import refusal, unsafe_settings
 
@@ -17,7 +18,14 @@ CHECKED = (
 )
 
 
+def serving() -> bool:
+    """True under a real server (AppTest runs the app with a stand-in Runtime and no socket)."""
+    return Runtime.exists() and type(Runtime.instance()) is Runtime
+
+
 def server_problems() -> list[str]:
+    if not serving():
+        return []
     options = {name: (config.get_option(name), config.get_where_defined(name)) for name in CHECKED}
     return unsafe_settings(options)
 

@@ -26,8 +26,9 @@ def report_of(paths: Sequence[str]) -> str:
     for path in paths:
         try:
             runs = read_run_group(path)
-        except ResultsRejected as error:
-            raise ResultsRejected(f"cannot read {path}: {error}") from None
+        except ResultsRejected as error:  # named once: "cannot read X: cannot read X" no more
+            named = str(path) in str(error)
+            raise ResultsRejected(str(error) if named else f"cannot read {path}: {error}") from None
         sides.append((path, runs))
     if len(sides) > 1:
         return comparison_report([run for _, runs in sides for run in runs])

@@ -44,12 +44,18 @@ def _values(raw: str | list[str]) -> list[str]:
     return [raw] if isinstance(raw, str) else list(raw)
 
 
+# URL parameters that name a page's running job (a reload finds it again), not settings.
+PAGE_JOB_PARAMS = ("job", "sweep_job")
+
+
 def settings_from_params(params: Mapping[str, str | list[str]]) -> ParsedParams:
     """Defaults overridden by every valid URL parameter; invalid ones become notices."""
     settings = defaults()
     notices: list[str] = []
     unknown: list[str] = []
     for url_name, raw in params.items():
+        if url_name in PAGE_JOB_PARAMS:
+            continue  # the page's running job (services/page_jobs.py), not a setting
         name = FIELD_FOR_URL.get(url_name)
         values = _values(raw)
         if name is None:

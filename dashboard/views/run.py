@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.components import controls, devices, kernels
+from dashboard.components import controls, devices, kernels, page_jobs
 from dashboard.components.partial import SNAPSHOT_KEY, show_partial
 from dashboard.components.plain import plain
 from dashboard.components.progress import job_progress
@@ -47,7 +47,7 @@ def start_run(settings: dict, kernels: list[str]) -> None:
         st.session_state["last_outcome"] = ("refused", str(error))
         return
     repetitions = st.session_state.get("repetitions", 1)
-    st.session_state["job"] = worker.start_run(config, repetitions, devices.device_kind())
+    page_jobs.start("job", worker.start_run(config, repetitions, devices.device_kind()))
     st.session_state.pop("last_outcome", None)
 
 
@@ -108,9 +108,10 @@ st.sidebar.number_input(
     "between processes is what makes comparisons honest.",
 )
 
+page_jobs.adopt("job")  # a reloaded page finds its run again
 job: Job | WarmJob | None = st.session_state.get("job")
 if job is not None and (status := job.status()).finished:
-    st.session_state.pop("job")
+    page_jobs.finish("job")
     collect(status)
     job = None
 current = current_result()

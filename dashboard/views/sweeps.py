@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from dashboard.components import page_jobs
 from dashboard.components.charts import chart
 from dashboard.components.devices import device_kind
 from dashboard.components.plain import plain
@@ -57,6 +58,7 @@ st.caption(
     "A grid over any settings: give several comma-separated values to make an axis. Every "
     "finished point is stored as it completes; starting the same sweep again resumes it."
 )
+page_jobs.adopt("sweep_job")  # a reloaded page finds its sweep again
 with st.form("sweep_form"):
     raw: dict = {}
     columns = st.columns(3)
@@ -77,7 +79,7 @@ with st.form("sweep_form"):
 if submitted:
     try:
         spec = SweepSpec.from_raw(raw)
-        st.session_state["sweep_job"] = worker.start_sweep(spec, device_kind())
+        page_jobs.start("sweep_job", worker.start_sweep(spec, device_kind()))
         st.session_state.pop("sweep_outcome", None)
     except ConfigError as error:
         st.error(plain(f"Sweep refused: {error}"))

@@ -129,9 +129,14 @@ def command_run(args: argparse.Namespace, warm: Any = None) -> int:
     if unsaved:
         return unsaved
     if interrupted:
-        where = f" to {args.json_path}" if args.json_path else ""
-        stored = "" if args.no_history else " and the history"
-        print(f"error: interrupted; what was measured was saved{where}{stored}", file=sys.stderr)
+        places = [args.json_path] if args.json_path else []
+        places += [] if args.no_history else ["the history"]
+        kept = (
+            f"what was measured was saved to {' and '.join(places)}"
+            if places
+            else "what was measured was not saved (--no-history, and no --json)"
+        )
+        print(f"error: interrupted; {kept}", file=sys.stderr)
         return EXIT_INTERRUPTED
     from engine.results.formatting import summary_table, took_line
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import signal
 import subprocess
 import sys
 from collections.abc import Iterable
@@ -165,6 +166,8 @@ def spawn_peer(
             f"wrote {forged[0]} line(s) on the harness's channel that the harness did not "
             "write (refused) and reported no result of its own"
         )
+    if forged[0] and isinstance(payload[0], dict):  # refused, and said on its results
+        payload[0][FORGED_KEY] = forged[0]
     if ended.timed_out:
         return payload[0], f"timed out after {timeout_s:.0f} s and was stopped"
     if ended.silent:
@@ -173,8 +176,17 @@ def spawn_peer(
             "and was ended from outside"
         )
     if ended.code != 0:
-        return payload[0], f"ended with exit code {ended.code}: {child.last_line()[:500]}"
+        how = (
+            f"by {signal.Signals(-ended.code).name}"
+            if ended.code < 0 and -ended.code in signal.valid_signals()
+            else f"with exit code {ended.code}"
+        )
+        return payload[0], f"{ENDED_PREFIX} {how}: {child.last_line()[:500]}"
     return payload[0], ""
+
+
+ENDED_PREFIX = "ended"  # "ended with exit code 7: ..." / "ended by SIGSEGV: ..."
+FORGED_KEY = "forged_lines"  # set on a payload when lines without the token were refused
 
 
 def process_words(process: str) -> str:
@@ -210,7 +222,15 @@ def _results_from(
                 found[(result.strategy, result.variant.partition("+")[2])] = result
         except ResultsRejected as error:
             return _ended(config, wanted, "failed", f"{who} said: {error}")
+    forged = payload.get(FORGED_KEY) if isinstance(payload, dict) else None
+    for result in found.values() if forged else ():
+        result.warnings.append(
+            f"its process wrote {forged} line(s) on the harness's channel that the harness "
+            "did not write: refused, and only the harness's own lines were read"
+        )
     missing = [v for v in wanted if v not in found]
+    if problem.startswith(ENDED_PREFIX + " ") and ":" in process:  # a kernel's own process
+        problem = f"ended: the kernel ended the process ({problem.partition(' ')[2]})"
     why = problem or "ended without reporting this variant"
     found.update(_ended(config, missing, "failed", f"{who} {why}"))
     return {v: found[v] for v in wanted}

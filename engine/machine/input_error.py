@@ -17,6 +17,7 @@ class ConfigError(ValueError):
     def __init__(self, field: str, message: str) -> None:
         super().__init__(f"{field}: {message}")
         self.field = field
+        self.message_part = message  # without the field's name, for a page that shows it
 
 
 def shown(value: Any) -> str:

@@ -41,6 +41,8 @@ def load_json(text: str | bytes) -> Any:
             f"results are {len(text) / 2**20:.1f} MiB; at most {MAX_FILE_BYTES // 2**20} MiB"
         )
     try:
+        if isinstance(text, bytes):  # json.loads would guess UTF-16 or 32; a file is UTF-8
+            text = text.decode("utf-8")
         return json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as error:
         raise ResultsRejected(

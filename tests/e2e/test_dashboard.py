@@ -176,3 +176,41 @@ def test_the_url_follows_every_edit_with_the_machine_busy(page, server, busy_mac
     step_up.click()
     page.wait_for_url(re.compile(r"matrices=701(&|$)"), timeout=60_000)
     assert box.input_value() == "701"
+
+
+def live_tickets(queue) -> list:
+    from engine.storage.run_queue import RunQueue
+
+    return RunQueue(queue)._live_tickets() if queue.exists() else []
+
+
+def test_a_reloaded_page_finds_its_run_and_a_closed_one_releases_it(browser, tmp_path):
+    """A reload once lost the run (button enabled again, a duplicate could be queued) and a
+    closed tab left its worker at 100% CPU holding the queue. Now the reloaded page shows the
+    same run's progress, and a page gone for MATVEC_ORPHAN_JOB_S has its run cancelled."""
+    queue = tmp_path / "queue"
+    env = {
+        "MATVEC_QUEUE_DIR": str(queue),
+        "MATVEC_HISTORY": str(tmp_path / "history.sqlite3"),
+        "MATVEC_ORPHAN_JOB_S": "3",
+    }
+    with streamlit_server(**env) as url:
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        page = context.new_page()
+        wait_for_app(
+            page, f"{url}/?strategy=python_loop&repeats=1000&time_budget=600&sampling=fixed"
+        )
+        page.get_by_role("button", name="Run benchmark").click()
+        running = re.compile(r"(Preparing|Sampling).*python_loop")
+        page.get_by_text(running).wait_for(timeout=TIMEOUT_MS)
+        page.wait_for_url(re.compile(r"[?&]job="), timeout=30_000)
+        page.reload()
+        page.get_by_text(running).wait_for(timeout=TIMEOUT_MS)
+        assert page.get_by_role("button", name="Cancel run").is_visible()
+        assert page.get_by_role("button", name="Run benchmark").is_disabled()
+        assert len(live_tickets(queue)) == 1  # the same run, not a second one queued
+        context.close()  # the tab goes away mid-run
+        deadline = time.monotonic() + 120
+        while live_tickets(queue) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert live_tickets(queue) == []  # cancelled: the queue is free for the next run

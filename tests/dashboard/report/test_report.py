@@ -2,6 +2,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from dashboard.report import run_report
 from dashboard.report.__main__ import main as report_main
 from dashboard.report.html import markdown_to_html
@@ -99,3 +101,23 @@ def test_the_report_command_renders_groups_sweeps_and_comparisons(tmp_path, caps
     assert main([str(tmp_path / "missing.json"), "-o", str(tmp_path / "x.html")]) == 2
     error = capsys.readouterr().err
     assert "no such file" in error and "not a regular file" not in error
+
+
+def test_a_missing_file_is_named_once(tmp_path, capsys):
+    """It once said "cannot read X: cannot read X: no such file"."""
+    missing = tmp_path / "missing.json"
+    assert report_main([str(missing), "-o", str(tmp_path / "r.html")]) == 2
+    error = capsys.readouterr().err
+    assert error.count(str(missing)) == 1 and "no such file" in error
+
+
+def test_a_utf16_file_is_refused_as_the_cli_refuses_it(tmp_path):
+    """The dashboard's upload once read a UTF-16 file the CLI refuses: one parser, one rule."""
+    from engine.results.parse import parse_results
+    from engine.results.reader import ResultsRejected
+    from tests.factories import make_run
+
+    text = make_run().to_json()
+    with pytest.raises(ResultsRejected, match="not UTF-8"):
+        parse_results(text.encode("utf-16"))
+    assert parse_results(text.encode("utf-8")).results

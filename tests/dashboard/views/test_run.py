@@ -32,7 +32,7 @@ def test_app_starts_without_exception():
     at = app()
     assert not at.exception
     assert at.title[0].value == "Batched MatVec Profiler"
-    assert widget(at, "number_input", "Matrices (B)").value == 3000
+    assert widget(at, "text_input", "Matrices (B)").value == "3000"
     assert widget(at, "button", "Run benchmark")
 
 
@@ -48,8 +48,8 @@ def test_link_parameters_set_the_widgets():
         label="shared",
     )
     assert not at.exception
-    assert widget(at, "number_input", "Matrices (B)").value == 500
-    assert widget(at, "number_input", "Columns (n)").value == 4
+    assert widget(at, "text_input", "Matrices (B)").value == "500"
+    assert widget(at, "text_input", "Columns (n)").value == "4"
     assert widget(at, "selectbox", "dtype").value == "float64"
     assert widget(at, "multiselect", "Strategies").value == ["einsum", "numpy"]
     assert widget(at, "checkbox", "Add +xla variants (jit_compile=True)").value is True
@@ -63,17 +63,36 @@ def test_bad_link_parameters_show_notices_and_do_not_crash():
     assert not at.exception
     notices = " ".join(w.value.replace("\\", "") for w in at.warning)
     assert "matrices='-1'" in notices and "dtype='complex'" in notices
-    assert widget(at, "number_input", "Matrices (B)").value == 3000
-    assert widget(at, "number_input", "Samples (repeats)").value == 7
+    assert widget(at, "text_input", "Matrices (B)").value == "3000"
+    assert widget(at, "text_input", "Samples (repeats)").value == "7"
 
 
 def test_widget_changes_are_mirrored_into_the_link():
     at = app()
-    widget(at, "number_input", "Matrices (B)").set_value(1234)
+    widget(at, "text_input", "Matrices (B)").set_value("1234")
     widget(at, "selectbox", "dtype").set_value("float16")
     at.run()
     assert at.query_params["matrices"] == "1234"
     assert at.query_params["dtype"] == "float16"
+
+
+@pytest.mark.parametrize("typed", ["1e12", "200000000", "12abc", ""])
+def test_a_number_that_is_not_valid_is_named_and_never_silently_changed(typed):
+    """Streamlit's number box turned `1e12` into 1 without a word; a typed number is now
+    read by the field table: the box keeps what was typed, an error under it names the
+    range, the link keeps the last valid value and a click on Run is refused naming it."""
+    at = app(matrices="500")
+    widget(at, "text_input", "Matrices (B)").set_value(typed)
+    at.run()
+    errors = " ".join(e.value.replace("\\", "") for e in at.error)
+    assert "Matrices (B): must be an integer from 1 to" in errors
+    assert widget(at, "text_input", "Matrices (B)").value == typed
+    assert at.query_params["matrices"] == "500"
+    widget(at, "button", "Run benchmark").click()
+    at.run()
+    refused = " ".join(e.value.replace("\\", "") for e in at.error)
+    assert "Run refused: matrices:" in refused
+    assert "job" not in at.session_state
 
 
 def test_running_produces_results_charts_and_table():
@@ -123,7 +142,7 @@ def test_seeding_from_the_link_fills_what_is_missing_on_every_run():
     at.run()
     assert widget(at, "selectbox", "dtype").value == "float64"
     assert widget(at, "multiselect", "Strategies").value == ["einsum", "numpy"]
-    assert widget(at, "number_input", "Matrices (B)").value == 500
+    assert widget(at, "text_input", "Matrices (B)").value == "500"
 
 
 def test_repeated_link_parameters_count_and_dropped_ones_are_said():
