@@ -74,7 +74,8 @@ class PageJobs:
                 if is_active(entry.owner):
                     entry.gone_since = None
                     continue
-                entry.gone_since = entry.gone_since or now
+                if entry.gone_since is None:
+                    entry.gone_since = now
                 if now - entry.gone_since >= grace_s:
                     del self._jobs[token]
                     cancelled.append((token, entry.job))

@@ -163,19 +163,29 @@ def test_the_url_follows_every_edit_with_the_machine_busy(page, server, busy_mac
     box.fill("500")
     box.press("Enter")
     page.wait_for_url(re.compile(r"matrices=500(&|$)"), timeout=60_000)
-    step_up = (
-        page.get_by_test_id("stNumberInput")
-        .filter(has_text="Matrices (B)")
-        .get_by_test_id("stNumberInputStepUp")
-    )
-    step_up.click()
+    box.fill("501")
+    box.press("Enter")
     page.wait_for_url(re.compile(r"matrices=501(&|$)"), timeout=60_000)
     # Two edits faster than a rerun on a busy machine: the URL ends at the last one.
     box.fill("700")
     box.press("Enter")
-    step_up.click()
+    box.fill("701")
+    box.press("Enter")
     page.wait_for_url(re.compile(r"matrices=701(&|$)"), timeout=60_000)
     assert box.input_value() == "701"
+
+
+def test_a_typed_number_out_of_range_is_named_under_its_box(page, server):
+    """Streamlit's number box turned 1e12 into 1 without a word; the page now names it."""
+    wait_for_app(page, f"{server}/?strategy=einsum&matrices=500")
+    box = page.get_by_label("Matrices (B)", exact=True)
+    box.fill("1e12")
+    box.press("Enter")
+    page.get_by_text(re.compile(r"Matrices \(B\): must be an integer from 1 to")).wait_for(
+        timeout=60_000
+    )
+    assert box.input_value() == "1e12"
+    assert "matrices=500" in page.url  # the link keeps the last valid value
 
 
 def live_tickets(queue) -> list:

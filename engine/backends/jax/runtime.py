@@ -227,6 +227,20 @@ def join(cluster: Cluster) -> None:
         process_id=cluster.process_id,
         initialization_timeout=JOIN_TIMEOUT_S,
     )
+    counted = jax.process_count()
+    if counted != cluster.processes:  # each process says its own count; the coordinator's wins
+        raise RuntimeError(
+            f"MATVEC_JAX_PROCESSES is {cluster.processes} in process {cluster.process_id}, but "
+            f"the coordinator at {cluster.coordinator} counts {counted} processes: give every "
+            "process the same MATVEC_JAX_PROCESSES"
+        )
+    local, total = jax.local_device_count(), jax.device_count()
+    if total != local * counted:  # another process split its replicas another way
+        raise RuntimeError(
+            f"the {counted} JAX processes at {cluster.coordinator} show {total} devices in all, "
+            f"not {local} here x {counted}: another process was given another "
+            "MATVEC_JAX_PROCESSES or --replicas; give every process the same ones"
+        )
 
 
 def make_runtime(dtype: str, threads: int) -> JaxRuntime:

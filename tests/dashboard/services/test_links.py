@@ -104,3 +104,20 @@ def test_many_unknown_parameters_are_one_notice_naming_a_few_and_counting_the_re
 def test_one_unknown_parameter_is_named_alone():
     (notice,) = settings_from_params({"nonsense": "x"}).notices
     assert notice == "Ignored unknown link parameter 'nonsense'."
+
+
+def test_the_longest_link_the_app_writes_stays_short():
+    """Every strategy and the longest label: far below what the server takes (docs say 2 KB)."""
+    from urllib.parse import urlencode
+
+    from engine.spec.catalog import strategy_names
+
+    settings = defaults()
+    settings["strategies"] = list(strategy_names())
+    settings["label"] = "é" * 200
+    assert len(urlencode(params_from_settings(settings))) < 2048
+
+
+def test_a_page_job_parameter_is_not_a_setting():
+    parsed = settings_from_params({"job": ["abc"], "sweep_job": ["def"], "matrices": ["12"]})
+    assert parsed.notices == [] and parsed.settings["matrices"] == 12

@@ -109,3 +109,32 @@ def test_two_processes_share_one_sharded_batch_and_both_hold_the_whole_record(tm
     for process, record in enumerate(records):
         jax_env = record["environment"]["frameworks"]["jax"]
         assert (jax_env["processes"], jax_env["process_id"]) == (2, process)
+
+
+@pytest.mark.slow  # two engine runs, each with its JAX process
+def test_processes_given_different_counts_each_say_so_in_one_line(tmp_path):
+    """It once ended with "cannot reshape array of size 5 into shape (2,3)"."""
+    port = free_port()
+    runs = []
+    for process, count in ((0, 2), (1, 3)):
+        env = {
+            **os.environ,
+            "TF_CPP_MIN_LOG_LEVEL": "3",
+            "JAX_COORDINATOR_ADDRESS": f"127.0.0.1:{port}",
+            "MATVEC_JAX_PROCESSES": str(count),
+            "MATVEC_JAX_PROCESS_ID": str(process),
+        }
+        out = tmp_path / f"process{process}.json"
+        command = [sys.executable, "-m", "engine", "run", "--matrices", "60", *SMALL[2:],
+                   "--strategy", "jax_einsum", "--mode", "sharded", "--replicas", "6",
+                   "--no-history", "--progress", "none", "--json", str(out)]  # fmt: skip
+        runs.append(subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True))
+    for run in runs:
+        run.communicate(timeout=300)
+    errors = [
+        json.loads((tmp_path / f"process{p}.json").read_text())["results"][0]["error"]
+        for p in (0, 1)
+    ]
+    assert "show 5 devices in all" in errors[0] and "give every process the same" in errors[0]
+    assert "MATVEC_JAX_PROCESSES is 3 in process 1" in errors[1]
+    assert not any("reshape" in error for error in errors)
