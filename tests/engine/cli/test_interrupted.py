@@ -24,13 +24,18 @@ pytestmark = pytest.mark.slow  # a real engine process
 
 
 def interrupted_run(
-    tmp_path, args: list[str], ready: Callable[[dict], bool], **env: str
+    tmp_path,
+    args: list[str],
+    ready: Callable[[dict], bool],
+    outputs: list[str] | None = None,
+    **env: str,
 ) -> tuple[int, str, Path]:
     """`python -m engine run ARGS --progress=jsonl`, sent SIGINT at the first event for which
-    `ready` is true; returns its exit code, its stderr and the history it wrote to."""
+    `ready` is true; returns its exit code, its stderr and the history it wrote to. `outputs`:
+    the output flags (default: a JSON file and a history in tmp_path)."""
     out, history = tmp_path / "run.json", tmp_path / "h.sqlite3"
     command = [sys.executable, "-m", "engine", "run", *args, "--progress=jsonl"]
-    command += [f"--json={out}", f"--history={history}"]
+    command += [f"--json={out}", f"--history={history}"] if outputs is None else outputs
     environment = {
         **os.environ,
         "TF_CPP_MIN_LOG_LEVEL": "3",
@@ -105,3 +110,15 @@ def test_sigint_while_a_peer_process_measures_keeps_the_processes_that_finished(
         w.startswith("interrupted (SIGINT): 1 of 4 variants had finished") for w in run.warnings
     )
     assert History(history).get_run(run.run_id) is not None
+
+
+def test_an_interrupted_run_that_saves_nowhere_says_so(tmp_path):
+    """It once said "what was measured was saved" with --no-history and no --json."""
+    args = ["--strategy=numpy", "--matrices=40", "--dim=6", "--sampling=fixed"]
+    args += ["--repeats=100000", "--time-budget=600"]
+    code, stderr, _ = interrupted_run(
+        tmp_path, args, lambda event: event["event"] == "sample", outputs=["--no-history"]
+    )
+    assert code == 130, stderr[-2000:]
+    assert "what was measured was not saved (--no-history, and no --json)" in stderr
+    assert "was saved to" not in stderr

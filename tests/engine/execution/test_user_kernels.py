@@ -187,7 +187,7 @@ def tricks(tmp_path_factory):
     out = tmp_path_factory.mktemp("tricks") / "run.json"
     names = ("threads_left", "quits", "deferred")
     names += ("keeps_by_a_few_values", "ignores_the_vector", "hands_back_the_last")
-    names += ("forges_its_report",)
+    names += ("forges_its_report", "exits_hard", "forges_then_works")
     kernels = [f"--kernel={FIXTURES / 'numpy_kernels.py'}:{k}" for k in names]
     if installed("torch"):
         kernels.append(f"--kernel={FIXTURES / 'torch_kernels.py'}:torch_upcast")
@@ -208,6 +208,16 @@ def test_a_kernel_that_leaves_a_thread_is_said_so_and_never_holds_the_run(tricks
 def test_a_kernel_that_ends_its_process_is_named_as_the_cause(tricks):
     assert tricks["quits"]["status"] == "failed"
     assert tricks["quits"]["error"].endswith("the kernel ended the process (sys.exit(3))")
+    hard = tricks["exits_hard"]  # os._exit: no `except` sees it; the docs' words all the same
+    assert hard["status"] == "failed"
+    assert "the kernel ended the process (with exit code 7" in hard["error"], hard["error"]
+
+
+def test_lines_forged_beside_a_real_result_are_refused_and_said(tricks):
+    """They were dropped without a word when the process also reported its own result."""
+    honest = tricks["forges_then_works"]
+    assert honest["status"] == "ok" and honest["correct"], honest
+    assert any("on the harness's channel" in w and "refused" in w for w in honest["warnings"])
 
 
 def test_an_output_that_is_no_array_or_of_another_dtype_is_refused(tricks):
