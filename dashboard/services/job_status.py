@@ -131,7 +131,7 @@ def finish(status: JobStatus, code: int, cancelled: bool, stderr: list[str]) -> 
     last_line = next((line for line in reversed(stderr) if line.strip()), "")
     if cancelled:
         status.state, status.message = "cancelled", "Run cancelled; the worker was ended."
-    elif code == 0:
+    elif code in (0, 3):  # 3: it finished, and no variant was correct (the results say why)
         status.state, status.message = "done", ""
     elif code == 2:
         status.state = "refused"

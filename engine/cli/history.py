@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import Any
 
 from engine.cli.flags import raw_settings
 from engine.cli.terminal import printable
@@ -15,15 +16,17 @@ from engine.measure.memory import PreflightError
 from engine.results.files import check_output_file
 from engine.results.parse import read_results_file
 from engine.results.reader import ResultsRejected
+from engine.spec.fields import Setting
 from engine.spec.sweep import SweepSpec
 from engine.storage.history_file import check_history_path, check_history_readable
 
 EXIT_OK, EXIT_INVALID = 0, 2
+LIMIT = Setting(kind="int", help="", label="", limits=(1, 10_000_000))
 
 
 def command_sweep(args: argparse.Namespace) -> int:
     from engine.cli.progress import SweepBarProgress
-    from engine.cli.run import quiet_tensorflow, reporter
+    from engine.cli.run import no_correct_code, quiet_tensorflow, reporter
     from engine.storage.history import History, best_of
     from engine.storage.run_queue import RunQueue
 
@@ -39,21 +42,17 @@ def command_sweep(args: argparse.Namespace) -> int:
     from engine.execution.sweep import run_sweep
     from engine.results.events import Queued, ResultWritten
 
-    with RunQueue().turn(on_wait=lambda p: progress(Queued(p))):
-        outcome = run_sweep(spec, history, progress)
+    try:
+        with RunQueue().turn(on_wait=lambda p: progress(Queued(p))):
+            outcome = run_sweep(spec, history, progress)
+    except KeyboardInterrupt:  # Ctrl-C: the finished points are stored; say so, and where
+        return interrupted_sweep(spec, history, args)
     runs = history.sweep_runs(outcome.sweep_id)
     if args.json_path:
-        from engine.results.files import write_text_atomically
-
-        payload = {
-            "sweep_id": outcome.sweep_id,
-            "spec": spec.to_dict(),
-            "runs": [r.to_dict() for r in runs],
-        }
-        write_text_atomically(args.json_path, json.dumps(payload, indent=1))
+        write_sweep_json(args.json_path, spec, runs)
     if args.progress == "jsonl":
         progress(ResultWritten(outcome.sweep_id, args.json_path))
-        return EXIT_OK
+        return no_correct_code(runs) if runs else EXIT_OK
     print(
         f"sweep {outcome.sweep_id}: {outcome.points} points, ran {outcome.ran}, "
         f"{outcome.skipped_done} already done, history {history.path}"
@@ -66,7 +65,38 @@ def command_sweep(args: argparse.Namespace) -> int:
         shape = f"{config.matrices}x{config.rows}x{config.columns} {config.dtype}"
         best = f"{variant} {median * 1e3:.4g} ms" if median else "no correct result"
         print(f"  {config.mode:<10} {shape:<28} fastest: {best}")
-    return EXIT_OK
+    return no_correct_code(runs) if runs else EXIT_OK
+
+
+def write_sweep_json(path: str, spec: SweepSpec, runs: list, interrupted: bool = False) -> None:
+    from engine.results.files import write_text_atomically
+
+    payload = {
+        "sweep_id": spec.sweep_id,
+        "spec": spec.to_dict(),
+        "runs": [r.to_dict() for r in runs],
+        **({"interrupted": True} if interrupted else {}),
+    }
+    write_text_atomically(path, json.dumps(payload, indent=1))
+
+
+def interrupted_sweep(spec: SweepSpec, history: Any, args: argparse.Namespace) -> int:
+    """An interrupted sweep: its finished points are in the history (each stored as it
+    finished); write them to --json too, and say how many and where (exit 130). The point
+    being measured is dropped: the same command resumes the sweep and measures it again."""
+    from engine.cli.run import EXIT_INTERRUPTED
+
+    runs = history.sweep_runs(spec.sweep_id)
+    where = [f"the history ({history.path}, sweep {spec.sweep_id})"]
+    if args.json_path:
+        write_sweep_json(args.json_path, spec, runs, interrupted=True)
+        where.append(args.json_path)
+    print(
+        f"error: interrupted; {len(runs)} of {spec.size} points finished and are kept in "
+        f"{' and '.join(where)}; the same command resumes the sweep",
+        file=sys.stderr,
+    )
+    return EXIT_INTERRUPTED
 
 
 def refused_points(spec: SweepSpec) -> list[str]:
@@ -105,7 +135,15 @@ def command_history(args: argparse.Namespace) -> int:
     from engine.storage.history import DISPLAY_COLUMNS, History, RunFilter
 
     history = History(check_history_readable(args.history), read_only=True)
-    frame = history.list_runs(RunFilter(device_kind=args.device, label_contains=args.label))
+    limit = LIMIT.parse("limit", args.limit)
+    where = RunFilter(device_kind=args.device, label_contains=args.label, limit=limit)
+    frame = history.list_runs(where)
+    if len(frame) == limit and (stored := history.count_runs(where)) > limit:
+        print(  # on stderr: --json's stdout stays one JSON document
+            f"note: showing the newest {limit:,} of {stored:,} matching runs; "
+            f"--limit {stored} shows them all",
+            file=sys.stderr,
+        )
     if args.json:
         print(frame.to_json(orient="records", indent=1))
         return EXIT_OK

@@ -1,7 +1,10 @@
 """`matvec-profiler` (= `python -m engine`): measure, search, compare and store matvec ways.
 
-Exit codes (contract): 0 on success, even when a strategy failed (its status says so); 2 on
-invalid input, with one line on stderr and no traceback; 1 on an unexpected internal error.
+Exit codes (contract): 0 on success, even when a strategy failed (its status says so), as long
+as one variant produced a correct result; 3 when the run finished and none did (one line on
+stderr says why); 2 on invalid input, with one line on stderr and no traceback; 1 on an
+unexpected internal error or a measurement that could not be saved where asked; 130 when
+interrupted (what was measured saved first).
 """
 
 from __future__ import annotations
@@ -150,6 +153,9 @@ def build_parser() -> argparse.ArgumentParser:
     listing.add_argument("--device", default=None, help="only this device kind (CPU/GPU/TPU)")
     listing.add_argument("--label", default=None, help="label contains this text")
     listing.add_argument("--json", action="store_true", help="print JSON")
+    listing.add_argument(
+        "--limit", default="10000", help="at most this many runs, newest first (default 10000)"
+    )
     add_history_flag(listing)
 
     devices = commands.add_parser("devices", help="show detected devices")

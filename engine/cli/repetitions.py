@@ -22,6 +22,9 @@ from engine.results.run_result import RunResult
 from engine.spec.config import BenchConfig
 
 CHILD_TIMEOUT_S = 24 * 3600
+# A run that finished and wrote its JSON: 0, or 3 when no variant was correct (its results
+# still say why each failed, and the group keeps it).
+FINISHED_CODES = (0, 3)
 
 
 class RepetitionFailed(RuntimeError):
@@ -66,7 +69,7 @@ def run_fresh(
         command.append("--no-history")
     child = Child(command, stdout=subprocess.DEVNULL, env=engine_environment(), cwd=ENGINE_ROOT)
     code = child.wait_or_end(CHILD_TIMEOUT_S).code
-    if code != 0:
+    if code not in FINISHED_CODES:
         raise RepetitionFailed(f"{what} {why_it_ended(code, child)}", group_id, finished)
     return read_results_file(out)
 

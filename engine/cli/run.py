@@ -32,6 +32,7 @@ from engine.storage.history_file import check_history_path
 from engine.storage.run_queue import RunQueue
 
 EXIT_OK, EXIT_UNSAVED = 0, 1
+EXIT_NO_CORRECT = 3  # measured, saved, and no variant produced a correct result
 EXIT_INTERRUPTED = 130  # as a shell reports SIGINT: what was measured is saved first
 
 
@@ -153,7 +154,29 @@ def command_run(args: argparse.Namespace, warm: Any = None) -> int:
             print(took)
         if args.json_path:
             print(f"results written to {args.json_path}")
-    return EXIT_OK
+    return no_correct_code([result])
+
+
+def no_correct_code(runs: list[Any]) -> int:
+    """EXIT_NO_CORRECT, with one line saying why, when no run has a correct variant (a CI
+    step can tell "measured nothing usable" from success); else EXIT_OK."""
+    results = [r for run in runs for r in run.results]
+    if any(r.status == "ok" and r.correct for r in results):
+        return EXIT_OK
+    print(f"error: {no_correct_reason(results)}", file=sys.stderr)
+    return EXIT_NO_CORRECT
+
+
+def no_correct_reason(results: list[Any]) -> str:
+    """ "no variant produced a correct result (2 unsupported, 1 wrong); x: why", in one line."""
+    counts: dict[str, int] = {}
+    for r in results:
+        kind = "wrong" if r.status == "ok" else r.status
+        counts[kind] = counts.get(kind, 0) + 1
+    told = ", ".join(f"{n} {kind}" for kind, n in counts.items())
+    first = next((r for r in results if r.error), None)
+    why = f"; {first.variant}: {first.error.splitlines()[0][:300]}" if first and first.error else ""
+    return f"no variant produced a correct result ({told or 'none ran'}){why}"
 
 
 def save_outputs(result: Any, args: argparse.Namespace) -> int:
@@ -208,7 +231,7 @@ def report_group(config: BenchConfig, repetitions: int, args: argparse.Namespace
         write_text_atomically(args.json_path, json.dumps(group_payload(group_id, runs), indent=1))
     if args.progress == "jsonl":
         progress(ResultWritten(group_id, args.json_path))
-        return EXIT_OK
+        return no_correct_code(runs)
     print(f"group {group_id}: {repetitions} runs of the same configuration")
     for variant, medians in group_medians(runs).items():
         shown = ", ".join(f"{m * 1e3:.4g}" for m in medians)
@@ -216,7 +239,7 @@ def report_group(config: BenchConfig, repetitions: int, args: argparse.Namespace
         print(f"  {variant:<20} medians (ms): {shown}  max/min {spread:.2f}")
     if args.json_path:
         print(f"group written to {args.json_path}")
-    return EXIT_OK
+    return no_correct_code(runs)
 
 
 def keep_partial_group(failure: Any, args: argparse.Namespace) -> int:

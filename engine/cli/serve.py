@@ -30,6 +30,8 @@ from engine.storage.run_queue import RunQueue
 
 EXIT_INVALID = 2
 INTERRUPTED = 130  # `main`'s code for a run stopped by SIGINT
+STOPPED = 128 + 15  # a request the worker's SIGTERM (or SIGHUP) cut short
+STOPPED_MESSAGE = "the worker was stopped by a signal during this run; nothing of it was saved"
 DEFAULT_IDLE_TIMEOUT_S = 600.0
 MAX_IDLE_TIMEOUT_S = 7 * 86_400.0  # a week: beyond what `select` and any user needs
 MAX_REQUEST_BYTES = 1 << 20
@@ -238,7 +240,11 @@ def command_serve(
             return EXIT_OK
         if not line.strip():
             continue
-        ended = handle(line, state, main)
+        try:
+            ended = handle(line, state, main)
+        except StopRequested:  # the request still gets its one exit line, then the worker ends
+            print(json.dumps(Exit(STOPPED, STOPPED_MESSAGE).to_dict()), flush=True)
+            raise
         print(json.dumps(ended.to_dict()), flush=True)
         if ended.code == INTERRUPTED:  # Ctrl-C ends the worker, not only its request
             return INTERRUPTED

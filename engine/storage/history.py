@@ -25,7 +25,9 @@ from engine.results.run_result import RunResult
 from engine.spec.config import BenchConfig
 from engine.storage.history_file import (
     SCHEMA,
+    SCHEMA_VERSION,
     HistoryUnavailable,
+    check_schema,
     connect,
     default_path,
 )
@@ -99,6 +101,27 @@ class RunFilter:
     limit: int = 10_000
 
 
+def _condition(where: RunFilter) -> tuple[str, list[Any]]:
+    """The WHERE clause (with its leading space, or "") and parameters of a filter."""
+    clauses, params = [], []
+    if where.device_kind:
+        clauses.append("device_kind = ?")
+        params.append(where.device_kind)
+    if where.label_contains:
+        clauses.append("instr(lower(label), lower(?)) > 0")
+        params.append(where.label_contains)
+    if where.since:
+        clauses.append("created_at >= ?")
+        params.append(where.since)
+    if where.until:
+        clauses.append("substr(created_at, 1, 10) <= ?")
+        params.append(where.until[:10])
+    if where.sweep_id:
+        clauses.append("sweep_id = ?")
+        params.append(where.sweep_id)
+    return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
+
+
 class History:
     def __init__(self, path: str | Path | None = None, *, read_only: bool = False) -> None:
         """`read_only`: list and compare an existing store without writing to it (a file
@@ -112,7 +135,14 @@ class History:
         except OSError as error:
             raise HistoryUnavailable(self.path.parent, error) from None
         with self._connect() as conn:
+            tables = {
+                r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
+            }
+            columns = {r[1] for r in conn.execute("PRAGMA table_info(runs)")}
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            check_schema(self.path, version, tables, columns)  # never written into another's
             conn.executescript(SCHEMA)
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             columns = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
             if "group_id" not in columns:  # databases written before repetitions existed
                 conn.execute("ALTER TABLE runs ADD COLUMN group_id TEXT")
@@ -183,31 +213,20 @@ class History:
             return conn.execute("DELETE FROM runs WHERE run_id = ?", (run_id,)).rowcount == 1
 
     def list_runs(self, where: RunFilter | None = None) -> pd.DataFrame:
-        """Newest first; reads only the indexed columns, never the payloads."""
+        """Newest first, at most `where.limit`; reads only the indexed columns, never the
+        payloads (`count_runs` says how many match in all)."""
         where = where or RunFilter()
-        clauses, params = [], []
-        if where.device_kind:
-            clauses.append("device_kind = ?")
-            params.append(where.device_kind)
-        if where.label_contains:
-            clauses.append("instr(lower(label), lower(?)) > 0")
-            params.append(where.label_contains)
-        if where.since:
-            clauses.append("created_at >= ?")
-            params.append(where.since)
-        if where.until:
-            clauses.append("substr(created_at, 1, 10) <= ?")
-            params.append(where.until[:10])
-        if where.sweep_id:
-            clauses.append("sweep_id = ?")
-            params.append(where.sweep_id)
-        sql = f"SELECT {LIST_COLUMNS} FROM runs"
-        if clauses:
-            sql += " WHERE " + " AND ".join(clauses)
+        condition, params = _condition(where)
+        sql = f"SELECT {LIST_COLUMNS} FROM runs{condition}"
         sql += " ORDER BY created_at DESC, run_id LIMIT ?"
-        params.append(where.limit)
         with self._connect() as conn:
-            return pd.read_sql_query(sql, conn, params=params)
+            return pd.read_sql_query(sql, conn, params=[*params, where.limit])
+
+    def count_runs(self, where: RunFilter | None = None) -> int:
+        """How many stored runs match `where`, whatever its limit."""
+        condition, params = _condition(where or RunFilter())
+        with self._connect() as conn:
+            return conn.execute(f"SELECT count(*) FROM runs{condition}", params).fetchone()[0]
 
     def device_kinds(self) -> list[str]:
         with self._connect() as conn:

@@ -119,12 +119,18 @@ def _check_database(target: Path) -> None:
         conn = sqlite3.connect(read_only_uri(target), uri=True, timeout=5)
         try:
             verdict = conn.execute("PRAGMA quick_check").fetchone()[0]
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            tables = {
+                r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
+            }
+            columns = {r[1] for r in conn.execute("PRAGMA table_info(runs)")}
         finally:
             conn.close()
     except sqlite3.Error as error:
         raise ConfigError("history", f"{str(target)!r} cannot be read: {error}") from None
     if verdict != "ok":
         raise ConfigError("history", f"{str(target)!r} is corrupt: {verdict}")
+    check_schema(target, version, tables, columns)
 
 
 def check_history_path(path: str | Path | None) -> Path:
@@ -149,6 +155,28 @@ def check_history_path(path: str | Path | None) -> Path:
         raise ConfigError("history", f"{str(target)!r} is read-only")
     _check_database(target)
     return target
+
+
+SCHEMA_VERSION = 1  # PRAGMA user_version of a store this version writes
+RUN_COLUMNS = frozenset({"run_id", "created_at", "payload", "hostname", "device_kind"})
+
+
+def check_schema(target: Path, version: int, tables: set[str], columns: set[str]) -> None:
+    """Refuse a database another program wrote, or a newer version of this tool, before any
+    work, naming what was found and what to do (an empty database is a new store)."""
+    if version > SCHEMA_VERSION:
+        raise ConfigError(
+            "history",
+            f"{str(target)!r} was written by a newer matvec-profiler (store version {version}; "
+            f"this one reads {SCHEMA_VERSION}): upgrade, or give another --history",
+        )
+    if tables and ("runs" not in tables or not columns >= RUN_COLUMNS):
+        found = ", ".join(sorted(tables)[:5]) + (" ..." if len(tables) > 5 else "")
+        raise ConfigError(
+            "history",
+            f"{str(target)!r} is an SQLite database of another program (tables: {found}), not a "
+            "matvec-profiler history: give another --history (or MATVEC_HISTORY)",
+        )
 
 
 class HistoryUnavailable(ConfigError):

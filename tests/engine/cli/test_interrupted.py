@@ -122,3 +122,31 @@ def test_an_interrupted_run_that_saves_nowhere_says_so(tmp_path):
     assert code == 130, stderr[-2000:]
     assert "what was measured was not saved (--no-history, and no --json)" in stderr
     assert "was saved to" not in stderr
+
+
+def test_an_interrupted_sweep_writes_and_names_the_points_it_kept(tmp_path):
+    """It once kept its finished points in the history but said only "error: interrupted"
+    and wrote no JSON."""
+    out, history = tmp_path / "sweep.json", tmp_path / "h.sqlite3"
+    command = [sys.executable, "-m", "engine", "sweep", "--matrices=8,16", "--dim=4"]
+    command += ["--strategy=numpy", "--sampling=fixed", "--repeats=100000", "--time-budget=1"]
+    command += ["--progress=jsonl", f"--json={out}", f"--history={history}"]
+    env = {**os.environ, "MATVEC_QUEUE_DIR": str(tmp_path)}
+    process = subprocess.Popen(
+        command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+    )
+    try:
+        for line in process.stdout:
+            event = json.loads(line)
+            if event["event"] == "sweep_point" and event["index"] == 1:
+                break  # the first point is stored; the second has begun
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=120)
+    finally:
+        process.kill()
+    assert process.returncode == 130, stderr[-2000:]
+    assert "interrupted; 1 of 2 points finished and are kept in the history" in stderr
+    assert str(out) in stderr and "the same command resumes the sweep" in stderr
+    written = json.loads(out.read_text())
+    assert written["interrupted"] is True and len(written["runs"]) == 1
+    assert History(history).count() == 1

@@ -1,5 +1,6 @@
 """SQLite history for real: transactions, WAL, concurrent writers, a writer killed mid-way."""
 
+import json
 import multiprocessing
 import os
 import signal
@@ -131,3 +132,46 @@ def test_a_read_only_history_can_be_listed_and_compared(tmp_path):
     assert listed.returncode == 0 and "einsum" in listed.stdout, listed.stderr
     assert compared.returncode == 0, compared.stderr
     assert path.read_bytes() == before  # opened read-only: not a byte written
+
+
+def test_a_database_of_another_program_is_refused_before_any_work(tmp_path):
+    """It was accepted at the start and failed only when storing, the measurement kept."""
+    from tests.cli import run_cli
+
+    other = tmp_path / "other.sqlite3"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE invoices (id INTEGER, total REAL)")
+    done = run_cli("run", "--strategy=numpy", "--matrices=8", "--dim=4", "--history", str(other))
+    assert done.returncode == 2 and done.stdout == ""
+    assert "another program (tables: invoices)" in done.stderr
+    with sqlite3.connect(other) as conn:  # not a table added to it
+        names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert names == {"invoices"}
+    listed = run_cli("history", "--history", str(other))
+    assert listed.returncode == 2 and "another program" in listed.stderr
+
+
+def test_a_store_of_a_newer_version_is_refused_naming_both(tmp_path):
+    from engine.spec.fields import ConfigError
+    from engine.storage.history_file import check_history_path
+
+    path = tmp_path / "h.sqlite3"
+    History(path).add_run(make_run())
+    with sqlite3.connect(path) as conn:
+        conn.execute("PRAGMA user_version = 99")
+    with pytest.raises(ConfigError, match=r"newer matvec-profiler .*version 99"):
+        check_history_path(path)
+
+
+def test_a_long_listing_says_how_many_it_left_out(tmp_path):
+    from tests.cli import run_cli
+
+    path = tmp_path / "h.sqlite3"
+    store = History(path)
+    for index in range(5):
+        store.add_run(make_run(run_id=f"r{index}"))
+    done = run_cli("history", "--history", str(path), "--limit", "3")
+    assert done.returncode == 0
+    assert "showing the newest 3 of 5 matching runs; --limit 5 shows them all" in done.stderr
+    whole = run_cli("history", "--history", str(path), "--json")
+    assert whole.stderr == "" and len(json.loads(whole.stdout)) == 5
