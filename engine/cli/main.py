@@ -31,6 +31,8 @@ from engine.spec.config import BenchConfig, config_fields, flag_of
 from engine.spec.fields import ConfigError
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INVALID = 0, 1, 2
+EXIT_INTERRUPTED = 130
+STARTING_INTERRUPTED = "error: interrupted while starting; nothing was measured"
 EXIT_PIPE_CLOSED = 141  # as a shell reports a command ended by SIGPIPE
 CHECKOUT_VERSION = "0.3.0"  # pyproject.toml's version (tests/test_project.py keeps them equal)
 
@@ -284,10 +286,13 @@ def run_and_exit() -> NoReturn:
     try:
         die_with_parent()
         end_with_parent()
+        end_children_on_signals()
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(EXIT_INVALID)
-    end_children_on_signals()
+    except KeyboardInterrupt:  # before `main` took over: nothing was started or measured
+        print(STARTING_INTERRUPTED, file=sys.stderr, flush=True)
+        os._exit(EXIT_INTERRUPTED)
     code = main()
     loaded = [f for f in frameworks() if f.at_exit and f.module in sys.modules]
     if loaded:

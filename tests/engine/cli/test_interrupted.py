@@ -150,3 +150,21 @@ def test_an_interrupted_sweep_writes_and_names_the_points_it_kept(tmp_path):
     written = json.loads(out.read_text())
     assert written["interrupted"] is True and len(written["runs"]) == 1
     assert History(history).count() == 1
+
+
+@pytest.mark.parametrize("delay_s", [0.3, 0.6, 0.9, 1.2])
+def test_ctrl_c_while_starting_ends_in_one_line_with_130(delay_s):
+    """SIGINT while the CLI imports and starts: one line, exit 130, never a traceback (from
+    the project's first instruction on; Python's own start-up comes before it)."""
+    import time
+
+    command = [sys.executable, "-m", "engine", "run", "--strategy=numpy,einsum"]
+    command += ["--matrices=40", "--dim=6", "--sampling=fixed", "--repeats=3000", "--no-history"]
+    process = subprocess.Popen(
+        command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+    time.sleep(delay_s)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130, stderr[-2000:]
+    assert "Traceback" not in stderr and stderr.strip().splitlines()[-1].startswith("error: ")
