@@ -88,7 +88,9 @@ def remember(key: str) -> None:
                 os.unlink(temporary)
 
 
-_FAILED: dict[str, str] = {}  # install key -> why: a failure seen once is this process's answer
+# A failure seen once is this process's answer: keyed by what decides the import (the install,
+# the path a child imports it from, the limit).
+_FAILED: dict[tuple[str, str, float], str] = {}
 
 
 def import_problem() -> str | None:
@@ -100,13 +102,14 @@ def import_problem() -> str | None:
     key = install_key()
     if key is None or key in remembered():
         return None
-    if key not in _FAILED:
+    seen = (key, os.environ.get("PYTHONPATH", ""), import_limit_s())
+    if seen not in _FAILED:
         problem = _check_import()
         if problem is None:
             remember(key)
             return None
-        _FAILED[key] = problem
-    return _FAILED[key]
+        _FAILED[seen] = problem
+    return _FAILED[seen]
 
 
 def _check_import() -> str | None:

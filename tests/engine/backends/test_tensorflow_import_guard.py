@@ -70,6 +70,15 @@ def test_a_record_that_is_a_link_is_not_read_and_not_followed(checked, tmp_path)
 
 
 @pytest.mark.parametrize("raw", ["", "soon", "-1", "0"])
-def test_a_limit_that_is_not_a_positive_number_is_the_default(raw, monkeypatch):
+def test_a_limit_that_is_not_a_positive_number_is_refused_naming_it(raw, monkeypatch):
+    """It was silently replaced by the default; a bad value is now named, like a bad flag."""
+    from engine.spec.fields import ConfigError
+
     monkeypatch.setenv(tensorflow_import.LIMIT_VARIABLE, raw)
+    with pytest.raises(ConfigError, match=tensorflow_import.LIMIT_VARIABLE):
+        tensorflow_import.import_limit_s()
+
+
+def test_an_unset_limit_is_the_default(monkeypatch):
+    monkeypatch.delenv(tensorflow_import.LIMIT_VARIABLE, raising=False)
     assert tensorflow_import.import_limit_s() == tensorflow_import.DEFAULT_LIMIT_S
