@@ -168,6 +168,8 @@ def spawn_peer(
         )
     if forged[0] and isinstance(payload[0], dict):  # refused, and said on its results
         payload[0][FORGED_KEY] = forged[0]
+    if ended.leftovers and isinstance(payload[0], dict):
+        payload[0][LEFTOVER_KEY] = list(ended.leftovers)
     if ended.timed_out:
         return payload[0], f"timed out after {timeout_s:.0f} s and was stopped"
     if ended.silent:
@@ -187,6 +189,7 @@ def spawn_peer(
 
 ENDED_PREFIX = "ended"  # "ended with exit code 7: ..." / "ended by SIGSEGV: ..."
 FORGED_KEY = "forged_lines"  # set on a payload when lines without the token were refused
+LEFTOVER_KEY = "leftover_processes"  # pids that held its output after it ended, ended
 
 
 def process_words(process: str) -> str:
@@ -227,6 +230,13 @@ def _results_from(
         result.warnings.append(
             f"its process wrote {forged} line(s) on the harness's channel that the harness "
             "did not write: refused, and only the harness's own lines were read"
+        )
+    left = payload.get(LEFTOVER_KEY) if isinstance(payload, dict) else None
+    for result in found.values() if left else ():
+        result.warnings.append(
+            f"{who} left {len(left)} process(es) running that held its output after it ended "
+            f"(pid {', '.join(map(str, left))}): they were ended; work they did is not in the "
+            "timed calls"
         )
     missing = [v for v in wanted if v not in found]
     if problem.startswith(ENDED_PREFIX + " ") and ":" in process:  # a kernel's own process

@@ -36,6 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from engine.process.pipe_holders import end_holders
+
 KILL_GRACE_S = 3.0
 STDERR_LINES_KEPT = 40
 PARENT_VARIABLE = "MATVEC_PARENT_PID"  # set for a child that should die with its parent
@@ -174,9 +176,13 @@ class Exchanged:
     code: int
     timed_out: bool = False
     silent: bool = False
+    # Processes the child left holding its output after it ended (a kernel's setsid
+    # grandchild): ended by the harness, so the exchange does not wait on them.
+    leftovers: tuple[int, ...] = ()
 
 
 WATCH_INTERVAL_S = 0.2
+LEFTOVER_GRACE_S = 1.0  # after the child ends, its output pipe should close within this
 
 
 def exchange(
@@ -200,9 +206,18 @@ def exchange(
     why: list[str] = []
     finished = threading.Event()
 
+    left: list[int] = []
+    exited_at: list[float] = []
+    pipes = [f.fileno() for f in (process.stdout, process.stderr) if f is not None]
+
     def watch() -> None:
         while not finished.wait(WATCH_INTERVAL_S):
             now = time.monotonic()
+            if process.poll() is not None and not left:
+                exited_at.append(exited_at[0] if exited_at else now)
+                if now - exited_at[0] > LEFTOVER_GRACE_S:  # someone it started holds the pipe
+                    left.extend(end_holders(pipes) or [0])
+                continue
             if timeout_s is not None and now - started > timeout_s:
                 why.append("timeout")
             elif silence_s is not None and seen_a_line and now - last > silence_s:
@@ -229,7 +244,10 @@ def exchange(
     finally:
         finished.set()
         watcher.join()
-    return Exchanged(code, timed_out=why == ["timeout"], silent=why == ["silence"])
+    leftovers = tuple(pid for pid in left if pid)
+    return Exchanged(
+        code, timed_out=why == ["timeout"], silent=why == ["silence"], leftovers=leftovers
+    )
 
 
 @dataclass(frozen=True)
