@@ -48,7 +48,7 @@ def free_port() -> int:
 def streamlit_server(
     log: IO[str] | None = None,
     startup_timeout_s: float = 60.0,
-    script: str = "dashboard/app.py",
+    script: str = "dashboard/server.py",
     cwd: Path = ROOT,
     **env: str,
 ) -> Iterator[str]:

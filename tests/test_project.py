@@ -15,7 +15,7 @@ def quick_start_commands() -> list[str]:
 def test_quick_start_has_exactly_two_commands():
     commands = quick_start_commands()
     assert len(commands) == 2
-    assert "streamlit run dashboard/app.py" in commands[0]
+    assert "streamlit run dashboard/server.py" in commands[0]
     assert "pytest" in commands[1]
 
 
@@ -69,12 +69,12 @@ def test_every_code_block_of_the_readme_is_one_that_runs():
     assert [text for _, text in blocks] == quick_start_commands()
     launch = quick_start_commands()[0]
     server = (ROOT / "benchmarks" / "server.py").read_text()
-    assert "streamlit run dashboard/app.py" in launch
+    assert "streamlit run dashboard/server.py" in launch
     assert '"streamlit",\n            "run",\n            script,' in server
     from benchmarks.server import streamlit_server
 
     script = inspect.signature(streamlit_server.__wrapped__).parameters["script"].default
-    assert script == "dashboard/app.py"
+    assert script == "dashboard/server.py"
     for requirements in re.findall(r"-r (\S+)", " ".join(quick_start_commands())):
         assert (ROOT / requirements).is_file(), requirements
 

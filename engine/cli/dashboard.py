@@ -25,7 +25,7 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 DASHBOARD = Path(__file__).resolve().parents[2] / "dashboard"
-APP = DASHBOARD / "app.py"
+APP = DASHBOARD / "server.py"  # the pages of app.py, the Host check on every route
 SETTINGS = DASHBOARD / ".streamlit" / "config.toml"
 INSTALL_HINT = "pip install 'batched-matvec-profiler[dashboard]' (streamlit and plotly)"
 

@@ -64,9 +64,34 @@ def other_addresses() -> list[str]:
     ]
 
 
+def http_status(port: int, host: str, path: str) -> int:
+    request = f"GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(request.encode())
+        return int(sock.recv(4096).split(b" ", 2)[1])
+
+
+ROUTES = ("/", "/_stcore/health", "/_stcore/host-config", "/sweeps", "/media/x.json")
+
+
 @pytest.mark.slow  # a real Streamlit server
-def test_started_from_another_folder_it_listens_on_localhost_with_the_host_check(tmp_path):
-    with streamlit_server(script=str(ROOT / "dashboard" / "app.py"), cwd=tmp_path) as url:
+def test_a_foreign_host_is_refused_on_every_route(tmp_path):
+    """Streamlit checks the Host on its WebSocket only; `/`, the health check, the host config
+    and a download under /media answered 200 to `Host: evil.example.com`."""
+    with streamlit_server(script=str(ROOT / "dashboard" / "server.py"), cwd=tmp_path) as url:
+        port = urlparse(url).port
+        for path in ROUTES:
+            assert http_status(port, "evil.example.com", path) == 403, path
+            assert http_status(port, f"evil.example.com:{port}", path) == 403, path
+        assert http_status(port, f"localhost:{port}", "/_stcore/health") == 200
+        assert http_status(port, f"127.0.0.1:{port}", "/") == 200
+        assert upgrade_status(port, "evil.example.com") != 101
+
+
+@pytest.mark.slow  # a real Streamlit server
+@pytest.mark.parametrize("script", ["app.py", "server.py"])
+def test_started_from_another_folder_it_listens_on_localhost_with_the_host_check(tmp_path, script):
+    with streamlit_server(script=str(ROOT / "dashboard" / script), cwd=tmp_path) as url:
         port = urlparse(url).port
         assert upgrade_status(port, f"localhost:{port}") == 101
         assert upgrade_status(port, "evil.example.com") != 101
