@@ -11,6 +11,7 @@ unreadable fails only its own variants.
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import signal
 import subprocess
@@ -23,6 +24,7 @@ from engine.execution.peer_worker import RESULT_KEY, TOKEN_KEY
 from engine.execution.processes import runs_in_own_process
 from engine.harness.recording import NOT_STARTED, blank_result
 from engine.machine.host import last_level_cache_bytes, usable_cores
+from engine.machine.jax_cluster import cluster_from_environment
 from engine.measure.memory import bandwidth_buffer_bytes
 from engine.measure.peak import Probe
 from engine.measure.uncertainty import NoiseFloor
@@ -183,8 +185,35 @@ def spawn_peer(
             if ended.code < 0 and -ended.code in signal.valid_signals()
             else f"with exit code {ended.code}"
         )
-        return payload[0], f"{ENDED_PREFIX} {how}: {child.last_line()[:500]}"
+        return payload[0], f"{ENDED_PREFIX} {how}: {last_words(child.last_line())}{cluster_hint()}"
     return payload[0], ""
+
+
+NATIVE_FRAME = re.compile(r"^\s*(@\s+)?0x[0-9a-f]+\b|PyObject_|\(unknown\)\s*$")
+
+
+def last_words(line: str) -> str:
+    """A process's last line as its reason; a native stack frame is no reason ("@ 0x7f48…
+    PyObject_Vectorcall", what an abort prints last): then none is given."""
+    line = line.strip()
+    return "no message" if not line or NATIVE_FRAME.search(line) else line[:500]
+
+
+def cluster_hint() -> str:
+    """For a process of a multi-process run (`machine/jax_cluster.py`) that ended without its
+    result: where it was joined and what to check, in words instead of a stack address."""
+    try:
+        cluster = cluster_from_environment()
+    except ValueError:
+        return ""
+    if cluster is None or cluster.processes < 2:
+        return ""
+    return (
+        f" (it was process {cluster.process_id} of {cluster.processes} joined at "
+        f"{cluster.coordinator}: another process ended first or never came; check that every "
+        "process was started with the same MATVEC_JAX_PROCESSES and --replicas, and that "
+        "process 0 runs at that address)"
+    )
 
 
 ENDED_PREFIX = "ended"  # "ended with exit code 7: ..." / "ended by SIGSEGV: ..."

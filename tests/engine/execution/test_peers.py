@@ -249,3 +249,25 @@ def test_a_failure_is_told_of_the_process_it_happened_in():
     assert process_words("numpy:mine") == "the process of kernel mine"
     assert process_words("jax") == "the jax process"
     assert process_words("torch@1thread") == "the torch process"
+
+
+def test_a_native_stack_frame_is_never_given_as_the_reason():
+    """An abort's last line ("@ 0x7f48… PyObject_Vectorcall") once was the whole message."""
+    from engine.execution.peers import last_words
+
+    assert last_words("@     0x7f4501ea71f5  (unknown)") == "no message"
+    assert last_words("  @ 0x7f48aa PyObject_Vectorcall") == "no message"
+    assert last_words("RuntimeError: boom") == "RuntimeError: boom"
+
+
+def test_a_process_of_a_jax_cluster_that_dies_says_where_it_was_joined(monkeypatch):
+    from engine.execution.peers import cluster_hint
+
+    monkeypatch.delenv("JAX_COORDINATOR_ADDRESS", raising=False)
+    monkeypatch.delenv("MATVEC_JAX_PROCESSES", raising=False)
+    assert cluster_hint() == ""
+    monkeypatch.setenv("JAX_COORDINATOR_ADDRESS", "10.0.0.7:29871")
+    monkeypatch.setenv("MATVEC_JAX_PROCESSES", "2")
+    monkeypatch.setenv("MATVEC_JAX_PROCESS_ID", "1")
+    hint = cluster_hint()
+    assert "process 1 of 2 joined at 10.0.0.7:29871" in hint and "MATVEC_JAX_PROCESSES" in hint
