@@ -209,10 +209,10 @@ def cluster_hint() -> str:
     if cluster is None or cluster.processes < 2:
         return ""
     return (
-        f" (it was process {cluster.process_id} of {cluster.processes} joined at "
-        f"{cluster.coordinator}: another process ended first or never came; check that every "
-        "process was started with the same MATVEC_JAX_PROCESSES and --replicas, and that "
-        "process 0 runs at that address)"
+        f" (it was process {cluster.process_id} of {cluster.processes} of the JAX run "
+        f"coordinated at {cluster.coordinator}: another process ended first or never came "
+        f"within MATVEC_JAX_JOIN_S; check that process 0 runs at that address and every "
+        "process was started with the same MATVEC_JAX_PROCESSES and --replicas)"
     )
 
 

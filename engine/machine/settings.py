@@ -80,6 +80,7 @@ VARIABLES: dict[str, Variable] = {
         Variable("MATVEC_ORPHAN_JOB_S", seconds(86_400.0)),
         Variable("MATVEC_JAX_PROCESSES", whole(1, 1_000_000)),
         Variable("MATVEC_JAX_PROCESS_ID", whole(0, 999_999)),
+        Variable("MATVEC_JAX_JOIN_S", seconds(3_600.0)),
         Variable("MATVEC_DASHBOARD_KERNELS", text("PATH.py:FUNCTION specs, one a line")),
         Variable("MATVEC_NICENESS", whole(0, 19), internal=True),
         Variable("MATVEC_PARENT_PID", whole(1, 2**31), internal=True),

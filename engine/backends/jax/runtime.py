@@ -16,6 +16,7 @@ from typing import Any
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 
 from engine.backends.jax import host_devices  # noqa: F401 - before JAX starts
+from engine.machine.settings import seconds_from_environment
 
 # isort: split
 import jax  # after the environment above
@@ -28,7 +29,13 @@ from engine.results.formatting import classify_error
 
 KINDS = {"cpu": "CPU", "gpu": "GPU", "cuda": "GPU", "rocm": "GPU", "tpu": "TPU"}
 PRECISION = "highest"
-JOIN_TIMEOUT_S = 120  # every process must have started by then, or each says it could not join
+JOIN_VARIABLE = "MATVEC_JAX_JOIN_S"
+DEFAULT_JOIN_S = 30.0  # every process must have started by then, or each says it could not join
+
+
+def join_limit_s() -> int:
+    """Seconds a JAX process waits for the others to join ($MATVEC_JAX_JOIN_S, default 30)."""
+    return max(1, round(seconds_from_environment(JOIN_VARIABLE, DEFAULT_JOIN_S)))
 
 
 class JaxRuntime:
@@ -225,7 +232,7 @@ def join(cluster: Cluster) -> None:
         coordinator_address=cluster.coordinator,
         num_processes=cluster.processes,
         process_id=cluster.process_id,
-        initialization_timeout=JOIN_TIMEOUT_S,
+        initialization_timeout=join_limit_s(),
     )
     counted = jax.process_count()
     if counted != cluster.processes:  # each process says its own count; the coordinator's wins

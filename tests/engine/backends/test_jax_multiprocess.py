@@ -139,6 +139,29 @@ def test_processes_given_different_counts_each_say_so_in_one_line(tmp_path):
     # Process 1 says its count, unless process 0 (the coordinator) ended first and JAX aborted
     # it: then its parent names where it was joined (seen under a loaded suite).
     assert "MATVEC_JAX_PROCESSES is 3 in process 1" in errors[1] or (
-        "it was process 1 of 3 joined at" in errors[1]
+        "it was process 1 of 3 of the JAX run coordinated at" in errors[1]
     )
     assert not any("reshape" in error or "0x7f" in error for error in errors)
+
+
+@pytest.mark.slow  # an engine run whose JAX process waits for a process that never comes
+def test_a_process_whose_others_never_come_says_where_and_what_to_check(tmp_path):
+    """It once waited about 130 s, then said only a native stack address."""
+    out = tmp_path / "lonely.json"
+    env = {
+        **os.environ,
+        "JAX_COORDINATOR_ADDRESS": f"127.0.0.1:{free_port()}",  # nobody there
+        "MATVEC_JAX_PROCESSES": "2",
+        "MATVEC_JAX_PROCESS_ID": "1",
+        "MATVEC_JAX_JOIN_S": "3",
+    }
+    command = [sys.executable, "-m", "engine", "run", *SMALL, "--strategy=jax_einsum,numpy",
+               "--mode=sharded", "--replicas=2", "--no-history", "--progress=none",
+               f"--json={out}"]  # fmt: skip
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    results = {r["variant"]: r for r in json.loads(out.read_text())["results"]}
+    assert results["numpy"]["status"] == "ok"  # the other frameworks' results are kept
+    error = results["jax_einsum"]["error"]
+    assert "process 1 of 2 of the JAX run coordinated at 127.0.0.1:" in error
+    assert "MATVEC_JAX_JOIN_S" in error and "0x7f" not in error

@@ -270,4 +270,5 @@ def test_a_process_of_a_jax_cluster_that_dies_says_where_it_was_joined(monkeypat
     monkeypatch.setenv("MATVEC_JAX_PROCESSES", "2")
     monkeypatch.setenv("MATVEC_JAX_PROCESS_ID", "1")
     hint = cluster_hint()
-    assert "process 1 of 2 joined at 10.0.0.7:29871" in hint and "MATVEC_JAX_PROCESSES" in hint
+    assert "process 1 of 2 of the JAX run coordinated at 10.0.0.7:29871" in hint
+    assert "MATVEC_JAX_PROCESSES" in hint
