@@ -25,7 +25,7 @@ from engine.execution.processes import runs_in_own_process
 from engine.harness.recording import NOT_STARTED, blank_result
 from engine.machine.host import last_level_cache_bytes, usable_cores
 from engine.machine.jax_cluster import cluster_from_environment
-from engine.measure.memory import bandwidth_buffer_bytes
+from engine.measure.memory import bandwidth_buffer_bytes, input_set_bytes
 from engine.measure.peak import Probe
 from engine.measure.uncertainty import NoiseFloor
 from engine.process.children import Child, engine_environment, exchange
@@ -100,6 +100,21 @@ def _ended(config: BenchConfig, wanted: list[Variant], status: str, error: str) 
         result.error = error
         ended[(strategy, option)] = result
     return ended
+
+
+# A built-in call that does not return (a deadlocked device, a stuck compile) is stopped like
+# a user kernel's: its process says nothing for the call limit and the grace, and is ended.
+# The limit grows with the problem: a thousand times the time its inputs take to read at a
+# slow 1 GB/s, at least the kernels' limit (which covers a first call's compile).
+CALL_LIMIT_READS = 1000
+SLOW_READ_BYTES_PER_S = 1e9
+
+
+def call_limit_for(config: BenchConfig) -> float:
+    """Seconds any call of a variant in a framework's process may take, scaled to the problem:
+    at least `$MATVEC_KERNEL_CALL_LIMIT_S` (120 by default)."""
+    scaled = CALL_LIMIT_READS * input_set_bytes(config) / SLOW_READ_BYTES_PER_S
+    return max(call_limit_s(), scaled)
 
 
 def process_timeout_s(config: BenchConfig, variants: int) -> float:
@@ -177,7 +192,8 @@ def spawn_peer(
     if ended.silent:
         return payload[0], (
             f"did not return from a call within {silence_s - SILENCE_GRACE_S:g} s "
-            "and was ended from outside"
+            "and was ended from outside (the call limit for this problem; "
+            "MATVEC_KERNEL_CALL_LIMIT_S sets its floor)"
         )
     if ended.code != 0:
         how = (
@@ -326,7 +342,7 @@ def run_peers(
             "ratio_log_sd": (floor or NoiseFloor()).ratio_log_sd,
             "probe_bytes": bandwidth_buffer_bytes(last_level_cache_bytes()[0]),
         }
-        silence = call_limit_s() + SILENCE_GRACE_S if ":" in process else None
+        silence = call_limit_for(config) + SILENCE_GRACE_S
         try:
             payload, problem = spawn_peer(
                 request, emit, process_timeout_s(config, len(wanted)), silence_s=silence

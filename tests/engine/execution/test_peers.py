@@ -11,6 +11,7 @@ import pytest
 
 import engine.spec.catalog as catalog
 import engine.spec.strategy_info as info_module
+from engine.execution import peers
 from engine.execution.peers import peer_threads, process_words, run_peers, spawn_peer
 from engine.measure.uncertainty import NoiseFloor, winner_and_ties
 from engine.results.run_result import RunResult
@@ -272,3 +273,39 @@ def test_a_process_of_a_jax_cluster_that_dies_says_where_it_was_joined(monkeypat
     hint = cluster_hint()
     assert "process 1 of 2 of the JAX run coordinated at 10.0.0.7:29871" in hint
     assert "MATVEC_JAX_PROCESSES" in hint
+
+
+def test_the_call_limit_grows_with_the_problem_from_the_kernels_floor(monkeypatch):
+    from engine.execution.peers import call_limit_for
+
+    monkeypatch.delenv("MATVEC_KERNEL_CALL_LIMIT_S", raising=False)
+    assert call_limit_for(BenchConfig(matrices=20, dim=4)) == 120.0
+    assert call_limit_for(BenchConfig(matrices=3000, dim=100)) == pytest.approx(121.2)  # 121 MB
+    huge = BenchConfig(matrices=100_000, dim=100)  # 4 GB of inputs: read at 1 GB/s, x1000
+    assert call_limit_for(huge) > 3000
+    monkeypatch.setenv("MATVEC_KERNEL_CALL_LIMIT_S", "5")
+    assert call_limit_for(BenchConfig(matrices=20, dim=4)) == 5.0
+
+
+HANGS_IN_A_CALL = """
+import json, sys, time
+token = json.loads(sys.stdin.readline())["token"]
+print(json.dumps({"event": "variant_start", "variant": "torch_bmm", "token": token}), flush=True)
+time.sleep(600)
+"""
+
+
+def test_a_built_in_call_that_never_returns_is_stopped_at_the_call_limit(monkeypatch):
+    """A `torch.bmm` that never returns was stopped only by the whole process's limit (363 s
+    for a 20x4x4 problem): every framework's process now has the kernels' call limit."""
+    needs("torch")  # the variant must be installed for its process to start
+    monkeypatch.setenv("MATVEC_KERNEL_CALL_LIMIT_S", "1")
+    monkeypatch.setattr(peers, "SILENCE_GRACE_S", 0.5)
+    monkeypatch.setattr(peers, "WORKER_COMMAND", (sys.executable, "-c", HANGS_IN_A_CALL))
+    config = BenchConfig(matrices=20, dim=4, strategies=("torch_bmm",), time_budget_s=600)
+    outcome = peers.run_peers(
+        config, [("torch_bmm", "")], copies=1, device_kind="CPU", emit=lambda e: None
+    )
+    result = outcome.results[("torch_bmm", "")]
+    assert result.status == "failed"
+    assert "did not return from a call within 1 s and was ended from outside" in result.error

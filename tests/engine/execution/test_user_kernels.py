@@ -275,7 +275,8 @@ def test_a_kernel_that_catches_its_call_limit_is_ended_from_outside(tmp_path, mo
     assert result.status == "failed"
     assert result.error == (
         "the process of kernel stubborn did not return from a call within 1 s "
-        "and was ended from outside"
+        "and was ended from outside (the call limit for this problem; "
+        "MATVEC_KERNEL_CALL_LIMIT_S sets its floor)"
     )
 
 
