@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.cli import run_cli
+from tests.cli import engine_process, run_cli
 from tests.factories import make_run
 
 
@@ -57,3 +57,27 @@ def test_tensorflows_import_limit_is_spent_once_per_process(monkeypatch):
     assert import_guard.import_problem() == "it hangs"
     assert import_guard.import_problem() == "it hangs"
     assert checks == [1]
+
+
+def test_a_run_where_no_variant_is_correct_exits_3_saying_why(tmp_path):
+    """It exited 0: a CI step could not tell a run that measured nothing from a good one."""
+    out, kernel = tmp_path / "run.json", tmp_path / "zeros.py"
+    kernel.write_text(
+        "import numpy as np\n\ndef zeros(A, x):\n    return np.zeros(A.shape[:2], A.dtype)\n"
+    )
+    done = engine_process(
+        "run", f"--kernel={kernel}:zeros", "--strategy=zeros", "--matrices=8", "--dim=4",
+        "--repeats=3", "--no-history", "--progress=none", f"--json={out}",
+    )  # fmt: skip
+    assert done.returncode == 3, done.stderr[-2000:]
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: no variant produced a correct result (1 wrong)")
+    assert out.exists()  # measured and saved, and said
+
+
+def test_a_run_with_one_correct_variant_exits_0(tmp_path):
+    done = run_cli(
+        "run", "--strategy=numpy", "--matrices=8", "--dim=4", "--no-history",
+        "--progress=none", "--repeats=3",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
