@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
@@ -53,17 +55,28 @@ def scaling(frame: pd.DataFrame, x: str, y: str, peak_gbytes_per_s: float | None
     return fig
 
 
+TIE = "tie"
+TIE_COLOR = "#bdbdbd"
+
+
+def cell_label(cell: Any) -> str:
+    """What a cell is coloured by: its winner, or "tie" when its run named none alone."""
+    return TIE if tuple(cell["tied_with"] or ()) else str(cell["winner"])
+
+
 def crossover_map(cells: pd.DataFrame) -> go.Figure:
-    """For each (B, n) cell, which correct strategy wins, coloured by winner, margin as text."""
-    title = "Crossover map: fastest correct strategy per (B, n)"
+    """For each (B, n) cell, its run's verdict: the winner (coloured by it, with the nearest's
+    time over it as text), or a tie (grey, naming the tied strategies)."""
+    title = "Crossover map: the fastest correct strategy per (B, n), or a tie"
     if cells.empty:
         return empty(title, "no correct results in the sweep")
-    winners = sorted(cells["winner"].unique())
-    if len(winners) == 1:  # one flat block says nothing a sentence does not
+    labels = {cell_label(cell) for _, cell in cells.iterrows()}
+    if len(labels) == 1 and TIE not in labels:  # one flat block says nothing a sentence does not
         return empty(
             title,
-            f"{winners[0]} is the fastest correct strategy in every cell of this sweep",
+            f"{labels.pop()} is the fastest correct strategy in every cell of this sweep",
         )
+    winners = sorted(labels)
     code = {name: index for index, name in enumerate(winners)}
     matrices = sorted(cells["matrices"].unique())
     cols = sorted(cells["cols"].unique())
@@ -77,14 +90,18 @@ def crossover_map(cells: pd.DataFrame) -> go.Figure:
                 row_text.append("")
                 continue
             first = cell.iloc[0]
-            margin = "" if pd.isna(first["margin"]) else f"<br>×{first['margin']:.2f}"
-            row_z.append(code[first["winner"]])
-            row_text.append(f"{first['winner']}{margin}")
+            label = cell_label(first)
+            row_z.append(code[label])
+            if label == TIE:
+                row_text.append("tie:<br>" + ", ".join((first["winner"], *first["tied_with"])))
+            else:
+                margin = "" if pd.isna(first["margin"]) else f"<br>×{first['margin']:.2f}"
+                row_text.append(f"{first['winner']}{margin}")
         z.append(row_z)
         text.append(row_text)
     scale = []
     for index, winner in enumerate(winners):
-        color = variant_color(winner)
+        color = TIE_COLOR if winner == TIE else variant_color(winner)
         scale += [
             [index / max(1, len(winners)), color],
             [(index + 1) / max(1, len(winners)), color],

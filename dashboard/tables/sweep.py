@@ -25,7 +25,7 @@ def fit_note(asymptote: float | None, peak_gbytes_per_s: float) -> str:
 
 def sweep_tables(runs: Sequence[RunResult]) -> dict[str, pd.DataFrame]:
     points = scaling.sweep_frame(runs)
-    cells = scaling.crossover(points)
+    cells = scaling.crossover(runs)
     fits = scaling.fit_costs(points)
     peak = max((r.peak_bytes_per_s or 0.0) for r in runs) / 1e9 if runs else 0.0
     fits_view = pd.DataFrame(
@@ -42,13 +42,14 @@ def sweep_tables(runs: Sequence[RunResult]) -> dict[str, pd.DataFrame]:
     )
     cells_view = (
         cells.assign(
+            verdict=[scaling.cell_words(cell) for _, cell in cells.iterrows()],
             winner_median=[format_seconds(v) for v in cells.get("winner_median_s", [])],
             margin=[
                 "-" if v is None or v != v else f"{times(v)}x"
                 for v in cells.get("margin", pd.Series(dtype=float))
             ],
         )
-        .drop(columns=["winner_median_s"], errors="ignore")
+        .drop(columns=["winner_median_s", "tied_with"], errors="ignore")
         .rename(
             columns={
                 "runner_up": "runner-up",

@@ -8,6 +8,7 @@ numbers that decide where one strategy overtakes another.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -44,6 +45,7 @@ CELL_COLUMNS = (
     "matrices",
     "cols",
     "winner",
+    "tied_with",
     "winner_median_s",
     "runner_up",
     "margin",
@@ -80,29 +82,46 @@ def sweep_frame(runs: Sequence[RunResult]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(POINT_COLUMNS))
 
 
-def crossover(frame: pd.DataFrame) -> pd.DataFrame:
-    """For each (mode, dtype, B, n) cell: the fastest correct variant and its margin."""
-    if frame.empty:
-        return pd.DataFrame(columns=list(CELL_COLUMNS))
-    good = frame[frame["correct"]]
-    rows = []
-    for key, cell in good.groupby(["mode", "dtype", "matrices", "cols"], sort=True):
-        ranked = cell.sort_values("median_s")
-        winner = ranked.iloc[0]
-        runner_up = ranked.iloc[1] if len(ranked) > 1 else None
-        rows.append(
-            {
-                "mode": key[0],
-                "dtype": key[1],
-                "matrices": key[2],
-                "cols": key[3],
-                "winner": winner["variant"],
-                "winner_median_s": winner["median_s"],
-                "runner_up": None if runner_up is None else runner_up["variant"],
-                "margin": None if runner_up is None else runner_up["median_s"] / winner["median_s"],
-            }
-        )
+def crossover(runs: Sequence[RunResult]) -> pd.DataFrame:
+    """For each (mode, dtype, B, n) cell: its run's own verdict, read from the run's winner
+    record (the one the Run page, the report and the JSON give): the fastest, or a tie and
+    with whom (`tied_with`, empty for a clear winner), and the nearest other variant with its
+    time over the winner's. Never a second idea of "fastest" such as the lowest median, which
+    names a winner in a cell its run calls a tie. A cell several runs measured (an axis not
+    drawn here: cache, xla) takes the run whose winner's median is lowest."""
+    best: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for run in runs:
+        record = run.winner_dict()
+        if record is None:
+            continue
+        config = run.config
+        entry = next(r for r in run.results if r.variant == record["variant"])
+        ratios = record.get("ratios") or {}
+        nearest = min(ratios, key=lambda name: ratios[name]["ratio"]) if ratios else None
+        row = {
+            "mode": config.mode,
+            "dtype": config.dtype,
+            "matrices": config.matrices,
+            "cols": config.columns,
+            "winner": record["variant"],
+            "tied_with": tuple(record["tied_with"]),
+            "winner_median_s": entry.median_s,
+            "runner_up": nearest,
+            "margin": ratios[nearest]["ratio"] if nearest else None,
+        }
+        key = (config.mode, config.dtype, config.matrices, config.columns)
+        if key not in best or row["winner_median_s"] < best[key]["winner_median_s"]:
+            best[key] = row
+    rows = [best[key] for key in sorted(best)]
     return pd.DataFrame(rows, columns=list(CELL_COLUMNS))
+
+
+def cell_words(cell: Any) -> str:
+    """A cell's verdict in words, the same on the page, the report, the CLI and the JSON."""
+    tied = tuple(cell["tied_with"] or ())
+    if tied:
+        return f"tie: {', '.join((cell['winner'], *tied))}"
+    return f"fastest: {cell['winner']}"
 
 
 def fit_costs(frame: pd.DataFrame) -> pd.DataFrame:

@@ -27,7 +27,7 @@ LIMIT = Setting(kind="int", help="", label="", limits=(1, 10_000_000))
 def command_sweep(args: argparse.Namespace) -> int:
     from engine.cli.progress import SweepBarProgress
     from engine.cli.run import no_correct_code, quiet_tensorflow, reporter
-    from engine.storage.history import History, best_of
+    from engine.storage.history import History
     from engine.storage.run_queue import RunQueue
 
     spec = SweepSpec.from_raw(raw_settings(args))
@@ -60,12 +60,39 @@ def command_sweep(args: argparse.Namespace) -> int:
     for line in outcome.refused:
         print(f"  refused {line}")
     for run in runs:
-        variant, median = best_of(run)
-        config = run.config
-        shape = f"{config.matrices}x{config.rows}x{config.columns} {config.dtype}"
-        best = f"{variant} {median * 1e3:.4g} ms" if median else "no correct result"
-        print(f"  {config.mode:<10} {shape:<28} fastest: {best}")
+        print(f"  {point_line(run)}")
     return no_correct_code(runs) if runs else EXIT_OK
+
+
+def point_line(run: Any) -> str:
+    """A sweep point's line: its run's own verdict (a tie says tie, and with whom)."""
+    config = run.config
+    shape = f"{config.matrices}x{config.rows}x{config.columns} {config.dtype}"
+    record = run.winner_dict()
+    if record is None:
+        said = "no correct result"
+    elif record["tied_with"]:
+        said = f"tie: {', '.join((record['variant'], *record['tied_with']))}"
+    else:
+        median = next(r.median_s for r in run.results if r.variant == record["variant"])
+        said = f"fastest: {record['variant']} {median * 1e3:.4g} ms"
+    return f"{config.mode:<10} {shape:<28} {said}"
+
+
+def cells_for_json(runs: list) -> list[dict[str, Any]]:
+    """The sweep's cells as the page and the report show them, one verdict each."""
+    from engine.analysis.scaling import cell_words, crossover
+
+    cells = crossover(runs)
+
+    def plain(value: Any) -> Any:  # JSON has no NaN: a cell without a runner-up says null
+        return None if isinstance(value, float) and value != value else value
+
+    return [
+        {**{k: plain(v) for k, v in cell.items() if k != "tied_with"},
+         "tied_with": list(cell["tied_with"]), "verdict": cell_words(cell)}
+        for cell in cells.to_dict(orient="records")
+    ]  # fmt: skip
 
 
 def write_sweep_json(path: str, spec: SweepSpec, runs: list, interrupted: bool = False) -> None:
@@ -75,6 +102,7 @@ def write_sweep_json(path: str, spec: SweepSpec, runs: list, interrupted: bool =
         "sweep_id": spec.sweep_id,
         "spec": spec.to_dict(),
         "runs": [r.to_dict() for r in runs],
+        "cells": cells_for_json(runs),
         **({"interrupted": True} if interrupted else {}),
     }
     write_text_atomically(path, json.dumps(payload, indent=1))

@@ -34,7 +34,7 @@ def sweep_runs():
 
 
 def test_crossover_map_has_a_cell_per_point(sweep_runs):
-    cells = crossover(sweep_frame(sweep_runs))
+    cells = crossover(sweep_runs)
     fig = sweep_figures.crossover_map(cells)
     heat = fig.data[0]
     assert len(heat.z) == 3 and len(heat.z[0]) == 2
@@ -128,3 +128,34 @@ def test_compare_keeps_one_colour_per_run_in_both_charts_and_the_verdict_in_the_
         assert trace.marker.color == bars[trace.name] == colors[trace.name]
     symbols = {trace.name: tuple(trace.marker.symbol) for trace in points}
     assert {symbols[name][0] for name in symbols} == {"triangle-up", "triangle-down"}
+
+
+def tied_sweep() -> list:
+    """Two points: a clear winner at B=10, a tie (equal medians) at B=1000."""
+    clear = make_run({"python_loop": [1e-5] * 5, "batched_matvec": [5e-5] * 5}, matrices=10)
+    tie = make_run(
+        {
+            "python_loop": [1e-3, 1.01e-3, 0.99e-3] * 2,
+            "batched_matvec": [1e-3, 0.99e-3, 1.01e-3] * 2,
+        },
+        matrices=1000,
+    )
+    return [clear, tie]
+
+
+def test_a_tied_cell_is_a_tie_on_the_page_the_report_and_its_words():
+    """The Sweeps page named a winner in cells its own runs call ties."""
+    from engine.analysis.scaling import cell_words
+
+    runs = tied_sweep()
+    assert runs[1].winner_dict()["tied_with"]  # the run itself calls it a tie
+    cells = crossover(runs).set_index("matrices")
+    assert cell_words(cells.loc[10]) == "fastest: python_loop"
+    assert cell_words(cells.loc[1000]).startswith("tie: ")
+    fig = sweep_figures.crossover_map(crossover(runs))
+    texts = [t for row in fig.data[0].text for t in row]
+    assert any(t.startswith("tie:") for t in texts) and "python_loop" in texts[0]
+    page = sweep_report(runs, "ties")
+    assert "tie: " in page
+    one_tie = sweep_figures.crossover_map(crossover(runs[1:]))
+    assert one_tie.data and "tie:" in one_tie.data[0].text[0][0]  # never "fastest in every cell"

@@ -74,7 +74,7 @@ def test_crossover_and_cost_fit_on_synthetic_sweep():
             )
         )
     frame = sweep_frame(runs)
-    winners = crossover(frame).set_index("matrices")["winner"].to_dict()
+    winners = crossover(runs).set_index("matrices")["winner"].to_dict()
     assert winners == {
         10: "python_loop",
         100: "batched_matvec",

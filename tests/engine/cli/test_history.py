@@ -109,3 +109,24 @@ def test_compare_says_a_strategy_one_side_lacks_is_not_in_that_run(tmp_path):
     lines = [line for line in done.stdout.splitlines() if line.startswith("numpy")]
     assert lines[-1].endswith("not in this run")  # the side without numpy says so in words
     assert "no timing" not in done.stdout
+
+
+def test_the_sweeps_cli_lines_and_json_say_tie_where_the_run_does(tmp_path):
+    """`sweep` printed "fastest: X" for points whose runs are ties."""
+    import json as json_module
+
+    from engine.cli.history import cells_for_json, point_line, write_sweep_json
+    from engine.spec.sweep import SweepSpec
+    from tests.dashboard.figures.test_sweep import tied_sweep
+
+    clear, tie = tied_sweep()
+    assert "fastest: python_loop" in point_line(clear)
+    assert "tie: " in point_line(tie) and "fastest" not in point_line(tie)
+    cells = {cell["matrices"]: cell for cell in cells_for_json([clear, tie])}
+    assert cells[10]["verdict"] == "fastest: python_loop" and cells[10]["tied_with"] == []
+    assert cells[1000]["verdict"].startswith("tie: ") and cells[1000]["tied_with"]
+    out = tmp_path / "sweep.json"
+    spec = SweepSpec.from_raw({"matrices": "10,1000", "dim": "10", "strategies": ["numpy"]})
+    write_sweep_json(str(out), spec, [clear, tie])
+    written = json_module.loads(out.read_text())  # strict JSON: no NaN for a missing margin
+    assert [c["verdict"].split(":")[0] for c in written["cells"]] == ["fastest", "tie"]
