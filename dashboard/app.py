@@ -17,7 +17,10 @@ if str(ROOT) not in sys.path:  # `streamlit run` puts only dashboard/ on the pat
 import streamlit as st  # noqa: E402
 
 from dashboard.components.plain import plain  # noqa: E402
-from dashboard.components.server_check import refuse_unsafe_server  # noqa: E402
+from dashboard.components.server_check import (  # noqa: E402
+    name_the_server_to_its_children,
+    refuse_unsafe_server,
+)
 from engine.machine.settings import check_environment  # noqa: E402
 from engine.spec.fields import ConfigError  # noqa: E402
 from engine.storage.history_file import HistoryUnavailable  # noqa: E402
@@ -38,6 +41,7 @@ def run() -> None:
         page_title="Batched MatVec Profiler", page_icon=":material/functions:", layout="wide"
     )
     refuse_unsafe_server()
+    name_the_server_to_its_children()
     try:
         check_environment()  # a documented variable with a bad value: named, as the CLI does
     except ConfigError as error:

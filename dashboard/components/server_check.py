@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 import streamlit as st
@@ -9,6 +10,7 @@ from streamlit import config
 from streamlit.runtime import Runtime
 
 from dashboard.services.server_safety import refusal, unsafe_settings
+from engine.machine.own_processes import SERVER_VARIABLE
 
 CHECKED = (
     "server.address",
@@ -28,6 +30,15 @@ def server_problems() -> list[str]:
         return []
     options = {name: (config.get_option(name), config.get_where_defined(name)) for name in CHECKED}
     return unsafe_settings(options)
+
+
+def name_the_server_to_its_children() -> None:
+    """Under a real server: every process it starts from now on (a run's worker, the device
+    probe) is told the server's pid and port, so a run counts the server and the browser
+    showing the page as the tool's own load, not other processes' (engine/machine/
+    own_processes.py)."""
+    if serving() and SERVER_VARIABLE not in os.environ:
+        os.environ[SERVER_VARIABLE] = f"{os.getpid()}:{config.get_option('server.port')}"
 
 
 @st.cache_resource(show_spinner=False)

@@ -192,7 +192,8 @@ def measure(
     warnings += run_warnings(config, estimate, llc_bytes)
     left_out = not_installed_note(config.strategies)
     warnings += [left_out] if left_out else []
-    warnings += [w for w in (*own.warnings(config, peak), load.warning, *ceiling_notes) if w]
+    own_load = (load.warning, load.tool_note)  # other processes' load, and the tool's apart
+    warnings += [w for w in (*own.warnings(config, peak), *own_load, *ceiling_notes) if w]
     if interrupted:
         warnings.append(interrupted_warning(results))
     result = RunResult(

@@ -2,7 +2,9 @@
 
 A benchmark on a shared machine is only as good as the quiet it ran in. This records the CPU
 seconds that processes other than this one (and its children) used between `start` and `stop`,
-as a fraction of the machine's capacity over the same wall time.
+as a fraction of the machine's capacity over the same wall time. The tool's own other
+processes (the dashboard's server and the browser showing it: `own_processes.py`) are recorded
+apart, as `tool_cpu_s`: never charged to a verdict as other load.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ import time
 from dataclasses import dataclass
 
 import psutil
+
+from engine.machine.own_processes import cpu_s, tool_pids
 
 # Other processes using more than this share of all cores is worth a warning.
 BUSY_FRACTION = 0.10
@@ -33,6 +37,14 @@ def _own_cpu_s() -> float:
     return total
 
 
+def _own_tree() -> set[int]:
+    me = psutil.Process()
+    try:
+        return {me.pid, *(child.pid for child in me.children(recursive=True))}
+    except psutil.Error:
+        return {me.pid}
+
+
 def _machine_busy_s() -> float:
     times = psutil.cpu_times()
     return float(sum(times)) - float(times.idle) - float(getattr(times, "iowait", 0.0))
@@ -44,11 +56,28 @@ class MachineLoad:
     other_cpu_s: float  # CPU seconds other processes used during the run
     wall_s: float
     cores: int
+    tool_cpu_s: float = 0.0  # the dashboard's server and its browser: the tool's own, apart
 
     @property
     def other_cpu_fraction(self) -> float:
         capacity = self.wall_s * self.cores
         return max(0.0, self.other_cpu_s / capacity) if capacity > 0 else 0.0
+
+    @property
+    def tool_cpu_fraction(self) -> float:
+        capacity = self.wall_s * self.cores
+        return max(0.0, self.tool_cpu_s / capacity) if capacity > 0 else 0.0
+
+    @property
+    def tool_note(self) -> str | None:
+        """The tool's own load beside the run, said apart (it widens no verdict)."""
+        if self.tool_cpu_fraction < 0.01:
+            return None
+        return (
+            f"the dashboard and the browser showing it used {self.tool_cpu_fraction:.0%} of "
+            f"the CPU ({self.tool_cpu_s:.1f} CPU-s over {self.wall_s:.1f} s): the tool's own, "
+            "not counted as other processes' load"
+        )
 
     @property
     def warning(self) -> str | None:
@@ -69,6 +98,7 @@ class LoadMonitor:
         self.began = time.perf_counter()
         self.machine_s = _machine_busy_s()
         self.own_s = _own_cpu_s()
+        self.tool_s = cpu_s(tool_pids(_own_tree()))
         return self
 
     def share_so_far(self) -> float:
@@ -78,9 +108,13 @@ class LoadMonitor:
     def stop(self) -> MachineLoad:
         machine = _machine_busy_s() - self.machine_s
         own = _own_cpu_s() - self.own_s
+        now = cpu_s(tool_pids(_own_tree()))
+        tool = sum(max(0.0, seconds - self.tool_s.get(pid, 0.0)) for pid, seconds in now.items())
+        tool = min(tool, max(0.0, machine - own))
         return MachineLoad(
             load_at_start=tuple(round(v, 2) for v in self.load) if self.load else None,
-            other_cpu_s=max(0.0, machine - own),
+            other_cpu_s=max(0.0, machine - own - tool),
             wall_s=time.perf_counter() - self.began,
             cores=psutil.cpu_count() or 1,
+            tool_cpu_s=tool,
         )

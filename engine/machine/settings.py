@@ -60,6 +60,15 @@ def text(what: str) -> Callable[[str], str]:
     return parse
 
 
+def pid_and_port(text: str) -> tuple[int, int]:
+    pid, _, port = text.strip().partition(":")
+    if not (pid.isascii() and pid.isdigit() and port.isascii() and port.isdigit()):
+        raise ValueError("PID:PORT (set by matvec-profiler's dashboard for its children)")
+    if not (0 < int(pid) < 2**31 and 0 < int(port) <= 65535):
+        raise ValueError("PID:PORT (set by matvec-profiler's dashboard for its children)")
+    return int(pid), int(port)
+
+
 def flag(value: str) -> str:
     if value != "1":
         raise ValueError("1 (set by matvec-profiler for the dashboard's children)")
@@ -86,6 +95,7 @@ VARIABLES: dict[str, Variable] = {
         Variable("MATVEC_PARENT_PID", whole(1, 2**31), internal=True),
         Variable("MATVEC_END_WITH_PARENT", flag, internal=True),
         Variable("MATVEC_REPLICAS", whole(1, 4096), internal=True),
+        Variable("MATVEC_DASHBOARD_SERVER", pid_and_port, internal=True),
     )
 }
 

@@ -111,6 +111,8 @@ def run_to_dict(run: RunRecord) -> dict[str, Any]:
             "load_at_start": list(load.load_at_start) if load.load_at_start else None,
             "other_cpu_s": load.other_cpu_s,
             "other_cpu_fraction": load.other_cpu_fraction,
+            "tool_cpu_s": load.tool_cpu_s,
+            "tool_cpu_fraction": load.tool_cpu_fraction,
             "wall_s": load.wall_s,
             "cores": load.cores,
         }

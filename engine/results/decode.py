@@ -240,6 +240,7 @@ def _load_from(read: Reader) -> MachineLoad:
         other_cpu_s=read.number("other_cpu_s", high=1e9),
         wall_s=read.number("wall_s", high=1e9),
         cores=read.integer("cores", low=1, high=1_000_000),
+        tool_cpu_s=read.number("tool_cpu_s", 0.0, high=1e9),
     )
 
 
