@@ -43,6 +43,7 @@ from engine.measure.peak import Peak, Probe
 from engine.measure.run_clock import PhaseClock
 from engine.measure.uncertainty import NoiseFloor
 from engine.results.codec import result_to_dict
+from engine.results.elimination import restate_eliminations
 from engine.results.events import Done, Phase, Progress, Started, VariantDone, VariantResult, silent
 from engine.results.formatting import one_line
 from engine.results.model import StrategyResult
@@ -216,6 +217,7 @@ def measure(
         timings=clock.timings(),
         measured_here=True,
     )
+    restate_eliminations(result)  # each elimination's words, true of the final record
     if interrupted:
         raise RunInterrupted(result)
     return result
