@@ -76,10 +76,22 @@ def signing_key(create: bool) -> bytes | None:
     return key
 
 
+def same_number(value: Any) -> Any:
+    """Numbers as JSON readers see them: 1 and 1.0 are one value (a field written as an int
+    reads back as a float), so they sign alike; containers are walked."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return int(value)
+    if isinstance(value, dict):
+        return {k: same_number(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [same_number(v) for v in value]
+    return value
+
+
 def canonical(payload: dict[str, Any]) -> bytes:
-    """The bytes signed: the results JSON without its attestation, keys sorted, compact. A
-    file read back gives the same bytes (JSON numbers round-trip exactly)."""
-    body = {k: v for k, v in payload.items() if k != FIELD}
+    """The bytes signed: the results JSON without its attestation, keys sorted, compact,
+    numbers as values (`same_number`). A file read back and written again signs alike."""
+    body = same_number({k: v for k, v in payload.items() if k != FIELD})
     text = json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=False)
     return text.encode("utf-8")
 

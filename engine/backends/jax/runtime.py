@@ -224,6 +224,11 @@ class JaxRuntime:
         }
 
 
+def one_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return (text[0] if text else type(error).__name__)[:200]
+
+
 def join(cluster: Cluster) -> None:
     """This process joins the run's JAX processes (before any device is touched); on a CPU
     host their collectives go over gloo."""
@@ -234,14 +239,22 @@ def join(cluster: Cluster) -> None:
         process_id=cluster.process_id,
         initialization_timeout=join_limit_s(),
     )
-    counted = jax.process_count()
+    try:
+        counted = jax.process_count()  # the first touch of the backend: the others answer
+        local, total = jax.local_device_count(), jax.device_count()
+    except RuntimeError as error:  # the coordinator went away while this one started
+        raise RuntimeError(
+            f"process {cluster.process_id} of {cluster.processes} could not start with the JAX "
+            f"processes coordinated at {cluster.coordinator} ({one_line(error)}): another "
+            "process ended first or never came; check that every process was started with the "
+            "same MATVEC_JAX_PROCESSES and --replicas"
+        ) from None
     if counted != cluster.processes:  # each process says its own count; the coordinator's wins
         raise RuntimeError(
             f"MATVEC_JAX_PROCESSES is {cluster.processes} in process {cluster.process_id}, but "
             f"the coordinator at {cluster.coordinator} counts {counted} processes: give every "
             "process the same MATVEC_JAX_PROCESSES"
         )
-    local, total = jax.local_device_count(), jax.device_count()
     if total != local * counted:  # another process split its replicas another way
         raise RuntimeError(
             f"the {counted} JAX processes at {cluster.coordinator} show {total} devices in all, "

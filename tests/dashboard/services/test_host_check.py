@@ -4,6 +4,7 @@ tests/dashboard/test_server_safety.py)."""
 from __future__ import annotations
 
 import asyncio
+import threading
 
 from dashboard.services.host_check import HostCheck, host_of
 
@@ -23,7 +24,12 @@ def call(scope_type: str, host: bytes | None) -> tuple[list[dict], list[str]]:
 
     headers = [(b"host", host)] if host is not None else []
     check = HostCheck(app, allowed=lambda h: h is not None and h.split(":")[0] == "localhost")
-    asyncio.run(check({"type": scope_type, "headers": headers}, receive, send))
+    # In a thread of its own: a test before this one may leave an event loop running here.
+    worker = threading.Thread(
+        target=lambda: asyncio.run(check({"type": scope_type, "headers": headers}, receive, send))
+    )
+    worker.start()
+    worker.join(timeout=30)
     return sent, reached
 
 
