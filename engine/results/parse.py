@@ -72,4 +72,10 @@ def read_run_group(path: str | Path) -> list[RunResult]:
         return parsed
     if not isinstance(data, dict):
         raise ResultsRejected("not a results file: the top level must be an object")
+    if "rows" in data and "noise_floor" in data and "schema_version" not in data:
+        raise ResultsRejected(
+            "a comparison (compare --json), not a results file: it holds the verdicts' rows, "
+            "not the runs; pass the runs' own files (python -m dashboard.report A.json B.json "
+            "draws their comparison)"
+        )
     return [RunResult.from_dict(data)]

@@ -121,3 +121,18 @@ def test_a_utf16_file_is_refused_as_the_cli_refuses_it(tmp_path):
     with pytest.raises(ResultsRejected, match="not UTF-8"):
         parse_results(text.encode("utf-16"))
     assert parse_results(text.encode("utf-8")).results
+
+
+def test_a_comparison_file_is_named_with_what_to_pass(tmp_path, capsys):
+    """`compare --json`'s file once got "not a results file of this tool: no schema_version"."""
+    from tests.cli import run_cli
+    from tests.factories import make_run
+
+    a, b, out = tmp_path / "a.json", tmp_path / "b.json", tmp_path / "c.json"
+    make_run().write_json(a)
+    make_run().write_json(b)
+    assert run_cli("compare", str(a), str(b), "--json", str(out)).returncode == 0
+    assert report_main([str(out), "-o", str(tmp_path / "r.html")]) == 2
+    error = capsys.readouterr().err
+    assert "a comparison (compare --json), not a results file" in error
+    assert "python -m dashboard.report A.json B.json" in error
