@@ -11,7 +11,7 @@ from dashboard.components.results import show_results
 from dashboard.components.store import history
 from engine.results.parse import parse_results
 from engine.results.reader import ResultsRejected
-from engine.storage.history import DISPLAY_COLUMNS, RunFilter
+from engine.storage.run_rows import DISPLAY_COLUMNS, RunFilter
 
 
 def import_panel() -> None:

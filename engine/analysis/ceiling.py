@@ -44,12 +44,12 @@ def cache_limit_bytes_per_s(device: str | None, ceiling: float) -> float:
 
 def refuse(result: Any, rate: float, why: str) -> None:
     """Fail a variant whose rate cannot be real; its samples stay, marked by the reason."""
-    result.status = "failed"
-    result.correct = False
-    result.error = (
-        f"{ImplausibleThroughput.__name__}: its time says it read {rate / 1e9:,.1f} GB/s, "
-        f"{why}: the timed calls did not do the work they claim (a result kept from an "
-        "earlier call, work done outside the timed calls, or a forged report)"
+    plausible.refuse(
+        result,
+        rate,
+        why,
+        cause="the timed calls did not do the work they claim (a result kept from an earlier "
+        "call, work done outside the timed calls, or a forged report)",
     )
 
 

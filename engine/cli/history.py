@@ -160,7 +160,8 @@ def command_import(args: argparse.Namespace) -> int:
 
 
 def command_history(args: argparse.Namespace) -> int:
-    from engine.storage.history import DISPLAY_COLUMNS, History, RunFilter
+    from engine.storage.history import History
+    from engine.storage.run_rows import DISPLAY_COLUMNS, RunFilter
 
     history = History(check_history_readable(args.history), read_only=True)
     limit = LIMIT.parse("limit", args.limit)

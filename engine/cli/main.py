@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from engine.backends.tensorflow.availability import FrameworkMissing
-from engine.cli import compare, dashboard, history, run, serve
+from engine.cli import compare, dashboard, history, listing, run, serve
 from engine.cli.flags import add_config_flags, config_from_args
 from engine.cli.repetitions import RepetitionFailed
 from engine.cli.terminal import printable_output
@@ -198,8 +198,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 COMMANDS = {
     "run": run.command_run,
-    "devices": run.command_devices,
-    "strategies": run.command_strategies,
+    "devices": listing.command_devices,
+    "strategies": listing.command_strategies,
     "sweep": history.command_sweep,
     "import": history.command_import,
     "history": history.command_history,

@@ -10,32 +10,28 @@ unreadable fails only its own variants.
 
 from __future__ import annotations
 
-import json
-import re
-import secrets
-import signal
-import subprocess
-import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.execution.peer_worker import RESULT_KEY, TOKEN_KEY
+from engine.execution.peer_process import (
+    ENDED_PREFIX,
+    FORGED_KEY,
+    LEFTOVER_KEY,
+    call_limit_for,
+    process_timeout_s,
+    spawn_peer,
+)
 from engine.execution.processes import runs_in_own_process
 from engine.harness.recording import NOT_STARTED, blank_result
 from engine.machine.host import last_level_cache_bytes, usable_cores
-from engine.machine.jax_cluster import cluster_from_environment
-from engine.measure.memory import bandwidth_buffer_bytes, input_set_bytes
+from engine.measure.memory import bandwidth_buffer_bytes
 from engine.measure.peak import Probe
 from engine.measure.uncertainty import NoiseFloor
-from engine.process.children import Child, engine_environment, exchange
 from engine.results.decode import result_from_dict
 from engine.results.events import (
     Phase,
     Progress,
-    VariantDone,
-    VariantStarted,
-    event_from_dict,
 )
 from engine.results.model import StrategyResult
 from engine.results.parts import read_probe
@@ -48,12 +44,6 @@ from engine.spec.catalog import (
     variant_name,
 )
 from engine.spec.config import BenchConfig
-from engine.spec.user_kernels import call_limit_s
-
-STARTUP_ALLOWANCE_S = 180.0  # importing a framework and compiling, on a slow shared machine
-# A user kernel's process that says nothing for its call limit and this much more is ended
-# from outside: its own limit (a signal in the process) can be caught by the kernel.
-SILENCE_GRACE_S = 30.0
 
 Variant = tuple[str, str]
 
@@ -100,141 +90,6 @@ def _ended(config: BenchConfig, wanted: list[Variant], status: str, error: str) 
         result.error = error
         ended[(strategy, option)] = result
     return ended
-
-
-# A built-in call that does not return (a deadlocked device, a stuck compile) is stopped like
-# a user kernel's: its process says nothing for the call limit and the grace, and is ended.
-# The limit grows with the problem: a thousand times the time its inputs take to read at a
-# slow 1 GB/s, at least the kernels' limit (which covers a first call's compile).
-CALL_LIMIT_READS = 1000
-SLOW_READ_BYTES_PER_S = 1e9
-
-
-def call_limit_for(config: BenchConfig) -> float:
-    """Seconds any call of a variant in a framework's process may take, scaled to the problem:
-    at least `$MATVEC_KERNEL_CALL_LIMIT_S` (120 by default)."""
-    scaled = CALL_LIMIT_READS * input_set_bytes(config) / SLOW_READ_BYTES_PER_S
-    return max(call_limit_s(), scaled)
-
-
-def process_timeout_s(config: BenchConfig, variants: int) -> float:
-    """Generous: each variant's budget covers sampling only; first calls and checks add."""
-    return STARTUP_ALLOWANCE_S + variants * (2 * config.time_budget_s + 60.0)
-
-
-WORKER_COMMAND = (sys.executable, "-m", "engine.execution.peer_worker")
-
-
-def starts_a_variant(line: str) -> bool:
-    """A peer's line that says a variant's first calls begin (its import and inputs are done)."""
-    try:
-        data = json.loads(line)
-    except ValueError:
-        return False
-    return isinstance(data, dict) and data.get("event") == VariantStarted.name
-
-
-def spawn_peer(
-    request: dict[str, Any],
-    emit: Progress,
-    timeout_s: float,
-    command: list[str] | None = None,
-    silence_s: float | None = None,
-) -> tuple[Any, str]:
-    """Run one peer process; returns its `peer_result` (None if it never said one) and, when
-    it did not end cleanly, why (exit code and the last line it wrote to stderr). `silence_s`:
-    end it, from outside, when it writes nothing for that long (a user kernel's call that does
-    not return, even one that catches the signals of its own call limit)."""
-    child = Child(command or list(WORKER_COMMAND), stdin=subprocess.PIPE, env=engine_environment())
-    payload: list[Any] = [None]
-    # Every line the worker writes carries this run's token; a line without it was written by
-    # something else in that process (a kernel that found the channel) and is refused.
-    token = secrets.token_hex(16)
-    forged = [0]
-
-    def on_line(line: str) -> None:
-        try:
-            data = json.loads(line)
-        except ValueError:
-            return
-        if not isinstance(data, dict) or data.pop(TOKEN_KEY, None) != token:
-            forged[0] += 1
-            return
-        if RESULT_KEY in data:
-            payload[0] = data[RESULT_KEY]
-            return
-        event = event_from_dict(data)
-        if event is not None and not isinstance(event, VariantDone):
-            emit(event)
-
-    try:
-        ended = exchange(
-            child,
-            json.dumps({**request, TOKEN_KEY: token}),
-            on_line,
-            timeout_s=timeout_s,
-            silence_s=silence_s,
-            silence_from=starts_a_variant,  # the kernel's calls begin: its silence is watched
-        )
-    finally:
-        child.end(grace_s=0.5)  # nothing of it (or anything it started) outlives the run
-    if forged[0] and payload[0] is None:
-        return None, (
-            f"wrote {forged[0]} line(s) on the harness's channel that the harness did not "
-            "write (refused) and reported no result of its own"
-        )
-    if forged[0] and isinstance(payload[0], dict):  # refused, and said on its results
-        payload[0][FORGED_KEY] = forged[0]
-    if ended.leftovers and isinstance(payload[0], dict):
-        payload[0][LEFTOVER_KEY] = list(ended.leftovers)
-    if ended.timed_out:
-        return payload[0], f"timed out after {timeout_s:.0f} s and was stopped"
-    if ended.silent:
-        return payload[0], (
-            f"did not return from a call within {silence_s - SILENCE_GRACE_S:g} s "
-            "and was ended from outside (the call limit for this problem; "
-            "MATVEC_KERNEL_CALL_LIMIT_S sets its floor)"
-        )
-    if ended.code != 0:
-        how = (
-            f"by {signal.Signals(-ended.code).name}"
-            if ended.code < 0 and -ended.code in signal.valid_signals()
-            else f"with exit code {ended.code}"
-        )
-        return payload[0], f"{ENDED_PREFIX} {how}: {last_words(child.last_line())}{cluster_hint()}"
-    return payload[0], ""
-
-
-NATIVE_FRAME = re.compile(r"^\s*(@\s+)?0x[0-9a-f]+\b|PyObject_|\(unknown\)\s*$")
-
-
-def last_words(line: str) -> str:
-    """A process's last line as its reason; a native stack frame is no reason ("@ 0x7f48…
-    PyObject_Vectorcall", what an abort prints last): then none is given."""
-    line = line.strip()
-    return "no message" if not line or NATIVE_FRAME.search(line) else line[:500]
-
-
-def cluster_hint() -> str:
-    """For a process of a multi-process run (`machine/jax_cluster.py`) that ended without its
-    result: where it was joined and what to check, in words instead of a stack address."""
-    try:
-        cluster = cluster_from_environment()
-    except ValueError:
-        return ""
-    if cluster is None or cluster.processes < 2:
-        return ""
-    return (
-        f" (it was process {cluster.process_id} of {cluster.processes} of the JAX run "
-        f"coordinated at {cluster.coordinator}: another process ended first or never came "
-        f"within MATVEC_JAX_JOIN_S; check that process 0 runs at that address and every "
-        "process was started with the same MATVEC_JAX_PROCESSES and --replicas)"
-    )
-
-
-ENDED_PREFIX = "ended"  # "ended with exit code 7: ..." / "ended by SIGSEGV: ..."
-FORGED_KEY = "forged_lines"  # set on a payload when lines without the token were refused
-LEFTOVER_KEY = "leftover_processes"  # pids that held its output after it ended, ended
 
 
 def process_words(process: str) -> str:
@@ -342,10 +197,12 @@ def run_peers(
             "ratio_log_sd": (floor or NoiseFloor()).ratio_log_sd,
             "probe_bytes": bandwidth_buffer_bytes(last_level_cache_bytes()[0]),
         }
-        silence = call_limit_for(config) + SILENCE_GRACE_S
         try:
             payload, problem = spawn_peer(
-                request, emit, process_timeout_s(config, len(wanted)), silence_s=silence
+                request,
+                emit,
+                process_timeout_s(config, len(wanted)),
+                call_limit_s=call_limit_for(config),
             )
         except KeyboardInterrupt:  # its process is ended; what finished before is kept
             outcome.interrupted = True

@@ -39,3 +39,15 @@ def dram_allowance(peak: Any) -> float:
     """How far above the best probe a result with a working set the cache cannot hold may
     read before its time is refused: the ceiling's own uncertainty, or the probes' spread."""
     return 1.0 + max(CEILING_UNCERTAINTY, probe_spread(peak))
+
+
+def refuse(result: Any, rate: float, why: str, *, when: str = "", cause: str) -> None:
+    """Fail a variant whose rate cannot be real; its samples stay, marked by the reason
+    (`when`: how it was found, e.g. "checked on reading"; `cause`: what the time must be)."""
+    result.status = "failed"
+    result.correct = False
+    found = f" ({when})" if when else ""
+    result.error = (
+        f"ImplausibleThroughput{found}: its time says it read {rate / 1e9:,.1f} GB/s, "
+        f"{why}: {cause}"
+    )

@@ -20,7 +20,12 @@ from typing import Any
 
 from engine.measure.correctness import tolerance
 from engine.measure.memory import format_bytes, input_set_bytes
-from engine.measure.plausible import cache_limit_bytes_per_s, dram_allowance, is_cache_resident
+from engine.measure.plausible import (
+    cache_limit_bytes_per_s,
+    dram_allowance,
+    is_cache_resident,
+    refuse,
+)
 from engine.spec.catalog import is_known, strategy_info
 
 READ_CHECK = "checked on reading"
@@ -51,11 +56,12 @@ def check_correctness(result: Any, config: Any) -> None:
 
 
 def refuse_rate(result: Any, rate: float, why: str) -> None:
-    result.status = "failed"
-    result.correct = False
-    result.error = (
-        f"ImplausibleThroughput ({READ_CHECK}): its time says it read {rate / 1e9:,.1f} GB/s, "
-        f"{why}: the times in the file are not the work they claim"
+    refuse(
+        result,
+        rate,
+        why,
+        when=READ_CHECK,
+        cause="the times in the file are not the work they claim",
     )
 
 

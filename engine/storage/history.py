@@ -12,7 +12,6 @@ import json
 import sqlite3
 import zlib
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,6 @@ from engine.analysis.calibration import observed_floor, same_measurement
 from engine.measure.uncertainty import NoiseFloor
 from engine.results.reader import ResultsRejected
 from engine.results.run_result import RunResult
-from engine.spec.config import BenchConfig
 from engine.storage.history_file import (
     SCHEMA,
     SCHEMA_VERSION,
@@ -31,31 +29,16 @@ from engine.storage.history_file import (
     connect,
     default_path,
 )
+from engine.storage.run_rows import (
+    LIST_COLUMNS,
+    PROBLEM_COLUMNS,
+    RunFilter,
+    best_of,
+    condition_of,
+    problem_of,
+)
 
 LIKE_RUNS = 20  # the newest runs of one measurement its observed floor is read from
-# The indexed columns that say which problem a run measured, in `problem_of`'s order.
-PROBLEM_COLUMNS = ("matrices", "dim", "cols", "dtype", "mode", "replicas", "cache")
-
-# What a listing shows, in order (the History page and `python -m engine history`).
-DISPLAY_COLUMNS: tuple[str, ...] = (
-    "created_at",
-    "label",
-    "device_kind",
-    "matrices",
-    "dim",
-    "cols",
-    "dtype",
-    "mode",
-    "best_variant",
-    "best_median_s",
-    "source",
-    "run_id",
-)
-LIST_COLUMNS = (
-    "run_id, created_at, label, device_kind, hostname, matrices, dim, cols, dtype, mode, "
-    "replicas, cache, strategies, best_variant, best_median_s, peak_bytes_per_s, sweep_id, source, "
-    "group_id"
-)
 
 
 def _readable(row: tuple[bytes, ...]) -> RunResult | None:
@@ -65,61 +48,6 @@ def _readable(row: tuple[bytes, ...]) -> RunResult | None:
         return RunResult.from_json(zlib.decompress(row[0]).decode("utf-8"))
     except (ResultsRejected, zlib.error, UnicodeDecodeError):
         return None
-
-
-def problem_of(config: BenchConfig) -> tuple[Any, ...]:
-    """The values of `PROBLEM_COLUMNS` for a run's config."""
-    return (
-        config.matrices,
-        config.rows,
-        config.columns,
-        config.dtype,
-        config.mode,
-        config.replicas,
-        config.cache,
-    )
-
-
-def best_of(result: RunResult) -> tuple[str | None, float | None]:
-    """The run's own winner and its median, for listing without parsing the payload: the
-    same answer the Run page, the report and the JSON's `winner` give (not a second idea of
-    "best" such as the lowest median, which a tie within the noise can reorder)."""
-    chosen = result.winner()
-    if chosen is None:
-        return None, None
-    entry = next(r for r in result.results if r.variant == chosen.variant)
-    return chosen.variant, entry.median_s
-
-
-@dataclass(frozen=True)
-class RunFilter:
-    device_kind: str | None = None
-    label_contains: str | None = None
-    since: str | None = None  # ISO date or datetime, inclusive
-    until: str | None = None  # ISO date or datetime, inclusive of that day
-    sweep_id: str | None = None
-    limit: int = 10_000
-
-
-def _condition(where: RunFilter) -> tuple[str, list[Any]]:
-    """The WHERE clause (with its leading space, or "") and parameters of a filter."""
-    clauses, params = [], []
-    if where.device_kind:
-        clauses.append("device_kind = ?")
-        params.append(where.device_kind)
-    if where.label_contains:
-        clauses.append("instr(lower(label), lower(?)) > 0")
-        params.append(where.label_contains)
-    if where.since:
-        clauses.append("created_at >= ?")
-        params.append(where.since)
-    if where.until:
-        clauses.append("substr(created_at, 1, 10) <= ?")
-        params.append(where.until[:10])
-    if where.sweep_id:
-        clauses.append("sweep_id = ?")
-        params.append(where.sweep_id)
-    return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
 
 
 class History:
@@ -216,7 +144,7 @@ class History:
         """Newest first, at most `where.limit`; reads only the indexed columns, never the
         payloads (`count_runs` says how many match in all)."""
         where = where or RunFilter()
-        condition, params = _condition(where)
+        condition, params = condition_of(where)
         sql = f"SELECT {LIST_COLUMNS} FROM runs{condition}"
         sql += " ORDER BY created_at DESC, run_id LIMIT ?"
         with self._connect() as conn:
@@ -224,7 +152,7 @@ class History:
 
     def count_runs(self, where: RunFilter | None = None) -> int:
         """How many stored runs match `where`, whatever its limit."""
-        condition, params = _condition(where or RunFilter())
+        condition, params = condition_of(where or RunFilter())
         with self._connect() as conn:
             return conn.execute(f"SELECT count(*) FROM runs{condition}", params).fetchone()[0]
 

@@ -85,11 +85,10 @@ def test_the_dashboards_idle_setting_is_read_as_the_variable_says(monkeypatch):
     assert idle_timeout_s() == 30.0
 
 
-def test_one_over_long_line_is_one_request_answered_once():
-    """A 3 MiB line (three times the limit) gets one answer, and the next request its own."""
+def lines_read(payload: bytes) -> list[str]:
+    """Every line a LineReader serves of `payload`, written into a pipe by another thread."""
     read_end, write_end = os.pipe()
     reader = LineReader(read_end)
-    payload = b"x" * (3 * (1 << 20)) + b'\n{"run": ["--help"]}\n'
     writer = threading.Thread(target=lambda: (os.write(write_end, payload), os.close(write_end)))
     writer.start()
     lines = []
@@ -97,19 +96,14 @@ def test_one_over_long_line_is_one_request_answered_once():
         lines.append(line)
     writer.join()
     os.close(read_end)
-    assert lines == ["{}", '{"run": ["--help"]}']
+    return lines
+
+
+def test_one_over_long_line_is_one_request_answered_once():
+    """A 3 MiB line (three times the limit) gets one answer, and the next request its own."""
+    payload = b"x" * (3 * (1 << 20)) + b'\n{"run": ["--help"]}\n'
+    assert lines_read(payload) == ["{}", '{"run": ["--help"]}']
 
 
 def test_an_over_long_last_line_without_its_newline_is_one_request():
-    read_end, write_end = os.pipe()
-    reader = LineReader(read_end)
-    writer = threading.Thread(
-        target=lambda: (os.write(write_end, b"y" * (2 * (1 << 20) + 5)), os.close(write_end))
-    )
-    writer.start()
-    lines = []
-    while (line := reader.next_line(10)) not in ("", None):
-        lines.append(line)
-    writer.join()
-    os.close(read_end)
-    assert lines == ["{}"]
+    assert lines_read(b"y" * (2 * (1 << 20) + 5)) == ["{}"]

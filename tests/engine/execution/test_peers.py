@@ -11,8 +11,9 @@ import pytest
 
 import engine.spec.catalog as catalog
 import engine.spec.strategy_info as info_module
-from engine.execution import peers
-from engine.execution.peers import peer_threads, process_words, run_peers, spawn_peer
+from engine.execution import peer_process, peers
+from engine.execution.peer_process import spawn_peer
+from engine.execution.peers import peer_threads, process_words, run_peers
 from engine.measure.uncertainty import NoiseFloor, winner_and_ties
 from engine.results.run_result import RunResult
 from engine.spec.catalog import PEER_INSTALL_HINT, strategy_info
@@ -254,7 +255,7 @@ def test_a_failure_is_told_of_the_process_it_happened_in():
 
 def test_a_native_stack_frame_is_never_given_as_the_reason():
     """An abort's last line ("@ 0x7f48… PyObject_Vectorcall") once was the whole message."""
-    from engine.execution.peers import last_words
+    from engine.execution.peer_process import last_words
 
     assert last_words("@     0x7f4501ea71f5  (unknown)") == "no message"
     assert last_words("  @ 0x7f48aa PyObject_Vectorcall") == "no message"
@@ -262,7 +263,7 @@ def test_a_native_stack_frame_is_never_given_as_the_reason():
 
 
 def test_a_process_of_a_jax_cluster_that_dies_says_where_it_was_joined(monkeypatch):
-    from engine.execution.peers import cluster_hint
+    from engine.execution.peer_process import cluster_hint
 
     monkeypatch.delenv("JAX_COORDINATOR_ADDRESS", raising=False)
     monkeypatch.delenv("MATVEC_JAX_PROCESSES", raising=False)
@@ -276,7 +277,7 @@ def test_a_process_of_a_jax_cluster_that_dies_says_where_it_was_joined(monkeypat
 
 
 def test_the_call_limit_grows_with_the_problem_from_the_kernels_floor(monkeypatch):
-    from engine.execution.peers import call_limit_for
+    from engine.execution.peer_process import call_limit_for
 
     monkeypatch.delenv("MATVEC_KERNEL_CALL_LIMIT_S", raising=False)
     assert call_limit_for(BenchConfig(matrices=20, dim=4)) == 120.0
@@ -300,8 +301,8 @@ def test_a_built_in_call_that_never_returns_is_stopped_at_the_call_limit(monkeyp
     for a 20x4x4 problem): every framework's process now has the kernels' call limit."""
     needs("torch")  # the variant must be installed for its process to start
     monkeypatch.setenv("MATVEC_KERNEL_CALL_LIMIT_S", "1")
-    monkeypatch.setattr(peers, "SILENCE_GRACE_S", 0.5)
-    monkeypatch.setattr(peers, "WORKER_COMMAND", (sys.executable, "-c", HANGS_IN_A_CALL))
+    monkeypatch.setattr(peer_process, "SILENCE_GRACE_S", 0.5)
+    monkeypatch.setattr(peer_process, "WORKER_COMMAND", (sys.executable, "-c", HANGS_IN_A_CALL))
     config = BenchConfig(matrices=20, dim=4, strategies=("torch_bmm",), time_budget_s=600)
     outcome = peers.run_peers(
         config, [("torch_bmm", "")], copies=1, device_kind="CPU", emit=lambda e: None

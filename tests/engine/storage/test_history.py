@@ -9,7 +9,8 @@ import time
 
 import pytest
 
-from engine.storage.history import History, RunFilter
+from engine.storage.history import History
+from engine.storage.run_rows import RunFilter
 from tests.factories import make_run
 
 

@@ -1,0 +1,105 @@
+"""The listing commands: `devices` (what this machine shows each framework) and
+`strategies` (the catalogue, with each strategy's framework and whether it is installed)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from engine.backends.tensorflow.availability import tensorflow_problem
+from engine.cli.run import EXIT_OK, from_tensorflow, quiet_tensorflow
+from engine.machine.accelerators import probe_kind
+from engine.spec.catalog import strategies
+
+
+def command_devices(args: argparse.Namespace) -> int:
+    quiet_tensorflow()
+    problem = tensorflow_problem()
+    info = None
+    if problem is None:
+        describe, problem = from_tensorflow(
+            "engine.backends.tensorflow.devices", "describe_devices"
+        )
+        if describe is not None:
+            info = describe()
+    if info is None:
+        assert problem is not None
+        info = devices_without_tensorflow(problem)
+    if args.json:
+        print(json.dumps(info, indent=2))
+    else:
+        for key, value in info.items():
+            print(f"{key:>18}: {value}")
+    return EXIT_OK
+
+
+def devices_without_tensorflow(problem: str) -> dict[str, Any]:
+    """What the machine has, found without TensorFlow: the device kind, and each installed
+    framework's version (from its metadata, nothing imported)."""
+    from importlib import metadata
+
+    from engine.backends.tensorflow.availability import tensorflow_install_hint
+    from engine.spec.catalog import frameworks
+
+    kind = probe_kind()
+    found = {}
+    for framework in frameworks():
+        if framework.process == "run" or not framework.installed:
+            continue  # the run's own framework is the one that could not be used
+        try:
+            found[framework.name] = metadata.version(framework.module)
+        except metadata.PackageNotFoundError:
+            found[framework.name] = "installed"
+    return {
+        "tensorflow": None,
+        "tensorflow_problem": problem,
+        "tensorflow_hint": tensorflow_install_hint(kind),
+        "device_kind": kind,
+        "frameworks": found,
+        "note": "TensorFlow's strategies are unsupported here; the others run",
+    }
+
+
+def strategy_rows() -> list[dict[str, Any]]:
+    """The catalogue: not the user kernels an earlier request of this process registered (a
+    warm worker's `serve` reads many configs)."""
+    return [
+        {
+            "name": s.name,
+            "kind": s.kind,
+            "framework": s.framework,
+            "installed": s.installed,
+            "own_process": s.in_own_process,
+            "xla": s.supports_xla,
+            "distributable": s.distributable,
+            "distribution": s.distribution,
+            "launches": s.launches,
+            "runs_on_host": s.runs_on_host,
+            "baseline": s.baseline,
+            "summary": s.summary,
+            "expression": s.expression,
+            "compiler": s.compiler,
+            "chunks": s.chunks,
+            "searchable": s.searchable,
+            "search_only": s.search_only,
+        }
+        for s in strategies()
+        if not s.user
+    ]
+
+
+STRATEGY_COLUMNS = ("name", "framework", "kind")  # padded to the longest of each
+
+
+def command_strategies(args: argparse.Namespace) -> int:
+    rows = strategy_rows()
+    if args.json:
+        print(json.dumps(rows, indent=2))
+    else:
+        widths = [max(len(str(row[key])) for row in rows) for key in STRATEGY_COLUMNS]
+        for row in rows:
+            cells = [f"{row[key]!s:<{width}}" for key, width in zip(STRATEGY_COLUMNS, widths)]
+            missing = "" if row["installed"] else "  (not installed)"
+            print(f"{'  '.join(cells)}  {row['summary']}{missing}")
+    return EXIT_OK
