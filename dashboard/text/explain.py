@@ -237,7 +237,7 @@ def fastest_way(
     if peak and fraction is not None and not math.isnan(fraction):
         lines.append(
             f"It moved {shown['gbytes_per_s']:.1f} GB/s, {fraction:.0%} of the "
-            f"{peak / 1e9:.1f} GB/s peak measured on this device in the same run."
+            f"{peak / 1e9:.1f} GB/s peak measured on the same device in the same run."
         )
         if fraction > 1.0:
             notes = str(shown.get("notes") or "").split("; ")
