@@ -98,17 +98,21 @@ class LoadMonitor:
         self.began = time.perf_counter()
         self.machine_s = _machine_busy_s()
         self.own_s = _own_cpu_s()
-        self.tool_s = cpu_s(tool_pids(_own_tree()))
+        self.tools = tool_pids(_own_tree())  # found once: a scan of every process's sockets
+        self.tool_s = cpu_s(self.tools)
         return self
 
     def share_so_far(self) -> float:
-        """Other processes' share of the machine's CPU since `start`, without stopping."""
-        return self.stop().other_cpu_fraction
+        """Other processes' share of the machine's CPU since `start`, without stopping: asked
+        between rounds of blocks, so the tool's processes are those found at `start` (only
+        their CPU times are read; a browser process started since counts as other load)."""
+        return self.stop(find_tools_again=False).other_cpu_fraction
 
-    def stop(self) -> MachineLoad:
+    def stop(self, find_tools_again: bool = True) -> MachineLoad:
         machine = _machine_busy_s() - self.machine_s
         own = _own_cpu_s() - self.own_s
-        now = cpu_s(tool_pids(_own_tree()))
+        tools = tool_pids(_own_tree()) | self.tools if find_tools_again else self.tools
+        now = cpu_s(tools)
         tool = sum(max(0.0, seconds - self.tool_s.get(pid, 0.0)) for pid, seconds in now.items())
         tool = min(tool, max(0.0, machine - own))
         return MachineLoad(

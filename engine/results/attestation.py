@@ -64,15 +64,22 @@ def _make_key(path: Path) -> None:
             os.unlink(temporary)
 
 
+_KEYS: dict[Path, bytes] = {}  # read once a process: every run written or read is signed
+
+
 def signing_key(create: bool) -> bytes | None:
     """This user's key; made once when `create` (a run is being written). None when there is
     none, or it cannot be made or trusted: then nothing is attested and nothing verifies."""
     path = key_path()
+    if path in _KEYS:
+        return _KEYS[path]
     key = _read_key(path)
     if key is None and create:
         with contextlib.suppress(OSError):
             _make_key(path)
         key = _read_key(path)
+    if key is not None:
+        _KEYS[path] = key
     return key
 
 
