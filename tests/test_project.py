@@ -87,3 +87,24 @@ def test_the_readme_links_only_to_files_that_are_here():
         t for t in local if not (ROOT / t).exists()
     ]
     assert "<repo URL>" not in readme
+
+
+def test_the_python_the_readme_names_is_one_every_pin_supports():
+    """It said 3.10+ while the pinned NumPy, SciPy, pandas and Streamlit need 3.11."""
+    from importlib import metadata
+
+    from packaging.specifiers import SpecifierSet
+
+    readme = (ROOT / "README.md").read_text()
+    lowest = re.search(r"Python (3\.\d+)\+", readme).group(1)
+    for line in (ROOT / "requirements.txt").read_text().splitlines():
+        name, _, version = line.partition("==")
+        if not version:
+            continue
+        try:
+            if metadata.version(name) != version:
+                continue  # another version installed here: its metadata says nothing of the pin
+            needs = metadata.metadata(name).get("Requires-Python") or ""
+        except metadata.PackageNotFoundError:
+            continue
+        assert SpecifierSet(needs).contains(f"{lowest}.0"), f"{name}=={version}: {needs}"

@@ -30,8 +30,20 @@ def command_devices(args: argparse.Namespace) -> int:
         print(json.dumps(info, indent=2))
     else:
         for key, value in info.items():
-            print(f"{key:>18}: {value}")
+            print(f"{key:>18}: {in_words(value)}")
     return EXIT_OK
+
+
+def in_words(value: Any) -> str:
+    """A value as a person reads it, never a Python repr: lists joined, mappings as
+    "key: value" pairs, nothing as "none" (`--json` keeps the data as it is)."""
+    if value is None or value == [] or value == {} or value == ():
+        return "none"
+    if isinstance(value, dict):
+        return "; ".join(f"{key}: {in_words(item)}" for key, item in value.items())
+    if isinstance(value, list | tuple):
+        return ", ".join(in_words(item) for item in value)
+    return str(value)
 
 
 def devices_without_tensorflow(problem: str) -> dict[str, Any]:

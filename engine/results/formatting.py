@@ -53,6 +53,8 @@ def format_interval(interval: Any) -> str:
         return "-"
     low, high = interval
     unit, scale = select_time_unit(abs(low) or abs(high))
+    if f"{low / scale:.3g}" == f"{high / scale:.3g}":  # one sample, or all alike: no range
+        return f"{low / scale:.3g} {unit} (no spread)"
     return f"{low / scale:.3g}–{high / scale:.3g} {unit}"
 
 

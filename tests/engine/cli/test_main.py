@@ -195,3 +195,16 @@ def test_devices_reports_the_cpu():
     assert done.returncode == 0, done.stderr
     info = json.loads(done.stdout)
     assert info["device_kind"] == "CPU" and info["default_device"].endswith("CPU:0")
+
+
+def test_devices_speaks_words_not_python_reprs():
+    """`devices` printed "['/device:CPU:0']", "{'CPU': [...], 'GPU': []}" and "None"."""
+    from engine.cli.listing import in_words
+
+    assert in_words(["/device:CPU:0"]) == "/device:CPU:0"
+    physical = {"CPU": ["/physical_device:CPU:0"], "GPU": [], "TPU": []}
+    assert in_words(physical) == "CPU: /physical_device:CPU:0; GPU: none; TPU: none"
+    assert in_words(None) == "none" and in_words([]) == "none"
+    done = run_cli("devices")
+    assert done.returncode == 0
+    assert not any(mark in done.stdout for mark in ("['", "{'", ": None", ": []"))

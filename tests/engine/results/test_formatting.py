@@ -130,3 +130,11 @@ def test_a_note_reads_as_a_sentence_unless_it_starts_with_a_name():
     assert sentence("jax_vmap ran on the CPU") == "jax_vmap ran on the CPU"
     assert sentence("TensorFlow's probe") == "TensorFlow's probe"
     assert sentence("") == ""
+
+
+def test_an_interval_of_one_value_is_not_shown_as_a_range():
+    """A one-sample interval read "318–318 ms"."""
+    from engine.results.formatting import format_interval
+
+    assert format_interval([0.318, 0.318]) == "318 ms (no spread)"
+    assert format_interval([0.001, 0.003]) == "1–3 ms"
