@@ -7,6 +7,7 @@ import json
 import sys
 from typing import Any
 
+from engine.analysis.scaling import cell_words
 from engine.cli.flags import raw_settings
 from engine.cli.terminal import printable
 from engine.machine.accelerators import probe_kind
@@ -71,28 +72,23 @@ def point_line(run: Any) -> str:
     record = run.winner_dict()
     if record is None:
         said = "no correct result"
-    elif record["tied_with"]:
-        said = f"tie: {', '.join((record['variant'], *record['tied_with']))}"
     else:
-        median = next(r.median_s for r in run.results if r.variant == record["variant"])
-        said = f"fastest: {record['variant']} {median * 1e3:.4g} ms"
+        said = cell_words({"winner": record["variant"], "tied_with": record["tied_with"]})
+        if not record["tied_with"]:
+            median = next(r.median_s for r in run.results if r.variant == record["variant"])
+            said += f" {median * 1e3:.4g} ms"
     return f"{config.mode:<10} {shape:<28} {said}"
 
 
 def cells_for_json(runs: list) -> list[dict[str, Any]]:
     """The sweep's cells as the page and the report show them, one verdict each."""
-    from engine.analysis.scaling import cell_words, crossover
-
-    cells = crossover(runs)
-
-    def plain(value: Any) -> Any:  # JSON has no NaN: a cell without a runner-up says null
-        return None if isinstance(value, float) and value != value else value
+    from engine.analysis.scaling import crossover
+    from engine.cli.compare import row_for_json  # JSON has no NaN: a missing margin is null
 
     return [
-        {**{k: plain(v) for k, v in cell.items() if k != "tied_with"},
-         "tied_with": list(cell["tied_with"]), "verdict": cell_words(cell)}
-        for cell in cells.to_dict(orient="records")
-    ]  # fmt: skip
+        {**row_for_json(cell), "tied_with": list(cell["tied_with"]), "verdict": cell_words(cell)}
+        for cell in crossover(runs).to_dict(orient="records")
+    ]
 
 
 def write_sweep_json(path: str, spec: SweepSpec, runs: list, interrupted: bool = False) -> None:

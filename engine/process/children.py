@@ -214,7 +214,8 @@ def exchange(
         while not finished.wait(WATCH_INTERVAL_S):
             now = time.monotonic()
             if process.poll() is not None and not left:
-                exited_at.append(exited_at[0] if exited_at else now)
+                if not exited_at:
+                    exited_at.append(now)
                 if now - exited_at[0] > LEFTOVER_GRACE_S:  # someone it started holds the pipe
                     left.extend(end_holders(pipes) or [0])
                 continue

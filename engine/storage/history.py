@@ -63,12 +63,7 @@ class History:
         except OSError as error:
             raise HistoryUnavailable(self.path.parent, error) from None
         with self._connect() as conn:
-            tables = {
-                r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
-            }
-            columns = {r[1] for r in conn.execute("PRAGMA table_info(runs)")}
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-            check_schema(self.path, version, tables, columns)  # never written into another's
+            check_schema(self.path, conn)  # never written into another program's database
             conn.executescript(SCHEMA)
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             columns = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}

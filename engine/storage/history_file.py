@@ -119,18 +119,14 @@ def _check_database(target: Path) -> None:
         conn = sqlite3.connect(read_only_uri(target), uri=True, timeout=5)
         try:
             verdict = conn.execute("PRAGMA quick_check").fetchone()[0]
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-            tables = {
-                r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
-            }
-            columns = {r[1] for r in conn.execute("PRAGMA table_info(runs)")}
+            if verdict == "ok":
+                check_schema(target, conn)
         finally:
             conn.close()
     except sqlite3.Error as error:
         raise ConfigError("history", f"{str(target)!r} cannot be read: {error}") from None
     if verdict != "ok":
         raise ConfigError("history", f"{str(target)!r} is corrupt: {verdict}")
-    check_schema(target, version, tables, columns)
 
 
 def check_history_path(path: str | Path | None) -> Path:
@@ -161,9 +157,12 @@ SCHEMA_VERSION = 1  # PRAGMA user_version of a store this version writes
 RUN_COLUMNS = frozenset({"run_id", "created_at", "payload", "hostname", "device_kind"})
 
 
-def check_schema(target: Path, version: int, tables: set[str], columns: set[str]) -> None:
+def check_schema(target: Path, conn: sqlite3.Connection) -> None:
     """Refuse a database another program wrote, or a newer version of this tool, before any
     work, naming what was found and what to do (an empty database is a new store)."""
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    columns = {r[1] for r in conn.execute("PRAGMA table_info(runs)")}
     if version > SCHEMA_VERSION:
         raise ConfigError(
             "history",
