@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 
 from engine.measure.memory import format_bytes, input_set_bytes
+from engine.measure.peak import MEMORY
 from engine.measure.roofline import arithmetic_intensity, regime
 from engine.measure.uncertainty import NoiseFloor
 from engine.results.formatting import (
@@ -233,22 +234,42 @@ def fastest_way(
         f"ridge point. Here it is **{name}**: {why} "
         f"({format_bytes(shown['bytes'])} per call)."
     )
-    fraction = shown.get("roofline_fraction")
-    if peak and fraction is not None and not math.isnan(fraction):
-        lines.append(
-            f"It moved {shown['gbytes_per_s']:.1f} GB/s, {fraction:.0%} of the "
-            f"{peak / 1e9:.1f} GB/s peak measured on the same device in the same run."
-        )
-        if fraction > 1.0:
-            notes = str(shown.get("notes") or "").split("; ")
-            cached = next((n for n in notes if n.startswith("above the measured DRAM")), None)
-            lines.append(
-                f"Above 100%: it is {cached}."
-                if cached
-                else "Above 100% although its inputs do not stay in the cache: the peak probes "
-                "were disturbed; run it again on a quieter machine."
-            )
+    lines.extend(ceiling_lines(shown, peak))
     return "\n\n".join(lines)
+
+
+def ceiling_lines(shown: pd.Series, peak: float | None) -> list[str]:
+    """Where its rate stands: against the ceiling of the level its working set lives in (a
+    cache's, or memory's), measured on the same device in the same run."""
+    level = shown.get("ceiling_level")
+    fraction = shown.get("ceiling_fraction") if isinstance(level, str) else None
+    memory = shown.get("roofline_fraction")
+    rate = shown.get("gbytes_per_s")
+    if isinstance(level, str) and level != MEMORY and fraction is not None and fraction == fraction:
+        line = (
+            f"It moved {rate:.1f} GB/s, {fraction:.0%} of the {rate / fraction:.1f} GB/s read "
+            f"from the {level} cache, where its warm working set lives, measured on the same "
+            "device in the same run"
+        )
+        if peak and memory is not None and memory == memory:
+            line += f" ({memory:.0%} of memory's {peak / 1e9:.1f} GB/s)"
+        return [line + "."]
+    if not peak or memory is None or math.isnan(memory):
+        return []
+    lines = [
+        f"It moved {rate:.1f} GB/s, {memory:.0%} of the {peak / 1e9:.1f} GB/s peak measured "
+        "on the same device in the same run."
+    ]
+    if memory > 1.0:
+        notes = str(shown.get("notes") or "").split("; ")
+        cached = next((n for n in notes if n.startswith("above the measured DRAM")), None)
+        lines.append(
+            f"Above 100%: it is {cached}."
+            if cached
+            else "Above 100% although its inputs do not stay in the cache: the peak probes "
+            "were disturbed; run it again on a quieter machine."
+        )
+    return lines
 
 
 def answer_for(result: Any, best: pd.Series, chosen: dict, profiles: pd.DataFrame | None) -> str:

@@ -26,8 +26,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from engine.measure import plausible
-from engine.measure.memory import format_bytes, input_set_bytes, probe_size_warning
-from engine.measure.peak import Peak, Probe, peak_from
+from engine.measure.cache_ceilings import LevelProber
+from engine.measure.memory import (
+    format_bytes,
+    input_set_bytes,
+    probe_size_warning,
+    working_set_bytes,
+)
+from engine.measure.peak import MEMORY, LevelCeiling, Peak, Probe, peak_from
 from engine.measure.plausible import dram_allowance, is_cache_resident
 
 Reprobe = Callable[[], list[Probe]]
@@ -102,7 +108,7 @@ def settle_ceiling(
                 refuse(result, rate, f"more than any cache here delivers ({limit / 1e9:,.0f} GB/s)")
                 continue
             note = cache_note(working_set_bytes, llc_bytes)
-            if note not in result.notes:
+            if not peak.levels and note not in result.notes:  # else placed on its level
                 result.notes.append(note)
         return peak, []
     fastest = fastest_dram_rate(above)
@@ -164,14 +170,18 @@ def run_ceiling(
     llc_bytes: int,
     reprobe: Reprobe | None,
     device_probes: Sequence[Probe] = (),
+    levels: LevelProber | None = None,
 ) -> tuple[Peak, list[str]]:
     """A run's `peak` from its probes, settled against what its results achieved, with each
-    accelerator peer's own probes kept beside it; and the warnings that say why. Without a
-    probe (a run interrupted before its first), no ceiling: every rate is then unplaced."""
+    accelerator peer's own probes kept beside it, and its cache levels' ceilings (`levels`);
+    and the warnings that say why. Without a probe (a run interrupted before its first), no
+    ceiling: every rate is then unplaced."""
     if not probes:
         return Peak(None, UNPROBED, device, probes=tuple(device_probes)), []
+    memory_peak = peak_from(probes, device, llc_bytes)
+    peak, level_notes = levels.settle(memory_peak) if levels else (memory_peak, [])
     peak, notes = settle_ceiling(
-        peak_from(probes, device, llc_bytes),
+        peak,
         results,
         working_set_bytes=input_set_bytes(config),
         llc_bytes=llc_bytes,
@@ -180,5 +190,50 @@ def run_ceiling(
     )
     if device_probes:
         peak = dataclasses.replace(peak, probes=(*peak.probes, *device_probes))
+    place_on_levels(peak, results, config)
     small = probe_size_warning(llc_bytes)
-    return peak, [*notes, small] if small else notes
+    return peak, [*notes, *level_notes, *([small] if small else [])]
+
+
+# A fraction of its own level's ceiling above this is never shown bare: the probes' own spread
+# on this shared host is about ±10%, so up to 110% is the ceiling; beyond, a note says how far.
+LEVEL_NOTE_FRACTION = 1.10
+
+
+def place_on_levels(peak: Peak, results: Sequence[Any], config: Any) -> None:
+    """Each result read faster than 110% of the cache level its working set lives in gets a
+    measurement warning with the numbers (shown wherever its fraction is); a user's kernel beyond that level's own uncertainty is refused, as
+    above memory's (a built-in's code is this tool's: its rate says the probe was slow)."""
+    if not peak.levels:
+        return
+    for result in results:
+        if result.status != "ok" or not result.median_s or result.ceiling_bytes_per_s:
+            continue
+        level = peak.ceiling_for(working_set_bytes(config, result.mode), config.cache)
+        ceiling = level.bandwidth_bytes_per_s
+        if level.level == MEMORY or not ceiling:
+            continue  # memory's ceiling was settled by settle_ceiling
+        rate = result.bytes / result.median_s
+        if rate <= LEVEL_NOTE_FRACTION * ceiling:
+            continue
+        allowed = ceiling * (1.0 + max(plausible.CEILING_UNCERTAINTY, level_spread(level)))
+        if result.user_kernel and rate > allowed:
+            refuse(
+                result,
+                rate,
+                f"{rate / ceiling:,.1f}x the {ceiling / 1e9:.1f} GB/s read from the {level.level} "
+                f"cache on this device, which holds its working set",
+            )
+            continue
+        note = (
+            f"{rate / ceiling:.0%} of the {level.level} ceiling: it read {rate / 1e9:.1f} GB/s "
+            f"where the {level.level} probes read {ceiling / 1e9:.1f} GB/s at best; the probe "
+            "was slower than this variant's own reads (a busy moment, or a faster read kernel)"
+        )
+        if note not in result.warnings:
+            result.warnings.append(note)
+
+
+def level_spread(level: LevelCeiling) -> float:
+    """How far a level's probes disagree: best over worst, minus one."""
+    return plausible.probe_spread(level)

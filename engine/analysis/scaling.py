@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from engine.measure.memory import working_set_bytes
 from engine.results.run_result import RunResult
 
 FIT_COLUMNS = (
@@ -38,6 +39,9 @@ POINT_COLUMNS = (
     "work",
     "correct",
     "peak_gbytes_per_s",
+    "working_set_bytes",
+    "ceiling_level",
+    "ceiling_fraction",
 )
 CELL_COLUMNS = (
     "mode",
@@ -58,7 +62,7 @@ def sweep_frame(runs: Sequence[RunResult]) -> pd.DataFrame:
     for run in runs:
         config = run.config
         for entry in run.results:
-            derived = entry.derived(run.peak_bytes_per_s)
+            derived = entry.derived(run.peak_bytes_per_s, run.ceiling_of(entry))
             if derived["median_s"] is None:
                 continue
             rows.append(
@@ -77,6 +81,9 @@ def sweep_frame(runs: Sequence[RunResult]) -> pd.DataFrame:
                     "work": config.matrices * config.rows * config.columns,
                     "correct": entry.correct,
                     "peak_gbytes_per_s": (run.peak_bytes_per_s or 0) / 1e9 or None,
+                    "working_set_bytes": working_set_bytes(config, entry.mode),
+                    "ceiling_level": derived["ceiling_level"],
+                    "ceiling_fraction": derived["ceiling_fraction"],
                 }
             )
     return pd.DataFrame(rows, columns=list(POINT_COLUMNS))

@@ -35,10 +35,13 @@ from engine.harness.recording import (
     stop_unfinished,
 )
 from engine.harness.variant import failing_sample
+from engine.machine.caches import cache_levels
 from engine.machine.cluster import worker_count
 from engine.machine.host import last_level_cache_bytes
 from engine.machine.load import LoadMonitor
 from engine.measure import memory
+from engine.measure.cache_ceilings import LevelProber
+from engine.measure.host_bandwidth import WARM
 from engine.measure.peak import Peak, Probe
 from engine.measure.run_clock import PhaseClock
 from engine.measure.uncertainty import NoiseFloor
@@ -135,12 +138,15 @@ def measure(
     environment = own.environment(config, llc_bytes, llc_source, peers.environments)
     interrupted = peers.interrupted  # then nothing more is measured: what finished is saved
     probes: list[Probe] = []
+    levels = LevelProber(own.kind, *cache_levels()) if peak is None else None
     clock.lap("startup_s")
     prepared: list[Prepared] | None = None
     try:  # SIGINT from here to the sampling: the peers' results are kept, the rest skipped
         if peak is None and not interrupted:
             emit(Phase("peak bandwidth"))
             probes = own.probe("before", llc_bytes)
+            if levels:
+                levels.probe("before")
         clock.lap("peak_s")
         if not interrupted:
             own.place_inputs(config, copies, emit)
@@ -186,7 +192,9 @@ def measure(
     del prepared
     own.release()
     run = (config, results, peers)
-    peak, ceiling_notes = settled_peak(own, peak, probes, run, llc_bytes, interrupted, emit)
+    peak, ceiling_notes = settled_peak(
+        own, peak, (probes, levels), run, llc_bytes, interrupted, emit
+    )
     clock.lap("peak_s")
     emit(Done())
     load = monitor.stop()
@@ -226,24 +234,28 @@ def measure(
 def settled_peak(
     own: OwnProcess,
     given: Peak | None,
-    probes: list[Probe],
+    probed: tuple[list[Probe], LevelProber | None],
     run: tuple[BenchConfig, list[StrategyResult], Any],
     llc_bytes: int,
     interrupted: bool,
     emit: Progress,
 ) -> tuple[Peak, list[str]]:
     """The ceiling given (a sweep's), or from the probes before and after, settled against
-    what the results achieved; no probe after an interrupt (the run was asked to stop)."""
+    what the results achieved; no probe after an interrupt (the run was asked to stop).
+    The cache levels' probes (`probed[1]`) are taken again after the variants too."""
     if given is not None:
         return given, []
     config, results, peers = run
+    probes, levels = probed
     reprobe: Callable[[], list[Probe]] | None = None
     if probes and not interrupted:
         emit(Phase("peak bandwidth (again)"))
         probes = probes + own.probe("after", llc_bytes)
+        if levels:
+            levels.probe("after", WARM)
         reprobe = lambda: own.probe("check", llc_bytes)  # noqa: E731
     return run_ceiling(
-        probes, own.device, results, config, llc_bytes, reprobe, peers.device_probes()
+        probes, own.device, results, config, llc_bytes, reprobe, peers.device_probes(), levels
     )
 
 

@@ -37,6 +37,13 @@ def input_set_bytes(config: BenchConfig) -> int:
     return config.itemsize * config.matrices * (m * n + n)
 
 
+def working_set_bytes(config: BenchConfig, mode: str) -> int:
+    """The inputs a result's calls hold at once, all replicas together: replicated, a full
+    set each; sharded and single, one set split among them. Against a level's capacity for
+    the run's CPUs it is each replica's share against each replica's share of the cache."""
+    return input_set_bytes(config) * (config.replicas if mode == "replicated" else 1)
+
+
 def cold_copies(config: BenchConfig, llc_bytes: int) -> int:
     if config.cache == "warm":
         return 1

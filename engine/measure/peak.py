@@ -31,9 +31,34 @@ class Probe:
         }
 
 
+MEMORY = "memory"
+
+
+@dataclass(frozen=True)
+class LevelCeiling:
+    """Read bandwidth of one cache level (`bytes`: its capacity for the run's CPUs), measured
+    over a buffer that fits it; memory's is the peak itself (`Peak.ceilings`)."""
+
+    level: str
+    bytes: int | None
+    bandwidth_bytes_per_s: float | None
+    probes: tuple[Probe, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "level": self.level,
+            "bytes": self.bytes,
+            "bandwidth_bytes_per_s": self.bandwidth_bytes_per_s,
+            "probes": [p.to_dict() for p in self.probes],
+            **self.extra,
+        }
+
+
 @dataclass(frozen=True)
 class Peak:
-    """The ceiling: read bandwidth measured on the same device in the same run."""
+    """The ceiling: read bandwidth measured on the same device in the same run. `levels`:
+    the caches' own ceilings, smallest first (memory's is `bandwidth_bytes_per_s`)."""
 
     bandwidth_bytes_per_s: float | None
     method: str
@@ -41,6 +66,21 @@ class Peak:
     buffer_bytes: int | None = None
     probes: tuple[Probe, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
+    levels: tuple[LevelCeiling, ...] = ()
+
+    def ceilings(self) -> tuple[LevelCeiling, ...]:
+        """Every level's ceiling, smallest first, memory last."""
+        memory = LevelCeiling(MEMORY, None, self.bandwidth_bytes_per_s, self.probes)
+        return (*self.levels, memory)
+
+    def ceiling_for(self, working_set_bytes: int, cache: str) -> LevelCeiling:
+        """The level a working set is read from: warm, the smallest that holds it; cold (its
+        copies rotated past every cache), memory."""
+        if cache == "warm":
+            for level in self.levels:
+                if level.bytes is not None and working_set_bytes <= level.bytes:
+                    return level
+        return self.ceilings()[-1]
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -53,6 +93,8 @@ class Peak:
             data["buffer_bytes"] = self.buffer_bytes
         if self.probes:
             data["probes"] = [p.to_dict() for p in self.probes]
+        if self.levels:
+            data["levels"] = [level.to_dict() for level in self.ceilings()]
         return {**data, **self.extra}
 
 

@@ -96,6 +96,13 @@ def rates(
     }
 
 
+def fraction(work_bytes: int, seconds: float | None, ceiling: float | None) -> float | None:
+    """The necessary bytes' rate over a ceiling (None without a time or a ceiling)."""
+    if not seconds or seconds <= 0 or not ceiling:
+        return None
+    return work_bytes / seconds / ceiling
+
+
 OVERHEAD_FACTOR = 10  # a call this many times longer than its bytes take at the peak
 OVERHEAD_CALL_S = 2e-4  # ... and this short: its fixed cost (dispatch, launch, Python) rules
 

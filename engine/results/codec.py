@@ -10,6 +10,7 @@ import re
 from dataclasses import asdict, fields
 from typing import Any
 
+from engine.measure.peak import LevelCeiling
 from engine.measure.uncertainty import CONFIDENCE, MEDIAN_CI_METHOD, NoiseFloor
 from engine.results.attestation import FIELD as ATTESTATION
 from engine.results.attestation import attest
@@ -63,8 +64,11 @@ RUN_FIELDS: tuple[str, ...] = (
 )
 
 
-def result_to_dict(entry: StrategyResult, peak_bytes_per_s: float | None) -> dict[str, Any]:
-    """One results entry: the raw samples and counters, and everything derived from them."""
+def result_to_dict(
+    entry: StrategyResult, peak_bytes_per_s: float | None, level: LevelCeiling | None = None
+) -> dict[str, Any]:
+    """One results entry: the raw samples and counters, and everything derived from them
+    (`level`: the ceiling it is placed against, `RunRecord.ceiling_of`)."""
     own = {f.name: getattr(entry, f.name) for f in fields(entry)}
     own["samples_s"] = list(entry.samples_s)
     own["replicas"] = [asdict(r) for r in entry.replicas]
@@ -74,10 +78,15 @@ def result_to_dict(entry: StrategyResult, peak_bytes_per_s: float | None) -> dic
     own["profile"] = entry.profile.to_dict() if entry.profile else None
     for name in ("max_rel_error", "rel_error_norm", "max_abs_error"):
         own[name] = finite_or_none(own[name])  # an unwritten output has error inf
-    merged = {**own, **entry.derived(entry.ceiling_bytes_per_s or peak_bytes_per_s)}
+    merged = {**own, **entry.derived(entry.ceiling_bytes_per_s or peak_bytes_per_s, level)}
     ordered = {name: merged[name] for name in RESULT_FIELDS}
     extras = {k: v for k, v in merged.items() if k not in ordered}
     return {**ordered, **extras}
+
+
+def run_entries(run: RunRecord) -> list[dict[str, Any]]:
+    """Every result of a run as its JSON entry, each against its own ceiling."""
+    return [result_to_dict(r, run.peak_bytes_per_s, run.ceiling_of(r)) for r in run.results]
 
 
 def run_to_dict(run: RunRecord) -> dict[str, Any]:
@@ -89,7 +98,7 @@ def run_to_dict(run: RunRecord) -> dict[str, Any]:
         "environment": run.environment.to_dict(),
         "config": {**run.config.to_dict(), "cold_copies": run.cold_copies},
         "peak": run.peak.to_dict(),
-        "results": [result_to_dict(r, run.peak_bytes_per_s) for r in run.results],
+        "results": run_entries(run),
         "warnings": list(run.warnings),
     }
     data["winner"] = run_winner_record(run)

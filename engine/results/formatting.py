@@ -9,7 +9,8 @@ from typing import Any
 
 import pandas as pd
 
-from engine.results.codec import result_to_dict
+from engine.measure.peak import MEMORY
+from engine.results.codec import run_entries
 from engine.results.run_result import RunResult
 from engine.spec.catalog import framework_label, is_known
 
@@ -176,9 +177,18 @@ def verdict(status: str, correct: bool) -> str:
     return "ok" if correct else "WRONG"
 
 
+def ceiling_words(entry: Mapping[str, Any]) -> str:
+    """A result's fraction of the ceiling of the level it read from, the level named: "28% of
+    L2", "91% of memory"; a file without levels: of memory. "-" without a ceiling or a time."""
+    level = entry.get("ceiling_level")
+    fraction = entry.get("ceiling_fraction") if level else entry.get("roofline_fraction")
+    if fraction is None or fraction != fraction:
+        return "-"
+    return f"{fraction:.0%} of {level or MEMORY}"
+
+
 def format_entry(entry: Mapping[str, Any]) -> dict[str, str]:
     """The human columns of one results-JSON entry, shared by the CLI and the dashboard."""
-    roof = entry["roofline_fraction"]
     interval = entry.get("median_ci_s")
     return {
         "strategy": entry["variant"],
@@ -189,7 +199,7 @@ def format_entry(entry: Mapping[str, Any]) -> dict[str, str]:
         "IQR": format_seconds(entry["iqr_s"]),
         "GB/s": format_number(entry["gbytes_per_s"], ".1f"),
         "GFLOP/s": format_number(entry["gflops_per_s"], ".1f"),
-        "% roofline": "-" if roof is None or roof != roof else f"{roof:.0%}",
+        "% roofline": ceiling_words(entry),
         "max rel error": format_number(entry["max_rel_error"], ".1e"),
     }
 
@@ -263,7 +273,7 @@ def grouped_notes(notes: Iterable[tuple[str, str]]) -> list[str]:
 
 def summary_table(result: RunResult) -> str:
     """The CLI's readable table: one row per variant, failures and wrong results spelt out."""
-    entries = [result_to_dict(r, result.peak_bytes_per_s) for r in result.results]
+    entries = run_entries(result)
     table = pd.DataFrame([format_entry(entry) for entry in entries]).to_string(index=False)
     pairs = [(entry["variant"], note) for entry in entries for note in entry_notes(entry)]
     notes = [f"  {line}" for line in grouped_notes(pairs)]

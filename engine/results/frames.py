@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.results.codec import result_to_dict
+from engine.results.codec import run_entries
 from engine.results.model import RunRecord
 
 
@@ -15,8 +15,7 @@ def summary_frame(run: RunRecord) -> Any:
     import pandas as pd
 
     rows = []
-    for result in run.results:
-        entry = result_to_dict(result, run.peak_bytes_per_s)
+    for entry in run_entries(run):
         row = {k: v for k, v in entry.items() if k not in ("samples_s", "replicas")}
         row["warnings"] = "; ".join(entry["warnings"])
         row["notes"] = "; ".join(entry["notes"])

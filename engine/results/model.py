@@ -14,8 +14,8 @@ from typing import Any, Literal
 
 from engine.machine.load import MachineLoad
 from engine.measure import roofline
-from engine.measure.memory import MemoryEstimate
-from engine.measure.peak import Peak
+from engine.measure.memory import MemoryEstimate, working_set_bytes
+from engine.measure.peak import MEMORY, LevelCeiling, Peak
 from engine.measure.stats import Measurement
 from engine.measure.uncertainty import NoiseFloor, median_ci
 from engine.results.parts import (
@@ -89,9 +89,12 @@ class StrategyResult:
         m = self.measurement
         return m.median_s if m else None
 
-    def derived(self, peak_bytes_per_s: float | None) -> dict[str, float | None]:
+    def derived(
+        self, peak_bytes_per_s: float | None, level: LevelCeiling | None = None
+    ) -> dict[str, Any]:
         """Every statistic and rate, from the samples, the counters and the peak: the one
-        place they are computed (the JSON, the tables and the charts all read this)."""
+        place they are computed (the JSON, the tables and the charts all read this).
+        `level`: the ceiling of the level its working set lives in (`RunRecord.ceiling_of`)."""
         m = self.measurement
         stats: dict[str, Any] = m.summary() if m else dict.fromkeys(STAT_FIELDS)
         rates = roofline.rates(
@@ -104,7 +107,13 @@ class StrategyResult:
                 self.flops, self.bytes_padded, self.matrices, stats["median_s"], peak_bytes_per_s
             )
             padded = {"roofline_fraction_padded": padded_rates["roofline_fraction"]}
-        return {**stats, **rates, "median_ci_s": interval, **padded}
+        own_level = {
+            "ceiling_level": level.level if level else None,
+            "ceiling_fraction": roofline.fraction(
+                self.bytes, stats["median_s"], level.bandwidth_bytes_per_s if level else None
+            ),
+        }
+        return {**stats, **rates, "median_ci_s": interval, **padded, **own_level}
 
 
 @dataclass
@@ -141,6 +150,17 @@ class RunRecord:
     @property
     def peak_bytes_per_s(self) -> float | None:
         return self.peak.bandwidth_bytes_per_s
+
+    def ceiling_of(self, result: StrategyResult) -> LevelCeiling | None:
+        """The ceiling `result` is placed against: its own device's memory where it ran on
+        another device; else the run's level its working set lives in (memory for a file
+        without levels); None without any ceiling."""
+        if result.ceiling_bytes_per_s:
+            return LevelCeiling(MEMORY, None, result.ceiling_bytes_per_s)
+        if not self.peak.bandwidth_bytes_per_s:
+            return None
+        held = working_set_bytes(self.config, result.mode)
+        return self.peak.ceiling_for(held, self.config.cache)
 
     @property
     def label(self) -> str:

@@ -8,7 +8,7 @@ import math
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-from engine.measure.peak import Peak, Probe
+from engine.measure.peak import MEMORY, LevelCeiling, Peak, Probe
 from engine.results.reader import MAX_COUNT, Reader, check_number
 
 MAX_SAMPLE_S = 1e6  # a sample of over 11 days per call is a corrupt file, not a measurement
@@ -101,10 +101,33 @@ def read_probe(data: Any, path: str) -> Probe:
     )
 
 
-def read_peak(data: Any, path: str) -> Peak:
-    """Validate a results file's `peak`."""
+CACHE_LEVEL_NAMES = ("L1", "L2", "L3", "L4")
+
+
+def read_level(data: Any, path: str) -> LevelCeiling:
+    """Validate one entry of `peak.levels`: a cache level, or memory's (derived again)."""
     read = Reader(data, path)
-    known = ("bandwidth_bytes_per_s", "method", "device", "buffer_bytes", "probes")
+    known = ("level", "bytes", "bandwidth_bytes_per_s", "probes")
+    level = read.choice("level", (*CACHE_LEVEL_NAMES, MEMORY))
+    return LevelCeiling(
+        level=level,
+        bytes=read.integer("bytes", None, low=1) if level != MEMORY else None,
+        bandwidth_bytes_per_s=read.number("bandwidth_bytes_per_s", None, positive=True),
+        probes=tuple(read.each("probes", read_probe, [])),
+        extra=read.extras(known),
+    )
+
+
+def read_peak(data: Any, path: str) -> Peak:
+    """Validate a results file's `peak`. Its `levels` keep their caches only, smallest first
+    (memory's is the peak itself); a file without them reads as memory only."""
+    read = Reader(data, path)
+    known = ("bandwidth_bytes_per_s", "method", "device", "buffer_bytes", "probes", "levels")
+    levels = [
+        level
+        for level in read.each("levels", read_level, [])
+        if level.level != MEMORY and level.bytes and level.bandwidth_bytes_per_s
+    ]
     return Peak(
         bandwidth_bytes_per_s=read.number("bandwidth_bytes_per_s", None, positive=True),
         method=read.text("method", ""),
@@ -112,6 +135,7 @@ def read_peak(data: Any, path: str) -> Peak:
         buffer_bytes=read.integer("buffer_bytes", None),
         probes=tuple(read.each("probes", read_probe, [])),
         extra=read.extras(known),
+        levels=tuple(sorted(levels, key=lambda level: level.bytes or 0)),
     )
 
 
