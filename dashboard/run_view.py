@@ -74,7 +74,9 @@ def build(result: RunResult) -> RunView:
     simplest = chosen["simplest"] if chosen and chosen["simplest"] != chosen["variant"] else None
     table = data.display_table(summary)
     failures, notes = _failures_and_notes(table)
-    figures = charts.all_figures(summary, samples, replicas, result.peak_bytes_per_s, steps)
+    figures = charts.all_figures(
+        summary, samples, replicas, result.peak_bytes_per_s, steps, data.levels(result)
+    )
     found = search_summary(result) if config.search else None
     return RunView(
         result=result,

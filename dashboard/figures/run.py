@@ -9,6 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from dashboard.figures.ceilings import run_staircase
 from dashboard.figures.style import (
     LAYOUT,
     OK_COLOR,
@@ -283,11 +284,16 @@ def all_figures(
     replicas: pd.DataFrame,
     peak_bytes_per_s: float | None,
     steps: pd.DataFrame | None = None,
+    levels: pd.DataFrame | None = None,
 ) -> dict[str, go.Figure]:
-    """Every chart of a run, in page order; the app and the report both use this."""
+    """Every chart of a run, in page order; the app and the report both use this. `levels`:
+    the run's ceilings (`tables.run.levels`), for the cache-aware roofline."""
     return {
         "latency": latency_distribution(samples),
         "throughput": throughput(summary, peak_bytes_per_s),
+        "ceilings": run_staircase(
+            summary, levels if levels is not None else pd.DataFrame(columns=["level"])
+        ),
         "speedup": speedups(summary),
         "first_call": first_call_vs_steady(summary),
         "dispatch": dispatch_vs_synchronised(summary),

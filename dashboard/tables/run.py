@@ -7,6 +7,7 @@ import math
 import pandas as pd
 
 from engine.results.formatting import format_entry, format_number, format_seconds, verdict
+from engine.results.frames import levels_frame
 from engine.results.run_result import RunResult
 from engine.results.verdict import run_ratio
 from engine.spec.catalog import baseline_strategies
@@ -30,6 +31,11 @@ def summary(result: RunResult) -> pd.DataFrame:
         frame[f"speedup_vs_{base}_low"] = [r.low if r else math.nan for r in ratios]
         frame[f"speedup_vs_{base}_high"] = [r.high if r else math.nan for r in ratios]
     return frame
+
+
+def levels(result: RunResult) -> pd.DataFrame:
+    """The run's ceilings, one row a level, smallest first and memory last."""
+    return levels_frame(result)
 
 
 def samples(result: RunResult) -> pd.DataFrame:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from engine.analysis import scaling
+from engine.results import frames
 from engine.results.formatting import format_number, format_seconds, times
 from engine.results.run_result import RunResult
 
@@ -66,4 +67,19 @@ def sweep_tables(runs: Sequence[RunResult]) -> dict[str, pd.DataFrame]:
         "fits": fits,
         "fits_view": fits_view,
         "cells_view": cells_view,
+        "levels": sweep_levels(runs),
     }
+
+
+def sweep_levels(runs: Sequence[RunResult]) -> pd.DataFrame:
+    """The ceilings the sweep's points were placed against: its points share the first
+    point's probes, so the run with the most levels holds them (memory only for old files)."""
+    if not runs:
+        return levels_frame_of(None)
+    return levels_frame_of(max(runs, key=lambda run: len(run.peak.levels)))
+
+
+def levels_frame_of(run: RunResult | None) -> pd.DataFrame:
+    if run is None:
+        return pd.DataFrame(columns=["level", "bytes", "gbytes_per_s"])
+    return frames.levels_frame(run)

@@ -174,16 +174,19 @@ def profile_lines(profiles: pd.DataFrame | None, variant: str) -> list[str]:
 STREAMING = 0.7  # of the measured peak: above it, the memory system is kept busy
 
 
-def one_launch_words(matrices: int, fraction: float | None) -> str:
-    """What one batched launch buys, said only as far as the measured rate bears it out."""
+def one_launch_words(matrices: int, fraction: float | None, level: object = MEMORY) -> str:
+    """What one batched launch buys, said only as far as the measured rate bears it out,
+    against the ceiling of the level it read from (memory's, or a cache's)."""
     launch = f"It computes all {matrices:,} matrix-vector products in a single batched launch"
     if fraction is None or fraction != fraction:
         return f"{launch}: no per-matrix dispatch."
+    source = "memory" if level == MEMORY or not isinstance(level, str) else f"the {level} cache"
+    ceiling = "the measured peak" if source == "memory" else f"the {level} ceiling"
     if fraction >= STREAMING:
-        return f"{launch}, and at {fraction:.0%} of the measured peak it keeps memory streaming."
+        return f"{launch}, and at {fraction:.0%} of {ceiling} it keeps {source} streaming."
     return (
-        f"{launch}, so no per-matrix dispatch; at {fraction:.0%} of the measured peak it leaves "
-        "memory idle part of the time."
+        f"{launch}, so no per-matrix dispatch; at {fraction:.0%} of {ceiling} it leaves "
+        f"{source} idle part of the time."
     )
 
 
@@ -216,7 +219,7 @@ def fastest_way(
         measured_why = profile_lines(profiles, shown["variant"])
         lines.extend(measured_why or [info.why or WHY_BY_KIND[info.kind]])
         if info.launches == "one":
-            lines.append(one_launch_words(config.matrices, shown.get("roofline_fraction")))
+            lines.append(one_launch_words(config.matrices, *placed_fraction(shown)))
     if option == "xla":
         lines.append("XLA compiled the graph into fused machine code for this exact shape.")
     intensity = arithmetic_intensity(config.rows, config.columns, config.itemsize)
@@ -236,6 +239,14 @@ def fastest_way(
     )
     lines.extend(ceiling_lines(shown, peak))
     return "\n\n".join(lines)
+
+
+def placed_fraction(shown: pd.Series) -> tuple[float | None, str]:
+    """Its fraction of the level it read from, and that level (memory's for an old file)."""
+    level = shown.get("ceiling_level")
+    if isinstance(level, str):
+        return shown.get("ceiling_fraction"), level
+    return shown.get("roofline_fraction"), MEMORY
 
 
 def ceiling_lines(shown: pd.Series, peak: float | None) -> list[str]:

@@ -10,6 +10,7 @@ from dashboard.components.devices import device_kind
 from dashboard.components.plain import plain
 from dashboard.components.progress import job_progress
 from dashboard.components.store import history
+from dashboard.figures import ceilings as ceiling_figures
 from dashboard.figures import sweep as sweep_figures
 from dashboard.report import sweep_report
 from dashboard.services import worker
@@ -123,6 +124,10 @@ chart(sweep_figures.scaling(points, "matrices", "median_s", peak), "s1", left)
 chart(sweep_figures.scaling(points, "matrices", "gbytes_per_s", peak), "s2", right)
 chart(sweep_figures.scaling(points, "cols", "median_s", peak), "s3", left)
 chart(sweep_figures.scaling(points, "cols", "gbytes_per_s", peak), "s4", right)
+st.markdown("### Across the cache levels")
+chart(ceiling_figures.sweep_staircase(points, tables["levels"]), "levels")
+for line in ceiling_figures.spill_lines(points, tables["levels"]):
+    st.caption(plain(line))
 st.markdown("### Fixed overhead and per-byte cost")
 chart(sweep_figures.cost_fit(points, tables["fits"]), "fit")
 st.dataframe(tables["fits_view"], hide_index=True, width="stretch")

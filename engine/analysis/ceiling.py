@@ -28,6 +28,7 @@ from typing import Any
 from engine.measure import plausible
 from engine.measure.cache_ceilings import LevelProber
 from engine.measure.memory import (
+    cold_copies,
     format_bytes,
     input_set_bytes,
     probe_size_warning,
@@ -190,7 +191,7 @@ def run_ceiling(
     )
     if device_probes:
         peak = dataclasses.replace(peak, probes=(*peak.probes, *device_probes))
-    place_on_levels(peak, results, config)
+    place_on_levels(peak, results, config, cold_copies(config, llc_bytes))
     small = probe_size_warning(llc_bytes)
     return peak, [*notes, *level_notes, *([small] if small else [])]
 
@@ -200,16 +201,17 @@ def run_ceiling(
 LEVEL_NOTE_FRACTION = 1.10
 
 
-def place_on_levels(peak: Peak, results: Sequence[Any], config: Any) -> None:
+def place_on_levels(peak: Peak, results: Sequence[Any], config: Any, copies: int = 1) -> None:
     """Each result read faster than 110% of the cache level its working set lives in gets a
-    measurement warning with the numbers (shown wherever its fraction is); a user's kernel beyond that level's own uncertainty is refused, as
-    above memory's (a built-in's code is this tool's: its rate says the probe was slow)."""
+    measurement warning with the numbers (shown wherever its fraction is); a user's kernel
+    beyond that level's own uncertainty is refused, as above memory's (a built-in's code is
+    this tool's: its rate says the probe was slow)."""
     if not peak.levels:
         return
     for result in results:
         if result.status != "ok" or not result.median_s or result.ceiling_bytes_per_s:
             continue
-        level = peak.ceiling_for(working_set_bytes(config, result.mode), config.cache)
+        level = peak.ceiling_for(working_set_bytes(config, result.mode, copies))
         ceiling = level.bandwidth_bytes_per_s
         if level.level == MEMORY or not ceiling:
             continue  # memory's ceiling was settled by settle_ceiling

@@ -13,7 +13,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from engine.measure.memory import working_set_bytes
 from engine.results.run_result import RunResult
 
 FIT_COLUMNS = (
@@ -81,7 +80,7 @@ def sweep_frame(runs: Sequence[RunResult]) -> pd.DataFrame:
                     "work": config.matrices * config.rows * config.columns,
                     "correct": entry.correct,
                     "peak_gbytes_per_s": (run.peak_bytes_per_s or 0) / 1e9 or None,
-                    "working_set_bytes": working_set_bytes(config, entry.mode),
+                    "working_set_bytes": run.working_set_of(entry),
                     "ceiling_level": derived["ceiling_level"],
                     "ceiling_fraction": derived["ceiling_fraction"],
                 }

@@ -207,6 +207,20 @@ def measured_again(
     return again, [list(plan.not_remeasured) for plan in plans]
 
 
+def ceiling_spreads(results: list[Any]) -> list[str]:
+    """Each level's ceiling over the calibration's runs (stored with each run): the band a
+    later run's ceilings are judged against (`analysis/ceiling_drift.py`)."""
+    found: dict[str, list[float]] = {}
+    for run in results:
+        for level in run.peak.ceilings():
+            if level.bandwidth_bytes_per_s:
+                found.setdefault(level.level, []).append(level.bandwidth_bytes_per_s / 1e9)
+    return [
+        f"ceiling {name + ':':<28}{min(rates):.1f}–{max(rates):.1f} GB/s over {len(rates)} runs"
+        for name, rates in found.items()
+    ]
+
+
 def command_calibrate(args: argparse.Namespace) -> int:
     from engine.analysis.calibration import noise_floor
     from engine.cli.repetitions import run_repetitions
@@ -235,5 +249,7 @@ def command_calibrate(args: argparse.Namespace) -> int:
         f"(medians move about ±{(math.exp(1.96 * floor.between_run_log_sd) - 1):.0%} between runs)"
     )
     print(f"spread of within-run ratios:       {floor.ratio_log_sd:.3f}")
+    for line in ceiling_spreads(results):
+        print(line)
     print(f"stored for {env.hostname} ({env.device_kind}) in {history.path}; group {group_id}")
     return EXIT_OK

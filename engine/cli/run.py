@@ -178,6 +178,20 @@ def no_correct_reason(results: list[Any]) -> str:
     return f"no variant produced a correct result ({told or 'none ran'}){why}"
 
 
+def ceilings_moved(result: Any, history_path: str | None) -> list[str]:
+    """The run's warnings for a ceiling that moved beyond this machine's stored spread (none
+    where the history cannot be read: storing it says why)."""
+    from engine.analysis.ceiling_drift import moved_ceilings
+    from engine.storage.history import History
+
+    env = result.environment
+    try:
+        earlier = History(history_path).machine_ceilings(env.hostname, env.device_kind)
+    except (OSError, sqlite3.Error, ValueError):
+        return []
+    return moved_ceilings(result.peak, earlier)
+
+
 def save_outputs(result: Any, args: argparse.Namespace) -> int:
     """Write the JSON and store the run; if either still fails, keep the measurement in a
     fallback file and say where (exit 1). Returns 0 when everything was written."""
@@ -185,6 +199,8 @@ def save_outputs(result: Any, args: argparse.Namespace) -> int:
     from engine.storage.profiles import export_traces
 
     problems = []
+    if not args.no_history:
+        result.warnings.extend(ceilings_moved(result, args.history))
     if args.json_path and any(r.profile for r in result.results):
         result.warnings.extend(export_traces(result, args.json_path))
     text = result.to_json()

@@ -41,7 +41,6 @@ from engine.machine.host import last_level_cache_bytes
 from engine.machine.load import LoadMonitor
 from engine.measure import memory
 from engine.measure.cache_ceilings import LevelProber
-from engine.measure.host_bandwidth import WARM
 from engine.measure.peak import Peak, Probe
 from engine.measure.run_clock import PhaseClock
 from engine.measure.uncertainty import NoiseFloor
@@ -252,7 +251,7 @@ def settled_peak(
         emit(Phase("peak bandwidth (again)"))
         probes = probes + own.probe("after", llc_bytes)
         if levels:
-            levels.probe("after", WARM)
+            levels.probe("after")
         reprobe = lambda: own.probe("check", llc_bytes)  # noqa: E731
     return run_ceiling(
         probes, own.device, results, config, llc_bytes, reprobe, peers.device_probes(), levels

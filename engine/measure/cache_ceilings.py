@@ -22,7 +22,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from engine.machine.caches import CacheLevel, unprobed_note
-from engine.measure.host_bandwidth import FULL, METHOD, ProbeEffort, threads_for_host
+from engine.measure.host_bandwidth import FULL, METHOD, WARM, ProbeEffort, threads_for_host
 from engine.measure.memory import format_bytes
 from engine.measure.peak import LevelCeiling, Peak, Probe
 from engine.measure.timing import Kernel, time_kernel
@@ -149,27 +149,34 @@ def unprobed_device(device_kind: str) -> str:
     return f"the {device_kind}'s caches are not probed"
 
 
+# A process's level buffers, made at its first run and kept: a warm worker's later runs reuse
+# them (9 MiB here), and probe with the shorter effort, as its memory probe does.
+_KEPT: dict[tuple[CacheLevel, ...], LevelBuffers] = {}
+
+
 class LevelProber:
     """A run's cache-level probes: the levels found at its start (none, with the reason, off a
     CPU or where the OS reports no sizes), probed with the memory probe before and after the
-    variants; `settle` puts the best of each beside memory's ceiling."""
+    variants; `settle` puts the best of each beside memory's ceiling. The first round of a
+    process is the full one; a warm process's rounds are the short one (`host_bandwidth.WARM`)."""
 
     def __init__(self, device_kind: str, levels: tuple[CacheLevel, ...], reason: str | None):
         self.levels = levels if device_kind == "CPU" else ()
         self.reason = reason if device_kind == "CPU" else unprobed_device(device_kind)
-        self.buffers: LevelBuffers | None = None
         self.probes: list[Probe] = []
 
-    def probe(self, when: str, effort: ProbeEffort = FULL) -> None:
+    def probe(self, when: str) -> None:
         if not self.levels:
             return
-        if self.buffers is None:
-            self.buffers = LevelBuffers.make(self.levels)
-        self.probes += probe_levels(self.buffers, when, effort)
+        buffers = _KEPT.get(self.levels)
+        effort = WARM if buffers is not None else FULL
+        if buffers is None:
+            _KEPT.clear()  # another topology (affinity changed): the old buffers go
+            buffers = _KEPT[self.levels] = LevelBuffers.make(self.levels)
+        self.probes += probe_levels(buffers, when, effort)
 
     def settle(self, peak: Peak) -> tuple[Peak, list[str]]:
         """`peak` with its levels, and the notes: levels dropped, or why there are none."""
-        self.buffers = None
         if not self.levels:
             return peak, [unprobed_note(self.reason)] if self.reason else []
         if not self.probes:

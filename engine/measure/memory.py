@@ -37,11 +37,13 @@ def input_set_bytes(config: BenchConfig) -> int:
     return config.itemsize * config.matrices * (m * n + n)
 
 
-def working_set_bytes(config: BenchConfig, mode: str) -> int:
-    """The inputs a result's calls hold at once, all replicas together: replicated, a full
-    set each; sharded and single, one set split among them. Against a level's capacity for
-    the run's CPUs it is each replica's share against each replica's share of the cache."""
-    return input_set_bytes(config) * (config.replicas if mode == "replicated" else 1)
+def working_set_bytes(config: BenchConfig, mode: str, copies: int = 1) -> int:
+    """The inputs a result's calls read in turn, all replicas together: replicated, a full
+    set each; sharded and single, one set split among them; cold, every rotated copy (the
+    rotation makes it 4x the last-level cache, so it reads memory). Against a level's
+    capacity for the run's CPUs it is each replica's share against its share of the cache."""
+    replicas = config.replicas if mode == "replicated" else 1
+    return input_set_bytes(config) * replicas * max(1, copies)
 
 
 def cold_copies(config: BenchConfig, llc_bytes: int) -> int:

@@ -32,6 +32,9 @@ class Probe:
 
 
 MEMORY = "memory"
+# Every warning of a ceiling that moved from the machine's history has these words
+# (`analysis/ceiling_drift.py`); the CLI shows those under its ceilings line.
+CEILING_MOVED = "ceiling moved:"
 
 
 @dataclass(frozen=True)
@@ -73,13 +76,12 @@ class Peak:
         memory = LevelCeiling(MEMORY, None, self.bandwidth_bytes_per_s, self.probes)
         return (*self.levels, memory)
 
-    def ceiling_for(self, working_set_bytes: int, cache: str) -> LevelCeiling:
-        """The level a working set is read from: warm, the smallest that holds it; cold (its
-        copies rotated past every cache), memory."""
-        if cache == "warm":
-            for level in self.levels:
-                if level.bytes is not None and working_set_bytes <= level.bytes:
-                    return level
+    def ceiling_for(self, working_set_bytes: int) -> LevelCeiling:
+        """The level a working set is read from: the smallest that holds it (a cold run's
+        rotated copies hold several times the last-level cache: memory)."""
+        for level in self.levels:
+            if level.bytes is not None and working_set_bytes <= level.bytes:
+                return level
         return self.ceilings()[-1]
 
     def to_dict(self) -> dict[str, Any]:

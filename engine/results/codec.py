@@ -85,8 +85,15 @@ def result_to_dict(
 
 
 def run_entries(run: RunRecord) -> list[dict[str, Any]]:
-    """Every result of a run as its JSON entry, each against its own ceiling."""
-    return [result_to_dict(r, run.peak_bytes_per_s, run.ceiling_of(r)) for r in run.results]
+    """Every result of a run as its JSON entry, each against its own ceiling, with the working
+    set that placed it there."""
+    return [
+        {
+            **result_to_dict(r, run.peak_bytes_per_s, run.ceiling_of(r)),
+            "working_set_bytes": run.working_set_of(r),
+        }
+        for r in run.results
+    ]
 
 
 def run_to_dict(run: RunRecord) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from engine.measure.peak import MEMORY
+from engine.measure.peak import CEILING_MOVED, MEMORY, Peak
 from engine.results.codec import run_entries
 from engine.results.run_result import RunResult
 from engine.spec.catalog import framework_label, is_known
@@ -271,14 +271,28 @@ def grouped_notes(notes: Iterable[tuple[str, str]]) -> list[str]:
     return lines
 
 
+def ceilings_line(peak: Peak) -> str:
+    """ "peak read bandwidth 35.8 GB/s (measured); caches: L2 132.2 GB/s, L3 118.0 GB/s"."""
+    if not peak.bandwidth_bytes_per_s:
+        return ""
+    line = f"peak read bandwidth {peak.bandwidth_bytes_per_s / 1e9:.1f} GB/s (measured)"
+    caches = [
+        f"{level.level} {level.bandwidth_bytes_per_s / 1e9:.1f} GB/s"
+        for level in peak.levels
+        if level.bandwidth_bytes_per_s
+    ]
+    return f"{line}; caches: {', '.join(caches)}" if caches else line
+
+
 def summary_table(result: RunResult) -> str:
     """The CLI's readable table: one row per variant, failures and wrong results spelt out."""
     entries = run_entries(result)
     table = pd.DataFrame([format_entry(entry) for entry in entries]).to_string(index=False)
     pairs = [(entry["variant"], note) for entry in entries for note in entry_notes(entry)]
     notes = [f"  {line}" for line in grouped_notes(pairs)]
-    peak = result.peak_bytes_per_s
-    header = f"peak read bandwidth {peak / 1e9:.1f} GB/s (measured)" if peak else ""
+    header = ceilings_line(result.peak)
+    moved = [f"  {w}" for w in result.warnings if CEILING_MOVED in w]
+    header = "\n".join([header, *moved]) if header else ""
     answer = winner_line(result.winner_dict())
     reduced = reduced_precision_line(result.reduced_precision(), result.config.dtype)
     parts = [header, table, answer, *([reduced] if reduced else [])]

@@ -51,3 +51,21 @@ def samples_frame(run: RunRecord) -> Any:
         for index, seconds in enumerate(result.samples_s)
     ]
     return pd.DataFrame(rows)
+
+
+def levels_frame(run: RunRecord) -> Any:
+    """The run's ceilings, smallest level first, memory last (`bytes` NaN: no bound)."""
+    import pandas as pd
+
+    return pd.DataFrame(
+        [
+            {
+                "level": ceiling.level,
+                "bytes": ceiling.bytes,
+                "gbytes_per_s": (ceiling.bandwidth_bytes_per_s or 0) / 1e9 or None,
+            }
+            for ceiling in run.peak.ceilings()
+            if ceiling.bandwidth_bytes_per_s
+        ],
+        columns=["level", "bytes", "gbytes_per_s"],
+    )

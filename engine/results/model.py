@@ -159,8 +159,11 @@ class RunRecord:
             return LevelCeiling(MEMORY, None, result.ceiling_bytes_per_s)
         if not self.peak.bandwidth_bytes_per_s:
             return None
-        held = working_set_bytes(self.config, result.mode)
-        return self.peak.ceiling_for(held, self.config.cache)
+        return self.peak.ceiling_for(self.working_set_of(result))
+
+    def working_set_of(self, result: StrategyResult) -> int:
+        """The bytes `result`'s calls read in turn (`memory.working_set_bytes`)."""
+        return working_set_bytes(self.config, result.mode, self.cold_copies)
 
     @property
     def label(self) -> str:

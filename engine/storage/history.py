@@ -34,6 +34,7 @@ from engine.storage.run_rows import (
     PROBLEM_COLUMNS,
     RunFilter,
     best_of,
+    ceiling_rows,
     condition_of,
     problem_of,
 )
@@ -113,6 +114,12 @@ class History:
                     "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     row,
                 )
+                if cursor.rowcount == 1:
+                    conn.executemany(
+                        "INSERT INTO ceilings (run_id, hostname, device_kind, created_at, level, "
+                        "bytes, bandwidth_bytes_per_s) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        ceiling_rows(result),
+                    )
                 conn.execute("COMMIT")
             except BaseException:
                 conn.execute("ROLLBACK")
@@ -133,7 +140,28 @@ class History:
 
     def delete_run(self, run_id: str) -> bool:
         with self._connect() as conn:
+            conn.execute("DELETE FROM ceilings WHERE run_id = ?", (run_id,))
             return conn.execute("DELETE FROM runs WHERE run_id = ?", (run_id,)).rowcount == 1
+
+    def machine_ceilings(
+        self, hostname: str | None, device_kind: str, limit: int = 30
+    ) -> dict[str, list[float]]:
+        """Each level's ceiling in this machine's newest `limit` stored runs (newest first):
+        what a run's own ceilings are judged against (`analysis/ceiling_drift.py`)."""
+        try:
+            with self._connect() as conn:
+                rows = conn.execute(
+                    "SELECT level, bandwidth_bytes_per_s FROM ceilings WHERE run_id IN "
+                    "(SELECT DISTINCT run_id FROM ceilings WHERE hostname = ? AND "
+                    "device_kind = ? ORDER BY created_at DESC LIMIT ?) ORDER BY created_at DESC",
+                    (hostname or "", device_kind, limit),
+                ).fetchall()
+        except sqlite3.OperationalError:  # a read-only store from before ceilings were kept
+            return {}
+        found: dict[str, list[float]] = {}
+        for level, bandwidth in rows:
+            found.setdefault(level, []).append(bandwidth)
+        return found
 
     def list_runs(self, where: RunFilter | None = None) -> pd.DataFrame:
         """Newest first, at most `where.limit`; reads only the indexed columns, never the

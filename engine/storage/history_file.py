@@ -59,6 +59,16 @@ CREATE TABLE IF NOT EXISTS noise_floors (
     config TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS floors_host ON noise_floors (hostname, device_kind, created_at);
+CREATE TABLE IF NOT EXISTS ceilings (
+    run_id TEXT NOT NULL,
+    hostname TEXT NOT NULL,
+    device_kind TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    level TEXT NOT NULL,
+    bytes INTEGER,
+    bandwidth_bytes_per_s REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS ceilings_host ON ceilings (hostname, device_kind, created_at);
 CREATE TABLE IF NOT EXISTS sweeps (
     sweep_id TEXT PRIMARY KEY,
     created_at TEXT NOT NULL,

@@ -48,6 +48,24 @@ def problem_of(config: BenchConfig) -> tuple[Any, ...]:
     )
 
 
+def ceiling_rows(run: RunResult) -> list[tuple[Any, ...]]:
+    """A run's measured ceilings, one row a level (none for a run without a ceiling)."""
+    env = run.environment
+    return [
+        (
+            run.run_id,
+            env.hostname or "",
+            env.device_kind,
+            run.created_at,
+            level.level,
+            level.bytes,
+            level.bandwidth_bytes_per_s,
+        )
+        for level in run.peak.ceilings()
+        if level.bandwidth_bytes_per_s
+    ]
+
+
 def best_of(result: RunResult) -> tuple[str | None, float | None]:
     """The run's own winner and its median, for listing without parsing the payload: the
     same answer the Run page, the report and the JSON's `winner` give (not a second idea of

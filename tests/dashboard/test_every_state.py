@@ -1,7 +1,8 @@
 """Every state the engine can produce renders in every report, table, figure and page.
 
-States: no results at all, one point, every variant failed, every variant wrong, two runs with
-no variant in common, a distributed run, a one-point sweep, a run whose machine changed speed.
+States: no results at all, one point, cache levels, every variant failed, every variant wrong,
+two runs with no variant in common, a distributed run, a one-point sweep, a run whose machine
+changed speed.
 The rule of the door (a file that imports renders) is `test_the_door.py`.
 """
 
@@ -15,6 +16,7 @@ from streamlit.testing.v1 import AppTest
 from dashboard.figures import run as run_figures
 from dashboard.report import comparison_report, run_report, sweep_report
 from dashboard.tables import run as run_tables
+from engine.measure.peak import LevelCeiling
 from engine.results.parts import (
     DistributionSummary,
     ProfiledOp,
@@ -177,7 +179,19 @@ def changed_speed() -> RunResult:
     return run
 
 
+def cache_levels() -> RunResult:
+    """A warm run with its L2 and L3 ceilings beside memory's; einsum far above its level's."""
+    run = make_run({"einsum": [0.00001] * 5, "numpy": [0.002] * 5})
+    run.peak = dataclasses.replace(
+        run.peak,
+        levels=(LevelCeiling("L2", 2 * 2**20, 130e9), LevelCeiling("L3", 32 * 2**20, 110e9)),
+    )
+    run.results[0].warnings.append("400% of the L2 ceiling: it read 520.0 GB/s")
+    return run
+
+
 STATES = {
+    "cache levels": cache_levels,
     "changed speed": changed_speed,
     "from elsewhere": from_elsewhere,
     "empty": empty_run,
@@ -204,6 +218,7 @@ def test_every_state_renders_in_the_report_tables_and_figures(state):
         run_tables.replicas(again),
         2e10,
         run_tables.distribution(again),
+        run_tables.levels(again),
     )
     sweep_report([again], "one point")  # a one-point sweep
     comparison_report([again, again])

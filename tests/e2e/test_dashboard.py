@@ -38,8 +38,8 @@ def test_load_change_settings_run_and_see_charts(page, server):
     page.wait_for_url(re.compile(r"repeats=3"), timeout=30_000)
     page.get_by_role("button", name="Run benchmark").click()
     page.get_by_text("The fastest way").wait_for(timeout=TIMEOUT_MS)
-    page.locator(".js-plotly-plot").nth(4).wait_for(timeout=60_000)
-    assert page.locator(".js-plotly-plot").count() == 5
+    page.locator(".js-plotly-plot").nth(5).wait_for(timeout=60_000)
+    assert page.locator(".js-plotly-plot").count() == 6
     assert page.get_by_text("48 matrices of 8×8 float32").count() == 1
     ARTIFACTS.mkdir(exist_ok=True)
     page.set_viewport_size({"width": 1400, "height": 4200})

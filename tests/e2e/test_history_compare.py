@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
 import pytest
 
+from engine.measure.peak import LevelCeiling
 from engine.storage.history import History
 from tests.e2e.conftest import settled
 from tests.factories import make_run
@@ -74,3 +76,69 @@ def test_compare_page_from_a_link(page, server, two_runs):
         page.get_by_role("button", name="HTML report").click()
     html = Path(download.value.path()).read_text(encoding="utf-8")
     assert "Batched MatVec comparison" in html and "noise floor" in html and "faster" in html
+
+
+MIB = 2**20
+LEVELS = (LevelCeiling("L2", 2 * MIB, 130e9), LevelCeiling("L3", 32 * MIB, 110e9))
+
+
+def with_levels(run):
+    run.peak = dataclasses.replace(run.peak, levels=LEVELS)
+    return run
+
+
+@pytest.fixture
+def ceiling_states(history_path):
+    """A run of memory's ceiling only (an old file), one with three levels, and a sweep whose
+    points run from inside the L2 to beyond the L3."""
+    history = History(history_path)
+    one = make_run({"einsum": [0.002] * 6}, label="e2e-one-level")
+    three = with_levels(make_run({"einsum": [0.0001] * 6}, label="e2e-three-levels"))
+    history.add_sweep("e2e-sweep", "2099-01-01T00:00:00+00:00", "e2e-across", {}, 4)
+    points = [
+        with_levels(make_run({"numpy": [2e-9 * b * 1024] * 3}, matrices=b, dim=32))
+        for b in (100, 1_000, 10_000, 100_000)
+    ]
+    for run in (one, three):
+        history.add_run(run)
+    for index, run in enumerate(points):
+        history.add_run(run, sweep_id="e2e-sweep", point_key=str(index))
+    yield one, three
+    for run in (one, three, *points):
+        history.delete_run(run.run_id)
+
+
+def open_from_history(page, server: str, label: str) -> None:
+    page.goto(f"{server}/history")
+    page.get_by_text("Run history").wait_for(timeout=60_000)
+    page.get_by_label("Label contains").fill(label)
+    page.get_by_label("Label contains").press("Enter")
+    page.get_by_text(re.compile(r"^1 run\(s\)$")).wait_for(timeout=30_000)
+    click_first_row(page)
+    open_button = page.get_by_role("button", name="Open run")
+    page.wait_for_function("b => !b.disabled", arg=open_button.element_handle(), timeout=30_000)
+    open_button.click()
+    page.get_by_text("The fastest way").wait_for(timeout=30_000)
+
+
+def ceilings_chart(page, title: str):
+    chart = page.locator(".js-plotly-plot", has_text=title)
+    chart.wait_for(timeout=60_000)
+    return chart.inner_text()
+
+
+def test_the_cache_aware_roofline_draws_one_level_three_and_a_sweep(page, server, ceiling_states):
+    open_from_history(page, server, "e2e-one-level")
+    drawn = ceilings_chart(page, "the ceiling of the level its working set lives in")
+    assert "memory 20 GB/s" in drawn and "L2" not in drawn
+    open_from_history(page, server, "e2e-three-levels")
+    drawn = ceilings_chart(page, "the ceiling of the level its working set lives in")
+    assert all(step in drawn for step in ("L2 130 GB/s", "L3 110 GB/s", "memory 20 GB/s"))
+    page.get_by_text(re.compile(r"read from the L2 cache")).first.wait_for(timeout=30_000)
+    page.goto(f"{server}/sweeps")
+    page.get_by_text("Across the cache levels").wait_for(timeout=60_000)
+    drawn = ceilings_chart(page, "The sweep across the cache levels")
+    assert "numpy" in drawn and "L3 110 GB/s" in drawn
+    page.get_by_text(re.compile(r"^L2 \(2\.0 MiB, 130 GB/s\): the sweep spills out")).wait_for(
+        timeout=30_000
+    )

@@ -71,3 +71,4 @@ def test_sweep_and_calibrate_run_with_what_is_installed(tmp_path):
     assert calibrated.returncode == 0, calibrated.stderr[-2000:]
     assert "between-run spread of log(median)" in calibrated.stdout
     assert "spread of within-run ratios" in calibrated.stdout
+    assert "ceiling memory:" in calibrated.stdout and "over 3 runs" in calibrated.stdout

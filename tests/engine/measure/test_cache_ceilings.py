@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from engine.machine.caches import CacheLevel
+from engine.measure import cache_ceilings
 from engine.measure.cache_ceilings import (
     LevelBuffers,
     LevelProber,
@@ -66,19 +67,22 @@ def test_l2_is_judged_against_the_level_kept_above_it():
 def test_a_run_off_a_cpu_or_without_sizes_says_once_that_only_memory_was_measured():
     peak = Peak(30e9, "probes")
     for prober in (LevelProber("GPU", EPYC, None), LevelProber("CPU", (), "no sysfs")):
-        prober.probe("before", QUICK)
+        prober.probe("before")
         settled, notes = prober.settle(peak)
         assert settled.levels == () and len(notes) == 1
         assert notes[0].startswith("only memory's ceiling was measured")
     assert "on-chip memory is not probed" in LevelProber("TPU", EPYC, None).settle(peak)[1][0]
 
 
-def test_a_cpu_run_gets_its_levels_beside_memory():
+def test_a_cpu_run_gets_its_levels_beside_memory(monkeypatch):
+    monkeypatch.setattr(cache_ceilings, "_KEPT", {})  # as in a fresh process
     prober = LevelProber("CPU", EPYC, None)
-    prober.probe("before", QUICK)
+    prober.probe("before")
+    prober.probe("after")  # the process's buffers kept, the short round
     peak, _ = prober.settle(Peak(1e6, "probes"))  # a memory ceiling every cache beats
     assert [c.level for c in peak.ceilings()] == ["L2", "L3", "memory"]
     assert [c["level"] for c in peak.to_dict()["levels"]] == ["L2", "L3", "memory"]
+    assert [len(p.samples_s) for p in prober.probes] == [15, 15, 7, 7]
 
 
 PEAK = Peak(
@@ -89,17 +93,18 @@ PEAK = Peak(
 
 
 @pytest.mark.parametrize(
-    ("held", "cache", "level"),
-    [
-        (MIB, "warm", "L2"),
-        (2 * MIB, "warm", "L2"),
-        (10 * MIB, "warm", "L3"),
-        (120 * MIB, "warm", "memory"),
-        (MIB, "cold", "memory"),  # rotated copies: read from memory whatever their size
-    ],
+    ("held", "level"),
+    [(MIB, "L2"), (2 * MIB, "L2"), (10 * MIB, "L3"), (120 * MIB, "memory")],
 )
-def test_a_working_set_is_placed_against_the_smallest_level_that_holds_it(held, cache, level):
-    assert PEAK.ceiling_for(held, cache).level == level
+def test_a_working_set_is_placed_against_the_smallest_level_that_holds_it(held, level):
+    assert PEAK.ceiling_for(held).level == level
+
+
+def test_a_cold_run_counts_every_rotated_copy():
+    config = BenchConfig(matrices=300, dim=32, cache="cold")
+    one_set = 300 * (32 * 32 + 32) * 4
+    assert working_set_bytes(config, "single", copies=64) == 64 * one_set
+    assert PEAK.ceiling_for(working_set_bytes(config, "single", copies=64)).level == "memory"
 
 
 def test_replicated_holds_a_set_per_replica_sharded_splits_one():
@@ -107,8 +112,8 @@ def test_replicated_holds_a_set_per_replica_sharded_splits_one():
     one_set = 600 * (64 * 64 + 64) * 4
     assert working_set_bytes(config, "sharded") == one_set
     assert working_set_bytes(config, "replicated") == 2 * one_set
-    assert PEAK.ceiling_for(working_set_bytes(config, "sharded"), "warm").level == "L3"
+    assert PEAK.ceiling_for(working_set_bytes(config, "sharded")).level == "L3"
 
 
 def test_a_peak_without_levels_places_everything_against_memory():
-    assert Peak(30e9, "probes").ceiling_for(MIB, "warm").level == "memory"
+    assert Peak(30e9, "probes").ceiling_for(MIB).level == "memory"

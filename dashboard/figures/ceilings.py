@@ -1,0 +1,179 @@
+"""The cache-aware roofline: each measured ceiling as a step over working-set size (log-log),
+each variant a point at its working set (a run), or a line across the steps (a sweep), so the
+size where a batch spills out of a cache is seen. DataFrame -> Figure, as every chart here."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from dashboard.figures.style import (
+    LAYOUT,
+    PEAK_COLOR,
+    WRONG_COLOR,
+    decade_log_axis,
+    empty,
+    measured,
+    variant_color,
+)
+from engine.measure.memory import format_bytes
+
+TITLE = "Each variant against the ceiling of the level its working set lives in"
+SWEEP_TITLE = "The sweep across the cache levels: GB/s against working set"
+MARGIN = 4.0  # the steps run this factor beyond the smallest and largest working set
+
+
+def steps(levels: pd.DataFrame, low: float, high: float) -> tuple[list[float], list[float]]:
+    """The staircase's corners: each level flat from the capacity below it to its own."""
+    xs: list[float] = []
+    ys: list[float] = []
+    start = low
+    for _, level in levels.iterrows():
+        end = float(level["bytes"]) if pd.notna(level["bytes"]) else high
+        end = max(end, start)
+        xs += [start, end]
+        ys += [float(level["gbytes_per_s"])] * 2
+        start = end
+    return xs, ys
+
+
+def with_staircase(fig: go.Figure, levels: pd.DataFrame, sizes: pd.Series) -> None:
+    """Draw the ceilings of `levels` under the points whose working sets are `sizes`."""
+    capacities = [float(b) for b in levels["bytes"] if pd.notna(b)]
+    known = [float(s) for s in sizes if pd.notna(s) and s > 0] + capacities
+    low = min(known) / MARGIN
+    high = max(known) * MARGIN
+    xs, ys = steps(levels, low, high)
+    fig.add_trace(
+        go.Scatter(
+            x=xs,
+            y=ys,
+            mode="lines",
+            line={"color": PEAK_COLOR, "width": 2},
+            name="measured ceilings",
+            hoverinfo="skip",
+        )
+    )
+    for _, level in levels.iterrows():
+        left = xs[2 * _index(levels, level)]
+        right = xs[2 * _index(levels, level) + 1]
+        fig.add_trace(
+            go.Scatter(
+                x=[math.sqrt(left * right)],
+                y=[float(level["gbytes_per_s"])],
+                mode="text",
+                text=[f"{level['level']} {level['gbytes_per_s']:.0f} GB/s"],
+                textposition="top center",
+                showlegend=False,
+                hoverinfo="skip",
+            )
+        )
+
+
+def _index(levels: pd.DataFrame, level: pd.Series) -> int:
+    return list(levels["level"]).index(level["level"])
+
+
+def run_staircase(summary: pd.DataFrame, levels: pd.DataFrame) -> go.Figure:
+    """A run's variants, each at (working set, GB/s), over the run's measured ceilings."""
+    frame = measured(summary)
+    if levels.empty:
+        return empty(TITLE, "no ceiling was measured in this run")
+    if frame.empty or "working_set_bytes" not in frame:
+        return empty(TITLE, "no variant produced timings")
+    fig = go.Figure()
+    with_staircase(fig, levels, frame["working_set_bytes"])
+    for _, row in frame.iterrows():
+        ok = row.get("verdict", "ok") == "ok"
+        placed = level_words(row)
+        fig.add_trace(
+            go.Scatter(
+                x=[row["working_set_bytes"]],
+                y=[row["gbytes_per_s"]],
+                mode="markers",
+                marker={"size": 11, "color": variant_color(row["variant"]) if ok else WRONG_COLOR},
+                name=str(row["variant"]) if ok else f"{row['variant']} (WRONG)",
+                hovertemplate=(
+                    f"{format_bytes(row['working_set_bytes'])} working set<br>"
+                    f"%{{y:.1f}} GB/s, {placed}<extra>{row['variant']}</extra>"
+                ),
+            )
+        )
+    finish(fig, TITLE)
+    return fig
+
+
+def sweep_staircase(points: pd.DataFrame, levels: pd.DataFrame) -> go.Figure:
+    """Each variant's sweep as a line over working-set size, across the measured ceilings."""
+    if levels.empty:
+        return empty(SWEEP_TITLE, "no ceiling was measured in this sweep")
+    if points.empty or "working_set_bytes" not in points:
+        return empty(SWEEP_TITLE, "no sweep points yet")
+    fig = go.Figure()
+    with_staircase(fig, levels, points["working_set_bytes"])
+    for variant, group in points.groupby("variant", sort=False):
+        group = group.sort_values("working_set_bytes")
+        fig.add_trace(
+            go.Scatter(
+                x=group["working_set_bytes"],
+                y=group["gbytes_per_s"],
+                mode="lines+markers",
+                line={"color": variant_color(str(variant))},
+                name=str(variant),
+                customdata=group[["matrices", "cols"]],
+                hovertemplate=(
+                    "B=%{customdata[0]:,}, n=%{customdata[1]:,}<br>%{x:.3s}B working set, "
+                    "%{y:.1f} GB/s<extra>" + str(variant) + "</extra>"
+                ),
+            )
+        )
+    finish(fig, SWEEP_TITLE)
+    return fig
+
+
+def finish(fig: go.Figure, title: str) -> None:
+    fig.update_layout(title=title, **LAYOUT)
+    decade_log_axis(fig, "x", title="working set, bytes (log)")
+    decade_log_axis(fig, "y", title="GB/s (log)")
+
+
+def level_words(row: pd.Series) -> str:
+    """ "28% of the L2 ceiling" (a file without levels: of memory's)."""
+    level = row.get("ceiling_level")
+    fraction = row.get("ceiling_fraction")
+    if not isinstance(level, str) or fraction is None or fraction != fraction:
+        return "no ceiling"
+    return f"{fraction:.0%} of the {level} ceiling"
+
+
+def spill_lines(points: pd.DataFrame, levels: pd.DataFrame) -> list[str]:
+    """Under the sweep's chart: for each cache, the sizes of the sweep on either side of it
+    ("L2 (2.0 MiB): B=300, n=32 (1.3 MiB) is the largest point in it; B=600, n=32 (2.5
+    MiB) the smallest beyond it")."""
+    if points.empty or "working_set_bytes" not in points:
+        return []
+    sizes = points.drop_duplicates(["matrices", "cols"]).sort_values("working_set_bytes")
+    lines = []
+    for _, level in levels.iterrows():
+        capacity = level["bytes"]
+        if pd.isna(capacity):
+            continue
+        inside = sizes[sizes["working_set_bytes"] <= capacity]
+        beyond = sizes[sizes["working_set_bytes"] > capacity]
+        if inside.empty or beyond.empty:
+            continue
+        last, first = inside.iloc[-1], beyond.iloc[0]
+        lines.append(
+            f"{level['level']} ({format_bytes(capacity)}, {level['gbytes_per_s']:.0f} GB/s): "
+            f"the sweep spills out of it between {point_words(last)} and {point_words(first)}"
+        )
+    return lines
+
+
+def point_words(point: pd.Series) -> str:
+    return (
+        f"B={int(point['matrices']):,}, n={int(point['cols']):,} "
+        f"({format_bytes(point['working_set_bytes'])})"
+    )

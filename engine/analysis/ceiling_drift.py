@@ -1,0 +1,45 @@
+"""A ceiling that moved: this run's per-level ceilings against the machine's own history.
+
+A throttled host or a noisy neighbour shows as a moved ceiling before it shows as a slower
+variant. Every stored run keeps its ceilings (`History.machine_ceilings`), so a run can be
+judged against what this machine has read before: a level whose ceiling lies outside the
+band its earlier runs spanned (widened by `MIN_BAND` where they happened to agree) is named,
+with both numbers. Fewer than `MIN_EARLIER` earlier runs say nothing: there is no spread yet.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+from engine.measure.peak import CEILING_MOVED, MEMORY, Peak
+
+MIN_EARLIER = 3
+# The band is at least ±15% around the earlier median: medians move that much between
+# processes on the shared development host, and probes as much.
+MIN_BAND = math.log(1.15)
+
+
+def moved_ceilings(peak: Peak, earlier: Mapping[str, Sequence[float]]) -> list[str]:
+    """One warning per level whose ceiling this run moved beyond the machine's own spread."""
+    notes = []
+    for level in peak.ceilings():
+        rate = level.bandwidth_bytes_per_s
+        before = [value for value in earlier.get(level.level, ()) if value and value > 0]
+        if not rate or len(before) < MIN_EARLIER:
+            continue
+        logs = sorted(math.log(value) for value in before)
+        middle = logs[len(logs) // 2]
+        low = min(logs[0], middle - MIN_BAND)
+        high = max(logs[-1], middle + MIN_BAND)
+        if low <= math.log(rate) <= high:
+            continue
+        name = "memory's" if level.level == MEMORY else f"the {level.level}"
+        direction = "below" if math.log(rate) < low else "above"
+        notes.append(
+            f"{name} {CEILING_MOVED} {rate / 1e9:.1f} GB/s here, {direction} the "
+            f"{math.exp(low) / 1e9:.1f}–{math.exp(high) / 1e9:.1f} GB/s this machine read in "
+            f"its last {len(before)} runs (a throttled host or a busy neighbour shows here "
+            "before it shows as a slower variant)"
+        )
+    return notes
