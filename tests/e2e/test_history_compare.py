@@ -136,7 +136,7 @@ def test_the_cache_aware_roofline_draws_one_level_three_and_a_sweep(page, server
     assert all(step in drawn for step in ("L2 130 GB/s", "L3 110 GB/s", "memory 20 GB/s"))
     page.get_by_text(re.compile(r"read from the L2 cache")).first.wait_for(timeout=30_000)
     page.goto(f"{server}/sweeps")
-    page.get_by_text("Across the cache levels").wait_for(timeout=60_000)
+    page.get_by_role("heading", name="Across the cache levels").wait_for(timeout=60_000)
     drawn = ceilings_chart(page, "The sweep across the cache levels")
     assert "numpy" in drawn and "L3 110 GB/s" in drawn
     page.get_by_text(re.compile(r"^L2 \(2\.0 MiB, 130 GB/s\): the sweep spills out")).wait_for(
