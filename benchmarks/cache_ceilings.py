@@ -56,7 +56,11 @@ def warm_runs(runs: int, matrices: int, dim: int) -> None:
 
     for index in range(runs):
         result = notebook.run(
-            matrices=matrices, dim=dim, strategies=["numpy", "batched_matvec"], cache="warm"
+            matrices=matrices,
+            dim=dim,
+            strategies=["numpy", "batched_matvec"],
+            cache="warm",
+            progress=False,
         )
         data = result.to_dict()
         levels = "  ".join(

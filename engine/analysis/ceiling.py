@@ -193,7 +193,21 @@ def run_ceiling(
         peak = dataclasses.replace(peak, probes=(*peak.probes, *device_probes))
     place_on_levels(peak, results, config, cold_copies(config, llc_bytes))
     small = probe_size_warning(llc_bytes)
-    return peak, [*notes, *level_notes, *([small] if small else [])]
+    elsewhere = accelerator_note(results)
+    return peak, [*notes, *level_notes, *(n for n in (small, elsewhere) if n)]
+
+
+def accelerator_note(results: Sequence[Any]) -> str | None:
+    """The one note for results placed against their own accelerator's memory: its caches
+    (a GPU's L2) are not probed, so a warm working set that fits them may read above it."""
+    placed = [r.variant for r in results if r.ceiling_bytes_per_s]
+    if not placed:
+        return None
+    return (
+        f"{', '.join(placed)} ran on an accelerator and are placed against its memory's "
+        "ceiling: its caches are not probed, so a warm working set that fits them may read "
+        "above it"
+    )
 
 
 # A fraction of its own level's ceiling above this is never shown bare: the probes' own spread

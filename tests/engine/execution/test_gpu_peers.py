@@ -72,6 +72,11 @@ def test_a_gpu_framework_runs_beside_the_host_against_its_own_ceiling(tmp_path):
         assert entry["status"] == "ok" and entry["correct"], entry
         assert entry["ceiling_bytes_per_s"] > 0  # its own device's probe, not the host's
         assert any("cupy ran on the GPU, not on the run's CPU" in w for w in entry["warnings"])
+        assert entry["ceiling_level"] == "memory"  # its device's memory: its L2 is not probed
+    assert any(
+        w.startswith("cupy_matmul, cupy_einsum ran on an accelerator") and "not probed" in w
+        for w in data["warnings"]
+    )
     cupy = data["environment"]["frameworks"]["cupy"]
     assert cupy["device_kind"] == "GPU" and cupy["device_name"] == "fake GPU (NumPy)"
     assert cupy["device_memory"] == {"bytes_in_use": 0, "peak_bytes_in_use": 0}
