@@ -40,11 +40,11 @@ def click_first_row(page) -> None:
     page.mouse.click(box["x"] + 18, box["y"] + 35 + 17)
 
 
-def test_history_filters_opens_and_deletes(page, server, two_runs, history_path):
-    laptop, _ = two_runs
+def open_from_history(page, server: str, label: str) -> None:
+    """The History page filtered to one label, its run opened as a user would click it."""
     page.goto(f"{server}/history")
     page.get_by_text("Run history").wait_for(timeout=60_000)
-    page.get_by_label("Label contains").fill("e2e-laptop")
+    page.get_by_label("Label contains").fill(label)
     page.get_by_label("Label contains").press("Enter")
     page.get_by_text(re.compile(r"^1 run\(s\)$")).wait_for(timeout=30_000)
     click_first_row(page)
@@ -52,6 +52,11 @@ def test_history_filters_opens_and_deletes(page, server, two_runs, history_path)
     page.wait_for_function("b => !b.disabled", arg=open_button.element_handle(), timeout=30_000)
     open_button.click()
     page.get_by_text("The fastest way").wait_for(timeout=30_000)
+
+
+def test_history_filters_opens_and_deletes(page, server, two_runs, history_path):
+    laptop, _ = two_runs
+    open_from_history(page, server, "e2e-laptop")
     page.locator(".js-plotly-plot").nth(3).wait_for(timeout=30_000)
     page.get_by_role("button", name="Delete runs").click()
     page.get_by_role("button", name="Yes, delete").click()
@@ -106,19 +111,6 @@ def ceiling_states(history_path):
     yield one, three
     for run in (one, three, *points):
         history.delete_run(run.run_id)
-
-
-def open_from_history(page, server: str, label: str) -> None:
-    page.goto(f"{server}/history")
-    page.get_by_text("Run history").wait_for(timeout=60_000)
-    page.get_by_label("Label contains").fill(label)
-    page.get_by_label("Label contains").press("Enter")
-    page.get_by_text(re.compile(r"^1 run\(s\)$")).wait_for(timeout=30_000)
-    click_first_row(page)
-    open_button = page.get_by_role("button", name="Open run")
-    page.wait_for_function("b => !b.disabled", arg=open_button.element_handle(), timeout=30_000)
-    open_button.click()
-    page.get_by_text("The fastest way").wait_for(timeout=30_000)
 
 
 def ceilings_chart(page, title: str):
