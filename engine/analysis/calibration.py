@@ -22,7 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from engine.machine.load import BUSY_FRACTION
-from engine.measure.uncertainty import NoiseFloor
+from engine.measure.uncertainty import NoiseFloor, upper_log_sd
 from engine.results.run_result import RunResult
 
 MIN_RUNS = 3
@@ -90,11 +90,14 @@ def _versions(frameworks: dict) -> dict:
     }
 
 
-def observed_floor(runs: Sequence[RunResult], source: str) -> NoiseFloor | None:
+def observed_floor(
+    runs: Sequence[RunResult], source: str, bound: bool = False
+) -> NoiseFloor | None:
     """The floor that earlier runs of one measurement show, pooled over the variants timed
     and correct in at least `MIN_RUNS` of them (and the pairs timed together that often), and
     each such variant's own; None when no variant was. A user kernel is left out: its code
-    may differ between runs."""
+    may differ between runs. `bound`: each spread at its 95% upper bound for the runs it was
+    read from (`upper_log_sd`), so a few runs that agreed by chance never make a narrow one."""
     per_run = [
         {
             entry.variant: math.log(entry.median_s)
@@ -113,9 +116,16 @@ def observed_floor(runs: Sequence[RunResult], source: str) -> NoiseFloor | None:
         for v, w in itertools.combinations(names, 2)
     ]
     pairs = [values for values in pairs if len(values) >= MIN_RUNS]
+
+    def spread(series: list[list[float]]) -> float:
+        found = _pooled_sd(series)
+        if not bound:
+            return found
+        return upper_log_sd(found, 1 + sum(len(values) - 1 for values in series))
+
     return NoiseFloor(
-        between_run_log_sd=_pooled_sd(list(timed.values())),
-        ratio_log_sd=_pooled_sd(pairs) if pairs else 0.0,
+        between_run_log_sd=spread(list(timed.values())),
+        ratio_log_sd=spread(pairs) if pairs else 0.0,
         source=source,
-        variant_log_sd=tuple((v, _pooled_sd([values])) for v, values in timed.items()),
+        variant_log_sd=tuple((v, spread([values])) for v, values in timed.items()),
     )

@@ -25,6 +25,7 @@ from engine.measure.uncertainty import (
     DEFAULT_MARGIN,
     NoiseFloor,
     busy_log_sd,
+    compare_default,
     detectable_ratio,
     median_ci,
     ratio_interval,
@@ -161,11 +162,12 @@ def _noisy(samples: Sequence[float]) -> bool:
 
 def floor_for(sides: Sequence[Side], lookup: FloorLookup | None) -> NoiseFloor:
     """The widest floor among the runs involved (calibrated or observed in the history), else
-    the default; a variant's own floor is the widest any of them gives it."""
+    the default for runs of separate processes (`compare_default`); a variant's own floor is
+    the widest any of them gives it."""
     found = [lookup(run) for side in sides for run in side.runs] if lookup else []
     known = [f for f in found if f is not None]
     if not known:
-        return NoiseFloor()
+        return compare_default()
     widest = max(known, key=lambda f: f.between_run_log_sd)
     named = sorted({name for f in known for name, _ in f.variant_log_sd})
     if not named:
@@ -184,7 +186,7 @@ def compare_runs(
     """One row per (variant, side): median, its interval, ratio to the baseline with its
     interval, and the verdict. Runs given as a list are one side (repetitions)."""
     sides = sides_of(runs)
-    floor = floor or NoiseFloor()
+    floor = floor or compare_default()
     base = sides[baseline]
     variants = list(
         dict.fromkeys(r.variant for side in sides for run in side.runs for r in run.results)

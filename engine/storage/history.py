@@ -223,30 +223,29 @@ class History:
             )
 
     def floor_of(self, run: RunResult) -> NoiseFloor | None:
-        """The floor a comparison of `run` is judged with: the calibration of its machine and
-        device, if any (else None: the default), widened to the spread that the runs of the
-        same measurement in this history show when they moved more (`observed_floor`)."""
+        """The floor a comparison of `run` is judged with: the spreads the runs of the same
+        measurement in this history show (`observed_floor`, each at its 95% upper bound for
+        the runs it was read from), never narrower than this machine's calibration where it
+        has one; the calibration alone where the history has too few runs; None (the
+        default) where it has neither."""
         env = run.environment
         calibrated = self.noise_floor(env.hostname, env.device_kind)
         like = self.like_runs(run)
         source = (
             f"observed over {len(like)} runs of this measurement on {env.hostname} "
-            f"({env.device_kind})"
+            f"({env.device_kind}), at the 95% upper bound of each spread"
         )
-        observed = observed_floor(like, source)
-        base = calibrated or NoiseFloor()
+        observed = observed_floor(like, source, bound=True)
         if observed is None:
             return calibrated
-        own = tuple(
-            (name, max(sd, base.between_run_log_sd)) for name, sd in observed.variant_log_sd
-        )
-        if all(sd <= base.between_run_log_sd for _, sd in own):
-            return calibrated  # it only ever widens: runs that happened to agree never narrow
+        if calibrated is None:
+            return observed
+        least = calibrated.between_run_log_sd
         return NoiseFloor(
-            between_run_log_sd=max(observed.between_run_log_sd, base.between_run_log_sd),
-            ratio_log_sd=max(observed.ratio_log_sd, base.ratio_log_sd),
-            source=f"{observed.source}: wider than the {base.source}",
-            variant_log_sd=own,
+            between_run_log_sd=max(observed.between_run_log_sd, least),
+            ratio_log_sd=max(observed.ratio_log_sd, calibrated.ratio_log_sd),
+            source=f"{observed.source}, and at least the {calibrated.source}",
+            variant_log_sd=tuple((name, max(sd, least)) for name, sd in observed.variant_log_sd),
         )
 
     def like_runs(self, run: RunResult, limit: int = LIKE_RUNS) -> list[RunResult]:

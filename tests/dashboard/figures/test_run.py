@@ -15,16 +15,22 @@ def test_every_chart_builds_from_a_real_run(real_result):
         data.samples(real_result),
         data.replicas(real_result),
         real_result.peak_bytes_per_s,
+        levels=data.levels(real_result),
     )
     assert list(figures) == [
         "latency",
         "throughput",
+        "ceilings",
         "speedup",
         "first_call",
         "dispatch",
         "replicas",
     ]
     assert all(isinstance(f, go.Figure) for f in figures.values())
+    stairs = figures["ceilings"].data[0]  # a real run: at least memory's ceiling, measured
+    assert stairs.name == "measured ceilings" and stairs.y[-1] == pytest.approx(
+        real_result.peak_bytes_per_s / 1e9
+    )
 
 
 def test_latency_is_every_raw_sample_on_a_log_axis(real_result):

@@ -8,6 +8,7 @@ from dashboard.report import comparison_report, run_report, sweep_report
 from dashboard.tables.compare import comparison_table
 from engine.analysis.compare import compare_runs
 from engine.analysis.scaling import crossover, fit_costs, sweep_frame
+from engine.measure.uncertainty import NoiseFloor
 from tests.factories import make_run
 
 EVIL = "<script>alert(1)</script><img src=x onerror=alert(2)>"
@@ -61,7 +62,7 @@ def test_cost_fit_draws_points_and_fitted_lines(sweep_runs):
 def test_comparison_table_and_chart():
     a = make_run({"einsum": [0.001] * 5}, label="laptop")
     b = make_run({"einsum": [0.002, 0.0021, 0.0019, 0.002, 0.002]}, label="tpu")
-    frame = compare_runs([a, b])
+    frame = compare_runs([a, b], floor=NoiseFloor())  # a calibrated, quiet machine
     table = comparison_table(frame)
     assert list(table["strategy"]) == ["einsum"]
     assert "2.00x the time [" in table.iloc[0, 2] and table.iloc[0, 2].endswith("slower")
@@ -119,7 +120,7 @@ def test_compare_keeps_one_colour_per_run_in_both_charts_and_the_verdict_in_the_
     base = make_run({"einsum": [0.0020] * 8}, label="laptop")
     slower = make_run({"einsum": [0.0040] * 8}, label="old laptop")
     faster = make_run({"einsum": [0.0010] * 8}, label="tpu")
-    frame = compare_runs([base, slower, faster])
+    frame = compare_runs([base, slower, faster], floor=NoiseFloor())
     colors = run_colors(frame)
     assert len(set(colors.values())) == 3
     bars = {trace.name: trace.marker.color for trace in compare_medians(frame).data}

@@ -16,8 +16,8 @@ def test_report_is_self_contained_with_plotly_once(real_result):
     assert len(re.findall(r"<script[^>]+src=", html)) == 0
     assert len(re.findall(r"<link[^>]+href=", html)) == 0
     assert html.count("<script type='text/javascript'>") == 1  # the library, once
-    # five charts; the single-mode run's per-replica chart is one line saying why, no frame
-    assert html.count('class="plotly-graph-div"') == 5
+    # six charts; the single-mode run's per-replica chart is one line saying why, no frame
+    assert html.count('class="plotly-graph-div"') == 6
     assert "Per-replica breakdown: run in replicated or sharded mode" in html
 
 

@@ -116,7 +116,7 @@ def test_running_produces_results_charts_and_table():
     table = at.dataframe[0].value
     assert list(table["strategy"]) == ["python_loop", "einsum", "numpy"]
     assert set(table["status"]) == {"ok"}
-    assert len(at.get("plotly_chart")) == 5  # no replica chart in single mode
+    assert len(at.get("plotly_chart")) == 6  # no replica chart in single mode
     assert at.code and "def " in at.code[0].value
 
 

@@ -13,7 +13,13 @@ import pytest
 from engine.analysis.calibration import noise_floor, observed_floor, same_measurement
 from engine.analysis.compare import compare_runs, floor_for, sides_of
 from engine.machine.load import MachineLoad
-from engine.measure.uncertainty import DEFAULT_BETWEEN_RUN_LOG_SD
+from engine.measure.uncertainty import (
+    COMPARE_DEFAULT_SOURCE,
+    DEFAULT_BETWEEN_RUN_LOG_SD,
+    DEFAULT_COMPARE_LOG_SD,
+    NoiseFloor,
+    upper_log_sd,
+)
 from engine.results.run_result import RunResult
 from engine.storage.history import History
 from tests.factories import make_run
@@ -80,19 +86,47 @@ def test_a_swinging_machine_widens_the_floor_of_its_comparisons(tmp_path):
     fresh = run_at(0.05)
     floor = history.floor_of(fresh)
     assert floor is not None
-    assert floor.between_run_log_sd > DEFAULT_BETWEEN_RUN_LOG_SD
-    assert floor.between_run_log_sd == pytest.approx(
-        observed_floor([fresh, *series()], "").between_run_log_sd
-    )
+    seen = observed_floor([fresh, *series()], "").between_run_log_sd
+    # two variants, four runs each: the pooled spread on 6 degrees of freedom, at its bound
+    assert floor.between_run_log_sd == pytest.approx(upper_log_sd(seen, 7))
+    assert floor.between_run_log_sd > seen > DEFAULT_BETWEEN_RUN_LOG_SD
     assert floor.source.startswith("observed over 4 runs of this measurement on test-host")
-    assert "wider than the default" in floor.source
+    assert "at the 95% upper bound" in floor.source
 
 
-def test_a_steady_machine_keeps_the_default_floor(tmp_path):
+def test_a_steady_machines_history_gives_its_own_narrower_floor_at_its_bound(tmp_path):
     history = History(tmp_path / "h.sqlite3")
     for run in series((-0.01, 0.0, 0.01)):
         history.add_run(run)
-    assert history.floor_of(run_at(0.0)) is None  # the default stands: never narrowed
+    floor = history.floor_of(run_at(0.0))
+    assert floor is not None and floor.between_run_log_sd < DEFAULT_COMPARE_LOG_SD
+    seen = observed_floor([run_at(0.0), *series((-0.01, 0.0, 0.01))], "").between_run_log_sd
+    assert floor.between_run_log_sd == pytest.approx(upper_log_sd(seen, 7))
+    assert floor.between_run_log_sd > 1.5 * seen  # four runs that agreed prove little
+
+
+def test_a_calibration_is_the_least_a_history_gives(tmp_path):
+    history = History(tmp_path / "h.sqlite3")
+    for run in series((-0.01, 0.0, 0.01)):
+        history.add_run(run)
+    calibrated = NoiseFloor(between_run_log_sd=0.12, source="calibrated")
+    history.add_noise_floor("test-host", "CPU", calibrated, 5, None, {})
+    floor = history.floor_of(run_at(0.0))
+    assert floor.between_run_log_sd == pytest.approx(0.12)
+    assert all(sd >= 0.12 for _, sd in floor.variant_log_sd)
+    assert "and at least the calibrated on test-host" in floor.source
+
+
+def test_the_upper_bound_shrinks_towards_the_spread_as_runs_grow():
+    assert upper_log_sd(0.1, 3) == pytest.approx(0.1 * math.sqrt(2 / 0.10259), rel=1e-3)
+    assert upper_log_sd(0.1, 20) == pytest.approx(0.1 * 1.371, rel=1e-2)
+    assert upper_log_sd(0.1, 3) > upper_log_sd(0.1, 20) > 0.1
+
+
+def test_runs_compared_with_no_history_take_the_measured_default():
+    a, b = run_at(-0.1), run_at(0.2)
+    assert floor_for(sides_of([a, b]), None).between_run_log_sd == DEFAULT_COMPARE_LOG_SD
+    assert floor_for(sides_of([a, b]), lambda run: None).source == COMPARE_DEFAULT_SOURCE
 
 
 def test_an_aa_pair_on_a_swinging_machine_is_not_called_different(tmp_path):
@@ -101,8 +135,10 @@ def test_an_aa_pair_on_a_swinging_machine_is_not_called_different(tmp_path):
     for run in earlier:
         history.add_run(run)
     a, b = run_at(-0.1), run_at(0.2)  # the same code, 1.35x apart by the moment alone
+    narrow = compare_runs([a, b], floor=NoiseFloor())  # a within-run floor would call it
+    assert set(narrow.loc[~narrow["baseline"], "verdict"]) == {"slower"}
     default = compare_runs([a, b])
-    assert set(default.loc[~default["baseline"], "verdict"]) == {"slower"}
+    assert "slower" not in set(default.loc[~default["baseline"], "verdict"])
     floor = floor_for(sides_of([a, b]), history.floor_of)
     judged = compare_runs([a, b], floor=floor)
     assert "slower" not in set(judged.loc[~judged["baseline"], "verdict"])
@@ -128,7 +164,7 @@ def test_a_steady_variant_keeps_its_own_floor_beside_a_swinging_one(tmp_path):
         history.add_run(run(-swing, work=1.5, second=second))
     a, b = run(0.0), run(0.1, work=1.5)
     floor = floor_for(sides_of([a, b]), history.floor_of)
-    assert floor.between_run_for("numpy") == pytest.approx(DEFAULT_BETWEEN_RUN_LOG_SD)
+    assert floor.between_run_for("numpy") < 0.1  # its own steady spread, at its bound
     assert floor.between_run_for("einsum") > 0.2
     rows = compare_runs([a, b], floor=floor)
     rows = rows[~rows["baseline"]]

@@ -4,15 +4,19 @@ import pytest
 
 from engine.analysis.compare import compare_runs, confirmed_slowdowns, environments
 from engine.analysis.scaling import crossover, fit_costs, sweep_frame
-from engine.measure.uncertainty import busy_log_sd
+from engine.measure.uncertainty import NoiseFloor, busy_log_sd
 from tests.factories import make_run
+
+# The floor of a machine calibrated as quiet as a run's own default: these tests check the
+# comparison's arithmetic; the default for uncalibrated runs is `test_calibration.py`'s.
+QUIET = NoiseFloor()
 
 
 def test_compare_runs_ratios_and_verdicts():
     fast = make_run({"einsum": [0.001 + i * 1e-6 for i in range(10)]}, label="tpu")
     slow = make_run({"einsum": [0.002 + i * 1e-6 for i in range(10)]}, label="laptop")
     same = make_run({"einsum": [0.001 + i * 1e-6 for i in range(10)]}, label="again")
-    frame = compare_runs([fast, slow, same])
+    frame = compare_runs([fast, slow, same], floor=QUIET)
     rows = frame.set_index("run")
     assert rows.iloc[0]["verdict"] == "baseline"
     assert rows.iloc[1]["ratio"] == pytest.approx(2.0, rel=1e-2)
@@ -26,7 +30,7 @@ def test_compare_runs_ratios_and_verdicts():
 def test_repetitions_on_both_sides_are_one_side_each():
     a_runs = [make_run({"einsum": [0.001 * f] * 8}) for f in (1.0, 1.01, 0.99)]
     b_runs = [make_run({"einsum": [0.0015 * f] * 8}) for f in (1.0, 1.02, 0.98)]
-    frame = compare_runs([a_runs, b_runs])
+    frame = compare_runs([a_runs, b_runs], floor=QUIET)
     row = frame.iloc[1]
     assert row["runs"] == 3 and row["verdict"] == "slower"
     assert row["ratio"] == pytest.approx(1.5, rel=0.02)
@@ -35,7 +39,7 @@ def test_repetitions_on_both_sides_are_one_side_each():
 def test_no_overlap_between_runs_is_drawn_not_crashed():
     numpy_only = make_run({"numpy": [0.003] * 5})
     matvec_only = make_run({"batched_matvec": [0.002] * 5})
-    frame = compare_runs([numpy_only, matvec_only])
+    frame = compare_runs([numpy_only, matvec_only], floor=QUIET)
     assert set(frame["verdict"]) == {"baseline", "no timing"}
     assert frame["ratio_ci"].isna().all()
 
@@ -43,7 +47,7 @@ def test_no_overlap_between_runs_is_drawn_not_crashed():
 def test_confirmed_slowdowns_need_the_interval_past_the_threshold():
     base = [make_run({"einsum": [0.001 * f] * 8}) for f in (1.0, 1.01, 0.99)]
     slower = [make_run({"einsum": [0.0015 * f] * 8}) for f in (1.0, 1.02, 0.98)]
-    frame = compare_runs([base, slower])
+    frame = compare_runs([base, slower], floor=QUIET)
     assert list(confirmed_slowdowns(frame, 10)["variant"]) == ["einsum"]
     assert confirmed_slowdowns(frame, 80).empty
 
@@ -51,7 +55,7 @@ def test_confirmed_slowdowns_need_the_interval_past_the_threshold():
 def test_noise_flag():
     noisy = make_run({"einsum": [0.001, 0.003, 0.001, 0.003, 0.002]})
     quiet = make_run({"einsum": [0.002] * 5})
-    assert compare_runs([quiet, noisy])["noisy"].iloc[1]
+    assert compare_runs([quiet, noisy], floor=QUIET)["noisy"].iloc[1]
 
 
 def test_environments_side_by_side():
@@ -116,8 +120,10 @@ def test_an_injected_load_widens_verdicts_to_inconclusive_rather_than_wrong():
     for _ in range(40):
         base = {"einsum": list(0.002 * np.exp(rng.normal(0, 0.02, 12)))}
         disturbed = {"einsum": list(0.003 * np.exp(rng.normal(0, 0.02, 12)))}
-        quiet = compare_runs([make_run(base), make_run(disturbed)])
-        loud = compare_runs([busy(make_run(base), 0.7), busy(make_run(disturbed), 0.7)])
+        quiet = compare_runs([make_run(base), make_run(disturbed)], floor=QUIET)
+        loud = compare_runs(
+            [busy(make_run(base), 0.7), busy(make_run(disturbed), 0.7)], floor=QUIET
+        )
         assert quiet["verdict"].iloc[1] == "slower"  # the disturbance is big enough to call
         wrong += loud["verdict"].iloc[1] in ("slower", "faster")
         assert loud["note"].iloc[1].startswith("inconclusive on a busy machine")
@@ -126,7 +132,7 @@ def test_an_injected_load_widens_verdicts_to_inconclusive_rather_than_wrong():
 
 
 def test_a_quiet_run_gets_no_busy_note_and_the_same_interval():
-    quiet = compare_runs([make_run(), make_run()])
+    quiet = compare_runs([make_run(), make_run()], floor=QUIET)
     assert set(quiet["note"]) == {""}
     assert busy_log_sd(0.0) == 0.0 and busy_log_sd(None) == 0.0
     assert busy_log_sd(0.7) == pytest.approx(math.log(1.7) / 2)
@@ -173,8 +179,8 @@ def test_sides_alternated_in_one_window_carry_no_drift_term_and_sides_apart_do()
     base = runs_at([f"2026-12-01T10:00:{s:02d}+00:00" for s in (20, 40, 59)], 1.0)
     alternated = runs_at([f"2026-12-01T10:00:{s:02d}+00:00" for s in (30, 50)], 1.0)
     later = runs_at([f"2026-12-01T11:00:{s:02d}+00:00" for s in (20, 40, 59)], 1.0)
-    together = compare_runs([base, alternated]).iloc[1]
-    apart = compare_runs([base, later]).iloc[1]
+    together = compare_runs([base, alternated], floor=QUIET).iloc[1]
+    apart = compare_runs([base, later], floor=QUIET).iloc[1]
     assert together["window_log_sd"] == 0.0
     assert apart["window_log_sd"] == pytest.approx(0.08 * math.sqrt(2))  # the default floor
     assert (
@@ -189,11 +195,11 @@ def test_a_drift_between_windows_is_not_called_a_difference():
     side, so the runs alone would call it slower; the drift term keeps it from a verdict."""
     before = runs_at([f"2026-12-01T10:0{m}:00+00:00" for m in range(4)], 1.0)
     after = runs_at([f"2026-12-01T11:0{m}:00+00:00" for m in range(4)], 1.12)
-    row = compare_runs([before, after]).iloc[1]
+    row = compare_runs([before, after], floor=QUIET).iloc[1]
     assert row["verdict"] in ("inconclusive", "same")
     # Alternated in one window, the same 12% is a real difference and is called.
     mixed = runs_at([f"2026-12-01T10:0{m}:30+00:00" for m in range(4)], 1.12)
-    assert compare_runs([before, mixed]).iloc[1]["verdict"] == "slower"
+    assert compare_runs([before, mixed], floor=QUIET).iloc[1]["verdict"] == "slower"
 
 
 def test_the_advice_says_when_runs_apart_in_time_can_never_see_the_gate():
@@ -202,7 +208,7 @@ def test_the_advice_says_when_runs_apart_in_time_can_never_see_the_gate():
     # Samples spread widely: one run a side sees only a large slowdown.
     base = runs_at(["2026-12-01T10:00:20+00:00"], 1.0, spread=0.15)
     candidate = runs_at(["2026-12-01T10:00:40+00:00"], 1.0, spread=0.15)
-    frame = compare_runs([base, candidate])
+    frame = compare_runs([base, candidate], floor=QUIET)
     (wide,) = sensitivities(frame, 20.0, percent=80)
     assert wide.runs_needed and wide.apart_too  # 1.8x: enough runs see it either way
     # The default floor (a fresh process moves a median about 8% in log sd) bounds the drift
@@ -212,7 +218,9 @@ def test_the_advice_says_when_runs_apart_in_time_can_never_see_the_gate():
 
 
 def test_no_slower_row_gives_an_empty_table_with_its_columns():
-    frame = compare_runs([make_run({"einsum": [0.001] * 8}), make_run({"einsum": [0.001] * 8})])
+    frame = compare_runs(
+        [make_run({"einsum": [0.001] * 8}), make_run({"einsum": [0.001] * 8})], floor=QUIET
+    )
     found = confirmed_slowdowns(frame, 20)
     assert found.empty and list(found["variant"]) == []
 
@@ -222,11 +230,13 @@ def test_a_gate_a_busy_machine_hides_says_so_instead_of_a_number_of_runs():
 
     base = busy(make_run({"einsum": [0.001] * 12}), 0.25)
     candidate = busy(make_run({"einsum": [0.0011] * 12}), 0.25)
-    frame = compare_runs([base, candidate])
+    frame = compare_runs([base, candidate], floor=QUIET)
     (item,) = sensitivities(frame, 10.0, percent=50)
     assert item.runs_needed is None and item.busy_share == pytest.approx(0.25)
     (line,) = sensitivity_lines(frame, 10.0, percent=50)[1:]
     assert "1.50x cannot be seen while other processes take 25% of the CPU" in line
-    quiet = compare_runs([make_run({"einsum": [0.001] * 12}), make_run({"einsum": [0.0011] * 12})])
+    quiet = compare_runs(
+        [make_run({"einsum": [0.001] * 12}), make_run({"einsum": [0.0011] * 12})], floor=QUIET
+    )
     (calm,) = sensitivities(quiet, 10.0, percent=50)
     assert calm.busy_share is None  # quiet, the same 1.5x is a question of runs
