@@ -245,9 +245,16 @@ def compare_runs(
     return frame
 
 
+def mode_of(run: RunResult) -> str:
+    """ "single", "sharded over 2": a run's layout, as a mismatch names it."""
+    c = run.config
+    return c.mode if c.mode == "single" else f"{c.mode} over {c.replicas}"
+
+
 def mismatch_warnings(runs: Sequence[RunResult | Sequence[RunResult]]) -> list[str]:
-    """What differs between the sides besides the code: shape, dtype, device kind. Ratios
-    then compare different problems or machines, and the warning says what they mean."""
+    """What differs between the sides besides the code: shape, dtype, device kind, mode and
+    replicas. Ratios then compare different problems, layouts or machines, and the warning
+    says what they mean."""
     firsts = [side.runs[0] for side in sides_of(runs)]
     found = []
 
@@ -259,13 +266,14 @@ def mismatch_warnings(runs: Sequence[RunResult | Sequence[RunResult]]) -> list[s
         ("shapes", shape),
         ("dtypes", lambda run: run.config.dtype),
         ("devices", lambda run: run.environment.device_kind),
+        ("modes", mode_of),
     ):
         values = list(dict.fromkeys(key(run) for run in firsts))
         if len(values) > 1:
             found.append(
                 f"the runs differ in {what} ({' vs '.join(values)}): each ratio is how much "
-                "longer the same variant took on the other problem or machine, not which way "
-                "of computing one problem is faster"
+                "longer the same variant took on the other problem, layout or machine, not "
+                "which way of computing one problem is faster"
             )
     return found
 

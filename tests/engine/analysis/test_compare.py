@@ -1,3 +1,4 @@
+import dataclasses
 import math
 
 import pytest
@@ -161,6 +162,10 @@ def test_compare_warns_when_shapes_dtypes_or_devices_differ():
     assert "differ in shapes (3000x100x100 vs 5x8x8)" in shapes and "not which way" in shapes
     (devices,) = mismatch_warnings([seed, tpu])
     assert "differ in devices (CPU vs TPU)" in devices
+    sharded = make_run(matrices=3000, dim=100)
+    sharded.config = dataclasses.replace(sharded.config, mode="sharded", replicas=2)
+    (modes,) = mismatch_warnings([seed, sharded])
+    assert "differ in modes (single vs sharded over 2)" in modes and "layout" in modes
 
 
 def runs_at(times: list[str], factor: float, seconds: float = 20.0, spread: float = 0.003):
