@@ -155,7 +155,12 @@ def speedups(summary: pd.DataFrame) -> go.Figure:
                 mode="markers+text",
                 name=f"vs {base}",
                 marker={"color": color, "size": 10},
-                text=[ratio_label(v) for v in values],
+                text=[
+                    ratio_label(v, low, high)
+                    for v, low, high in zip(
+                        values, frame[f"{column}_low"], frame[f"{column}_high"], strict=True
+                    )
+                ],
                 textposition="middle right",
                 error_y={
                     "type": "data",
@@ -301,8 +306,11 @@ def all_figures(
     }
 
 
-def ratio_label(value: float) -> str:
-    """A speedup point's label: "2,245x", "1.9x", "19x slower" (never "2.2e+03x")."""
+def ratio_label(value: float, low: float | None = None, high: float | None = None) -> str:
+    """A speedup point's label: "2,245x", "1.9x", "19x slower" (never "2.2e+03x"); "about as
+    fast" where its interval holds 1 (a tie is never labelled faster or slower)."""
     if value != value or value <= 0:  # NaN: no timing to compare
         return ""
+    if low is not None and high is not None and low == low and high == high and low <= 1 <= high:
+        return "about as fast"
     return f"{times(value)}x" if value >= 1 else f"{times(1 / value)}x slower"

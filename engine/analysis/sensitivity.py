@@ -129,9 +129,16 @@ def sensitivity_sentence(frame: pd.DataFrame, seconds_per_run: float) -> str | N
     if not found:
         return None
     each = "; ".join(f"{s.variant} in {s.run}: {s.detectable:.2f}×" for s in found)
+    busy = frame["busy_log_sd"].fillna(0.0).gt(0.0).any() if "busy_log_sd" in frame else False
+    more = (
+        "more runs per side narrow the part of it that is sampling, not the allowance for a "
+        "busy machine: run again on a quiet one"
+        if busy
+        else "more runs per side, alternated, narrow it"
+    )
     return (
         f"What this comparison could detect ({POWER:.0%} of the time): slowdowns of at least "
-        f"{each}. A smaller slowdown can hide in the spread; more runs per side narrow it."
+        f"{each}. A smaller slowdown can hide in the spread; {more}."
     )
 
 

@@ -203,3 +203,10 @@ def test_a_log_axis_spans_whole_decades_around_every_point_and_its_error_bar():
     single = go.Figure(go.Scatter(x=["a"], y=[10.0]))
     decade_log_axis(single)
     assert tuple(single.layout.yaxis.range) == (1, 2)  # never a zero-width range
+
+
+def test_a_tied_speedup_is_labelled_as_fast_not_slower():
+    from dashboard.figures.run import ratio_label
+
+    assert ratio_label(1 / 1.81, 0.4, 1.2) == "about as fast"  # its interval holds 1: a tie
+    assert ratio_label(1 / 1.81, 0.4, 0.9) == "1.81x slower"

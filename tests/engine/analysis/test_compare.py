@@ -245,3 +245,17 @@ def test_a_gate_a_busy_machine_hides_says_so_instead_of_a_number_of_runs():
     )
     (calm,) = sensitivities(quiet, 10.0, percent=50)
     assert calm.busy_share is None  # quiet, the same 1.5x is a question of runs
+
+
+def test_the_page_sentence_agrees_with_the_busy_note_about_more_runs():
+    from engine.analysis.sensitivity import sensitivity_sentence
+
+    base = busy(make_run({"einsum": [0.001] * 12}), 0.7)
+    loud = compare_runs([base, busy(make_run({"einsum": [0.0011] * 12}), 0.7)], floor=QUIET)
+    sentence = sensitivity_sentence(loud, 10.0)
+    assert "not the allowance for a busy machine" in sentence
+    assert "do not narrow it" in loud["note"].iloc[1]  # the busy note: the same story
+    quiet = compare_runs(
+        [make_run({"einsum": [0.001] * 12}), make_run({"einsum": [0.0011] * 12})], floor=QUIET
+    )
+    assert sensitivity_sentence(quiet, 10.0).endswith("more runs per side, alternated, narrow it.")
