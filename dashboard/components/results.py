@@ -13,6 +13,7 @@ from dashboard.components.plain import plain
 from dashboard.report import run_report
 from dashboard.run_view import NO_SOURCE, RunView, build
 from dashboard.tables.why import WHICH_TIME_IS_WHICH
+from dashboard.text.controls import in_page_words
 from engine.results.formatting import sentence
 from engine.results.run_result import RunResult
 from engine.storage.profiles import stored_trace
@@ -38,7 +39,7 @@ def show_results(text: str, key: str = "run") -> None:
     if view.took:
         st.caption(plain(view.took))
     for warning in result.warnings:
-        st.info(plain(sentence(warning)))
+        st.info(plain(sentence(in_page_words(warning))))
 
     st.markdown("### The fastest way")
     if view.winner is None:

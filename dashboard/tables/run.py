@@ -6,6 +6,7 @@ import math
 
 import pandas as pd
 
+from dashboard.text.controls import in_page_words
 from engine.results.formatting import format_entry, format_number, format_seconds, verdict
 from engine.results.frames import levels_frame
 from engine.results.run_result import RunResult
@@ -130,8 +131,10 @@ def display_table(frame: pd.DataFrame) -> pd.DataFrame:
                 **format_entry(row),
                 "first call": format_seconds(row["first_call_s"]),
                 "calls/sample": _count(row["calls_per_sample"]),
-                "note": row["error"]
-                or "; ".join(part for part in (row["warnings"], row.get("notes")) if part),
+                "note": in_page_words(
+                    row["error"]
+                    or "; ".join(part for part in (row["warnings"], row.get("notes")) if part)
+                ),
             }
         )
     return pd.DataFrame(rows)

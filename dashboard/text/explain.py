@@ -8,6 +8,7 @@ from typing import Any
 
 import pandas as pd
 
+from dashboard.text.controls import in_page_words
 from engine.measure.memory import format_bytes, input_set_bytes
 from engine.measure.peak import MEMORY
 from engine.measure.roofline import arithmetic_intensity, regime
@@ -296,7 +297,7 @@ def answer_for(result: Any, best: pd.Series, chosen: dict, profiles: pd.DataFram
         busy_share_that_widened(result),
     )
     reduced = reduced_precision_line(result.reduced_precision(), result.config.dtype)
-    return text + (f"\n\n{reduced[0].upper()}{reduced[1:]}." if reduced else "")
+    return in_page_words(text + (f"\n\n{reduced[0].upper()}{reduced[1:]}." if reduced else ""))
 
 
 def busy_share_that_widened(result: Any) -> float | None:

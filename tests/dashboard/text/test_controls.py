@@ -1,0 +1,43 @@
+"""Engine advice on a page names the dashboard's controls, never the CLI's flags."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from dashboard.tables import run as run_tables
+from dashboard.text.controls import in_page_words
+from dashboard.text.explain import answer_for
+from engine.analysis.ceiling import cache_note
+from engine.results.formatting import tie_words
+from tests.factories import make_run
+
+FLAG = re.compile(r"--[a-z]|cache=(cold|warm)")
+
+
+@pytest.mark.parametrize("reason", ["samples", "processes", "floor"])
+def test_every_tie_reason_names_a_control(reason):
+    words = tie_words({"ratio": 1.1, "ratio_ci": [0.9, 1.3], "tie_reason": reason}, 0.05)
+    assert FLAG.search(words)  # the engine speaks to the CLI...
+    shown = in_page_words(words)
+    assert not FLAG.search(shown)  # ...the page to its own controls
+    assert "Time budget per strategy (s)" in shown or "Repetitions (fresh processes) at 5" in shown
+
+
+def test_the_cache_note_names_the_cache_control():
+    shown = in_page_words(cache_note(4 * 2**20, 32 * 2**20))
+    assert "set Cache to cold" in shown and not FLAG.search(shown)
+
+
+def test_the_answer_and_the_table_notes_of_a_tie_speak_the_pages_words():
+    run = make_run({"einsum": [0.0010, 0.0019, 0.0011, 0.0018], "numpy": [0.0012] * 4})
+    run.results[0].warnings.append("its samples spread; use cache=cold or --repetitions 5")
+    summary = run_tables.summary(run)
+    table = run_tables.display_table(summary)
+    assert not any(FLAG.search(note) for note in table["note"])
+    winner = run.winner_dict()
+    assert winner["ratios"]["einsum"]["tie_reason"] == "samples"  # a tie on spread samples
+    answer = answer_for(run, summary.iloc[0], winner, None)
+    assert "a longer Time budget per strategy (s) would narrow that" in answer
+    assert not FLAG.search(answer)
