@@ -71,7 +71,9 @@ def point_line(run: Any) -> str:
     shape = f"{config.matrices}x{config.rows}x{config.columns} {config.dtype}"
     record = run.winner_dict()
     if record is None:
-        said = "no correct result"
+        from engine.cli.run import no_correct_reason
+
+        said = no_correct_reason(list(run.results))  # why: what failed, what is missing
     else:
         said = cell_words({"winner": record["variant"], "tied_with": record["tied_with"]})
         if not record["tied_with"]:

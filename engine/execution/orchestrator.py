@@ -79,16 +79,25 @@ def finish_variant(config: BenchConfig, emit: Progress, item: Prepared) -> Strat
     return result
 
 
-def run_warnings(config: BenchConfig, estimate: memory.MemoryEstimate, llc_bytes: int) -> list[str]:
+def run_warnings(
+    config: BenchConfig, estimate: memory.MemoryEstimate, llc_bytes: int, peak: Peak
+) -> list[str]:
     found = []
     if estimate.limit_bytes is None:
         found.append(f"memory preflight could not check the limit: {estimate.limit_source}")
     set_bytes = memory.input_set_bytes(config)
     if config.cache == "warm" and set_bytes < llc_bytes:
+        level = peak.ceiling_for(set_bytes)
         found.append(
-            f"warm cache: the inputs ({memory.format_bytes(set_bytes)}) fit in the last-level "
-            f"cache ({memory.format_bytes(llc_bytes)}), so rates above the DRAM roofline are "
-            "possible; use cache=cold for DRAM-bound numbers"
+            f"warm cache: the inputs ({memory.format_bytes(set_bytes)}) fit in the "
+            + (
+                f"{level.level} ({memory.format_bytes(level.bytes)} for the run's cores), so "
+                "each variant is placed against that cache's measured ceiling as well as "
+                "memory's; use cache=cold for DRAM-bound numbers"
+                if level.bytes
+                else f"last-level cache ({memory.format_bytes(llc_bytes)}), so rates above "
+                "the DRAM roofline are possible; use cache=cold for DRAM-bound numbers"
+            )
         )
     return found
 
@@ -197,7 +206,7 @@ def measure(
     clock.lap("peak_s")
     emit(Done())
     load = monitor.stop()
-    warnings += run_warnings(config, estimate, llc_bytes)
+    warnings += run_warnings(config, estimate, llc_bytes, peak)
     left_out = not_installed_note(config.strategies)
     warnings += [left_out] if left_out else []
     own_load = (load.warning, load.tool_note)  # other processes' load, and the tool's apart

@@ -297,6 +297,8 @@ def summary_table(result: RunResult) -> str:
     reduced = reduced_precision_line(result.reduced_precision(), result.config.dtype)
     parts = [header, table, answer, *([reduced] if reduced else [])]
     parts += ["notes:", *notes] if notes else []
+    about_run = [f"  {w}" for w in result.warnings if CEILING_MOVED not in w]
+    parts += ["about this run:", *about_run] if about_run else []
     return "\n".join(parts).strip()
 
 

@@ -122,6 +122,13 @@ def test_the_sweeps_cli_lines_and_json_say_tie_where_the_run_does(tmp_path):
     clear, tie = tied_sweep()
     assert "fastest: python_loop" in point_line(clear)
     assert "tie: " in point_line(tie) and "fastest" not in point_line(tie)
+    failed = tied_sweep()[0]
+    for entry in failed.results:
+        entry.status, entry.error = "unsupported", "TensorFlow is not installed here"
+    assert point_line(failed).endswith(
+        "no variant produced a correct result (2 unsupported); python_loop: TensorFlow is not "
+        "installed here"
+    )  # a point that measured nothing says why
     cells = {cell["matrices"]: cell for cell in cells_for_json([clear, tie])}
     assert cells[10]["verdict"] == "fastest: python_loop" and cells[10]["tied_with"] == []
     assert cells[1000]["verdict"].startswith("tie: ") and cells[1000]["tied_with"]
