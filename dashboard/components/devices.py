@@ -53,7 +53,26 @@ def device_probe() -> Future:
     return ThreadPoolExecutor(max_workers=1, thread_name_prefix="device-probe").submit(_probe)
 
 
+WAIT_POLL_S = 1.0  # how often a page waiting on the probe looks again, by itself
+
+
 def render(peak_bytes_per_s: float | None, peak_source: str) -> None:
+    """The panel; while the devices are still being found, it looks again every second on
+    its own and fills the moment they are (a page must never need a touch to update)."""
+    if device_probe().done():
+        panel(peak_bytes_per_s, peak_source)
+    else:
+        waiting_panel(peak_bytes_per_s, peak_source)
+
+
+@st.fragment(run_every=WAIT_POLL_S)
+def waiting_panel(peak_bytes_per_s: float | None, peak_source: str) -> None:
+    if device_probe().done():
+        st.rerun(scope="app")  # the page again, with the panel filled (and no more polling)
+    panel(peak_bytes_per_s, peak_source)
+
+
+def panel(peak_bytes_per_s: float | None, peak_source: str) -> None:
     probe = device_probe()
     cols = st.columns(4)
     if not probe.done():

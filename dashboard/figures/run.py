@@ -244,20 +244,19 @@ def replica_breakdown(replicas: pd.DataFrame, steps: pd.DataFrame | None = None)
     for (mode, variant), group in replicas.groupby(["mode", "variant"], sort=False):
         label = f"{variant} · {mode}"
         names = [f"r{r}" for r in group["replica"]]
-        fig.add_trace(
-            go.Bar(x=names, y=group["median_s"] * 1e3, name=label, legendgroup=label),
-            row=1,
-            col=1,
-        )
-        fig.add_trace(
-            go.Bar(x=names, y=group["matrices"], name=label, legendgroup=label, showlegend=False),
-            row=1,
-            col=2,
-        )
+        # The variant's colour everywhere; the replicated baseline of a sharded run hatched.
+        look = {
+            "marker_color": variant_color(str(variant)),
+            "marker_pattern_shape": "/" if mode == "replicated" else "",
+            "name": label,
+            "legendgroup": label,
+        }
+        fig.add_trace(go.Bar(x=names, y=group["median_s"] * 1e3, **look), row=1, col=1)
+        fig.add_trace(go.Bar(x=names, y=group["matrices"], showlegend=False, **look), row=1, col=2)
     if steps is not None and not steps.empty:
         for column, name, color in (
             ("step_s", "in-sync step (this mode)", OK_COLOR),
-            ("replicated_step_s", "replicated step", WRONG_COLOR),
+            ("replicated_step_s", "replicated step", SECOND_COLOR),  # red means wrong
         ):
             if steps[column].notna().any():
                 fig.add_trace(

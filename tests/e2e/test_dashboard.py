@@ -224,3 +224,22 @@ def test_a_reloaded_page_finds_its_run_and_a_closed_one_releases_it(browser, tmp
         while live_tickets(queue) and time.monotonic() < deadline:
             time.sleep(0.5)
         assert live_tickets(queue) == []  # cancelled: the queue is free for the next run
+
+
+def test_the_device_panel_fills_by_itself_once_the_devices_are_found(page, tmp_path):
+    """The panel said "…" for minutes until the page was touched: it now looks again on its
+    own, and fills without a click."""
+    env = {
+        "MATVEC_QUEUE_DIR": str(tmp_path / "queue"),
+        "MATVEC_HISTORY": str(tmp_path / "history.sqlite3"),
+    }
+    with streamlit_server(**env) as url:
+        wait_for_app(page, url)  # a fresh server: its device probe has only just started
+        first = '[data-testid="stMetric"] [data-testid="stMetricValue"]'
+        page.wait_for_function(  # looked up afresh each time: the panel is drawn again
+            f"() => {{ const el = document.querySelector('{first}'); "
+            "return el && !['…', ''].includes(el.innerText.trim()); }",
+            timeout=TIMEOUT_MS,
+        )
+        shown = page.locator(first).first.inner_text().strip()
+        assert shown in ("CPU", "GPU", "TPU")

@@ -118,6 +118,30 @@ def test_replica_breakdown_groups_by_mode():
     fig = charts.replica_breakdown(replicas)
     assert [t.name for t in fig.data[::2]] == ["einsum · replicated", "einsum · sharded"]
     assert list(fig.data[3].y) == [5, 5]
+    # one colour per variant in both panels, never plotly's cycle; the baseline hatched
+    from dashboard.figures.style import variant_color
+
+    assert {t.marker.color for t in fig.data} == {variant_color("einsum")}
+    assert [t.marker.pattern.shape for t in fig.data] == ["/", "/", "", ""]
+
+
+def test_replica_colours_never_repeat_across_variants():
+    from dashboard.figures.style import variant_color
+
+    names = ["einsum", "batched_matvec", "batched_matmul", "vectorized_map", "map_fn"]
+    replicas = pd.DataFrame(
+        {
+            "variant": [n for n in names for _ in range(2)],
+            "mode": ["sharded"] * 10,
+            "replica": [0, 1] * 5,
+            "device": ["cpu:0", "cpu:1"] * 5,
+            "matrices": [5] * 10,
+            "median_s": [0.001] * 10,
+            "bytes_per_s": [1.0] * 10,
+        }
+    )
+    colours = [t.marker.color for t in charts.replica_breakdown(replicas).data[::2]]
+    assert colours == [variant_color(n) for n in names] and len(set(colours)) == 5
 
 
 def test_empty_inputs_give_an_explanatory_figure():
