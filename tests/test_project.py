@@ -108,3 +108,28 @@ def test_the_python_the_readme_names_is_one_every_pin_supports():
         except metadata.PackageNotFoundError:
             continue
         assert SpecifierSet(needs).contains(f"{lowest}.0"), f"{name}=={version}: {needs}"
+
+
+def test_the_cpu_only_pytorch_line_installs_the_pinned_version():
+    """A CPU-only box takes PyTorch's CPU build of the pinned version before the Quick start,
+    so the test requirements never pull the CUDA build; the README and docs/install.md say
+    the command, and it must name the version the requirements pin."""
+    pinned = next(
+        line.split("==")[1]
+        for line in (ROOT / "requirements-peers.txt").read_text().splitlines()
+        if line.startswith("torch==")
+    )
+    for doc in ("README.md", "docs/install.md"):
+        text = " ".join((ROOT / doc).read_text().split())
+        line = f"-m pip install torch=={pinned} --index-url https://download.pytorch.org/whl/cpu"
+        assert line in text, doc
+
+
+def test_the_quick_start_works_in_a_venv_of_its_own():
+    """Debian's Python refuses a system-wide pip install: both commands make and use .venv,
+    and the first installs the console command there."""
+    launch, tests = quick_start_commands()
+    for command in (launch, tests):
+        assert command.startswith("python3 -m venv .venv && .venv/bin/python -m pip install")
+    assert " -e . " in launch and "matvec-profiler" in (ROOT / "README.md").read_text()
+    assert ".venv/" in (ROOT / ".gitignore").read_text().split()
