@@ -115,8 +115,10 @@ def command_run(args: argparse.Namespace, warm: Any = None) -> int:
         predraw.wait()  # ended before anything is measured
         imported_s = time.perf_counter() - started  # TensorFlow's import: part of starting
         interrupted = False
+        watch = hang_watch_for(config, args, own.kind)
         try:
-            result = measure(config, own, progress, floor, estimate)
+            with watch:
+                result = measure(config, own, watch.watching(progress), floor, estimate)
         except RunInterrupted as stop:  # SIGINT: what finished is saved
             result, interrupted = stop.result, True
         finally:
@@ -154,6 +156,31 @@ def command_run(args: argparse.Namespace, warm: Any = None) -> int:
         if args.json_path:
             print(f"results written to {args.json_path}")
     return no_correct_code([result])
+
+
+# The run's own process waits this much longer than the call limit before it gives up on a
+# step: a peer process's own watch (the same limit) ends a stuck peer first and says so.
+HANG_GRACE_S = 60.0
+
+
+def hang_watch_for(config: BenchConfig, args: argparse.Namespace, device_kind: str) -> Any:
+    """A watch on this process's calls (TensorFlow's run here, where no parent can end them):
+    a step that outlives the call limit has what finished saved and says which variant hung,
+    then the process ends with EXIT_HUNG (docs/cli.md)."""
+    from engine.execution.hang_watch import HangWatch, partial_run
+    from engine.execution.peer_process import call_limit_for
+
+    def on_hung(hung: Any) -> None:
+        partial = partial_run(config, hung, device_kind)
+        unsaved = save_outputs(partial, args)
+        kept = len(hung.finished)
+        places = [args.json_path] if args.json_path else []
+        places += [] if args.no_history else ["the history"]
+        where = " and ".join(places) if places else "nowhere (--no-history, and no --json)"
+        said = "" if unsaved else f"; the {kept} variant(s) that finished were saved to {where}"
+        print(f"error: {hung.sentence()}{said}", file=sys.stderr, flush=True)
+
+    return HangWatch(call_limit_for(config) + HANG_GRACE_S, on_hung)
 
 
 def no_correct_code(runs: list[Any]) -> int:

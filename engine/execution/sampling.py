@@ -33,6 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.execution import hang_watch
 from engine.harness.recording import Prepared
 from engine.machine.load import LoadMonitor
 from engine.measure.neighbours import neighbour_effect
@@ -230,6 +231,7 @@ def take_samples(
     def one_block(index: int) -> bool:
         item = prepared[index]
         assert item.sampler is not None
+        hang_watch.step(item.result.variant)  # whose calls a watch of this process waits on
         try:
             with item.guard() if item.guard else contextlib.nullcontext():
                 if last[-1] != index:

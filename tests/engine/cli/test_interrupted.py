@@ -168,3 +168,68 @@ def test_ctrl_c_while_starting_ends_in_one_line_with_130(delay_s):
     _, stderr = process.communicate(timeout=120)
     assert process.returncode == 130, stderr[-2000:]
     assert "Traceback" not in stderr and stderr.strip().splitlines()[-1].startswith("error: ")
+
+
+HANGS_IN_TENSORFLOW = """
+import sys, time
+import engine.backends.tensorflow.kernels as kernels
+import engine.cli.run as run
+run.HANG_GRACE_S = 15.0  # time for JAX's process to start and finish first
+
+def einsum(A, x):  # its trace, TensorFlow's compile of it, never returns
+    time.sleep(10**6)
+
+kernels.einsum = einsum
+from engine.cli.main import main
+raise SystemExit(main(sys.argv[1:]))
+"""
+
+
+def test_a_tensorflow_call_that_never_returns_ends_the_run_with_what_finished_saved(tmp_path):
+    """TensorFlow's variants run in the run's own process, where no parent can end a call:
+    a watch inside does, at the call limit, after saving what finished (exit 4)."""
+    pytest.importorskip("jax")
+    import json
+    import os
+    import subprocess
+    import sys
+    import time
+
+    out, history = tmp_path / "run.json", tmp_path / "h.sqlite3"
+    started = time.monotonic()
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            HANGS_IN_TENSORFLOW,
+            *("run", "--matrices", "20", "--dim", "4", "--strategy", "jax_einsum,einsum,numpy"),
+            *("--repeats", "3", "--progress", "none", "--json", str(out)),
+            *("--history", str(history)),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+        env={
+            **os.environ,
+            "MATVEC_KERNEL_CALL_LIMIT_S": "1",
+            "MATVEC_QUEUE_DIR": str(tmp_path / "queue"),
+            "TF_CPP_MIN_LOG_LEVEL": "3",
+        },
+    )
+    took = time.monotonic() - started
+    assert done.returncode == 4, done.stderr[-2000:]
+    (line,) = [x for x in done.stderr.splitlines() if x.startswith("error:")]
+    assert line.startswith("error: einsum made no progress for")
+    assert "a framework call that never returned" in line and "Traceback" not in done.stderr
+    assert f"variant(s) that finished were saved to {out} and the history" in line
+    data = json.loads(out.read_text())
+    found = {r["variant"]: r for r in data["results"]}
+    # JAX's variant finished first, in a process of its own: kept; NumPy, in this process
+    # after einsum, never started: said so
+    assert found["jax_einsum"]["status"] == "ok" and found["jax_einsum"]["correct"]
+    assert found["einsum"]["status"] == "failed"
+    assert "made no progress" in found["einsum"]["error"]
+    assert found["numpy"]["status"] == "skipped"
+    assert found["numpy"]["error"] == "not measured: the run was ended when einsum hung"
+    assert took < 120  # the limit (1 s) and grace, not the whole process's 360 s
