@@ -22,7 +22,7 @@ def test_show_builds_the_dashboards_figures_without_streamlit():
 
     run = make_run({"einsum": [0.002] * 4, "numpy": [0.003] * 4, "jax_vmap": [0.0021] * 4})
     view = build(run)
-    charts = {"latency", "throughput", "speedup", "first_call", "dispatch", "replicas"}
+    charts = {"latency", "throughput", "ceilings", "speedup", "first_call", "dispatch", "replicas"}
     assert set(view.figures) == charts
     assert all(type(f).__name__ == "Figure" for f in view.figures.values())
     assert "einsum" in view.answer and view.code.startswith("@tf.function")

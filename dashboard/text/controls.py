@@ -4,6 +4,8 @@ control a user changes there. One table, applied wherever engine text reaches a 
 
 from __future__ import annotations
 
+from typing import Any
+
 from engine.spec.config import field_setting
 
 REPETITIONS = "Repetitions (fresh processes)"  # the Run page's control (views/run.py)
@@ -27,8 +29,11 @@ CLI_TO_CONTROLS: tuple[tuple[str, str], ...] = (
 )
 
 
-def in_page_words(text: str) -> str:
-    """`text` with each CLI flag it advises replaced by the dashboard control's name."""
+def in_page_words(text: Any) -> Any:
+    """`text` with each CLI flag it advises replaced by the dashboard control's name (a cell
+    with no text, None or NaN, as it is)."""
+    if not isinstance(text, str):
+        return text
     for flag, control in CLI_TO_CONTROLS:
         text = text.replace(flag, control)
     return text
