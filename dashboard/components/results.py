@@ -9,7 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.components.charts import chart
-from dashboard.components.plain import plain
+from dashboard.components.plain import plain, with_code
 from dashboard.report import run_report
 from dashboard.run_view import NO_SOURCE, RunView, build
 from dashboard.tables.why import WHICH_TIME_IS_WHICH
@@ -39,7 +39,7 @@ def show_results(text: str, key: str = "run") -> None:
     if view.took:
         st.caption(plain(view.took))
     for warning in result.warnings:
-        st.info(plain(sentence(in_page_words(warning))))
+        st.info(with_code(sentence(in_page_words(warning))))
 
     st.markdown("### The fastest way")
     if view.winner is None:
@@ -65,9 +65,9 @@ def show_results(text: str, key: str = "run") -> None:
         column_config={"note": st.column_config.TextColumn("note", width="large")},
     )
     for line in view.failures:
-        st.error(plain(line))
+        st.error(with_code(line))
     for line in view.notes:
-        st.caption(plain(line))
+        st.caption(with_code(line))
 
     if not view.distribution.empty:
         st.markdown("### Distribution")
