@@ -21,7 +21,7 @@ from engine.spec.fields import Setting
 from engine.spec.sweep import SweepSpec
 from engine.storage.history_file import check_history_path, check_history_readable
 
-EXIT_OK, EXIT_INVALID = 0, 2
+EXIT_OK, EXIT_SLOWER, EXIT_INVALID = 0, 1, 2
 LIMIT = Setting(kind="int", help="", label="", limits=(1, 10_000_000))
 
 
@@ -161,6 +161,8 @@ def command_history(args: argparse.Namespace) -> int:
     from engine.storage.history import History
     from engine.storage.run_rows import DISPLAY_COLUMNS, RunFilter
 
+    if getattr(args, "history_view", None) == "changes":
+        return command_changes(args)
     history = History(check_history_readable(args.history), read_only=True)
     limit = LIMIT.parse("limit", args.limit)
     where = RunFilter(device_kind=args.device, label_contains=args.label, limit=limit)
@@ -184,3 +186,45 @@ def command_history(args: argparse.Namespace) -> int:
         )
         print(frame[list(DISPLAY_COLUMNS)].to_string(index=False))
     return EXIT_OK
+
+
+def command_changes(args: argparse.Namespace) -> int:
+    """`history changes`: each series' steps, with the environment diff that may explain
+    them; `--fail-if-slower PCT` exits 1 on a confirmed slowdown at a series' latest step."""
+    from engine.analysis.change_points import latest_slowdown, series_of, step_words
+    from engine.cli.compare import PERCENT
+    from engine.storage.history import History
+
+    percent = (
+        PERCENT.parse("fail-if-slower", args.fail_if_slower)
+        if args.fail_if_slower is not None
+        else None
+    )
+    history = History(check_history_readable(args.history), read_only=True)
+    runs = history.all_runs(label_contains=args.label)
+    found = series_of(runs)
+    if args.json:
+        print(json.dumps([series.to_dict() for series in found], indent=1))
+    elif not found:
+        print("no stored runs")
+    for machine, problem in dict.fromkeys((s.machine, s.problem) for s in found):
+        if args.json:
+            break
+        print(printable(f"{machine} · {problem}"))
+        for series in (s for s in found if (s.machine, s.problem) == (machine, problem)):
+            head = f"  {printable(series.variant)}: {len(series.medians_s)} runs"
+            if not series.steps:
+                print(f"{head}, no step")
+            for step in series.steps:
+                print(f"{head}; {printable(step_words(step))}")
+    if percent is None:
+        return EXIT_OK
+    slower = [(s, step) for s in found if (step := latest_slowdown(s, percent)) is not None]
+    for series, step in slower:
+        print(
+            f"confirmed slower by more than {percent:g}%: {printable(series.variant)} on "
+            f"{printable(series.machine)} ({printable(series.problem)}), "
+            f"{printable(step_words(step))}",
+            file=sys.stderr,
+        )
+    return EXIT_SLOWER if slower else EXIT_OK

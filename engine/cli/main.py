@@ -159,6 +159,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--limit", default="10000", help="at most this many runs, newest first (default 10000)"
     )
     add_history_flag(listing)
+    over_time = listing.add_subparsers(dest="history_view", metavar="{changes}")
+    changes = over_time.add_parser(
+        "changes", help="steps over time per machine, problem and variant, with what changed"
+    )
+    changes.add_argument("--label", default=None, help="only runs whose label contains this")
+    changes.add_argument("--json", action="store_true", help="print JSON")
+    changes.add_argument(
+        "--fail-if-slower",
+        default=None,
+        metavar="PCT",
+        help="exit 1 when a series' latest step is a slowdown confirmed beyond PCT%%",
+    )
+    add_history_flag(changes)
 
     devices = commands.add_parser("devices", help="show detected devices")
     devices.add_argument("--json", action="store_true", help="print JSON")

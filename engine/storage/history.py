@@ -297,6 +297,16 @@ class History:
             ).fetchall()
         return {r[0] for r in rows}
 
+    def all_runs(self, label_contains: str | None = None) -> list[RunResult]:
+        """Every stored run this version can read (label filter as `list_runs`'s), oldest
+        first: what series over time are read from (`analysis/change_points.py`)."""
+        condition, params = condition_of(RunFilter(label_contains=label_contains))
+        with self._connect() as conn:
+            rows = conn.execute(
+                f"SELECT payload FROM runs{condition} ORDER BY created_at, rowid", params
+            ).fetchall()
+        return [run for run in map(_readable, rows) if run is not None]
+
     def sweep_runs(self, sweep_id: str) -> list[RunResult]:
         with self._connect() as conn:
             rows = conn.execute(
