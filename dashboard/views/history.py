@@ -6,9 +6,12 @@ import datetime as dt
 
 import streamlit as st
 
+from dashboard.components.charts import chart
 from dashboard.components.plain import plain
 from dashboard.components.results import show_results
 from dashboard.components.store import history
+from dashboard.figures.history import series_figure
+from engine.analysis.change_points import series_of, step_words
 from engine.results.parse import parse_results
 from engine.results.reader import ResultsRejected
 from engine.storage.run_rows import DISPLAY_COLUMNS, RunFilter
@@ -104,6 +107,32 @@ if pending:
     if no.button("Keep them", key="delete_no"):
         st.session_state.pop("confirm_delete")
         st.rerun()
+
+
+def over_time_panel(label: str) -> None:
+    """Each machine's series of one problem and variant, its steps marked and explained
+    (what `python -m engine history changes` prints); read on demand: it opens every run."""
+    if not st.toggle("Changes over time", key="history_over_time"):
+        return
+    found = [s for s in series_of(history().all_runs(label_contains=label or None)) if s.run_ids]
+    if not found:
+        st.info("No correct, timed runs to draw over time yet.")
+        return
+    names = [
+        f"{s.machine} · {s.problem} · {s.variant} ({len(s.run_ids)} runs, "
+        f"{len(s.steps)} step{'s' if len(s.steps) != 1 else ''})"
+        for s in found
+    ]
+    chosen = st.selectbox("Series", names, key="history_series")
+    series = found[names.index(chosen) if chosen in names else 0]
+    chart(series_figure(series), "history_series_chart")
+    if not series.steps:
+        st.caption(plain(f"No step in {len(series.run_ids)} runs."))
+    for step in series.steps:
+        st.caption(plain(step_words(step)))
+
+
+over_time_panel(label)
 
 opened = st.session_state.get("history_opened")
 if opened:

@@ -124,3 +124,34 @@ def test_history_changes_refuses_a_bad_gate_before_reading(tmp_path):
         "history", "changes", "--history", str(tmp_path / "h.sqlite3"), "--fail-if-slower", "lots"
     )
     assert done.returncode == 2 and "fail-if-slower" in done.stderr
+
+
+def test_the_history_page_draws_a_series_with_its_step_marked(tmp_path, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from dashboard.figures.history import series_figure
+    from tests.conftest import ROOT
+
+    einsum = next(s for s in series_of(runs_with_a_step()) if s.variant == "einsum")
+    fig = series_figure(einsum)
+    (line,) = fig.layout.shapes
+    assert line.x0 == 8.5  # between run 8 and run 9, where the step begins
+    assert fig.layout.annotations[0].text.endswith("x slower")
+    path = tmp_path / "h.sqlite3"
+    monkeypatch.setenv("MATVEC_HISTORY", str(path))
+    history = History(path)
+    for run in runs_with_a_step():
+        history.add_run(run)
+    at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=60)
+    at.run()
+    at.switch_page("views/history.py")
+    at.run()
+    at.toggle(key="history_over_time").set_value(True).run()
+    assert not at.exception
+    options = at.selectbox(key="history_series").options
+    assert any("einsum (16 runs, 1 step)" in option for option in options)
+    at.selectbox(key="history_series").select_index(
+        next(i for i, o in enumerate(options) if "einsum" in o)
+    ).run()
+    assert any("x slower from run 9" in c.value for c in at.caption)
+    assert any("frameworks\\.tensorflow\\.version" in c.value for c in at.caption)
