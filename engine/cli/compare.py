@@ -87,6 +87,27 @@ COMPARE_HEADER = (
 )
 
 
+MARKDOWN_SPECIAL = str.maketrans({c: f"\\{c}" for c in "\\`*_[]|<>#"})
+
+
+def markdown_lines(floor_line: str, cells: list[tuple[str, ...]], said: list[str]) -> list[str]:
+    """The comparison as GitHub Markdown, for a CI job's summary or a review comment: the
+    same words as the text form, every cell escaped (a label is the user's text)."""
+    lines = [
+        f"**Comparison**: {floor_line.translate(MARKDOWN_SPECIAL)}",
+        "",
+        "| strategy | run | median | 95% interval | time / baseline [95%] | verdict |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    lines += [
+        "| " + " | ".join(" ".join(c.split()).translate(MARKDOWN_SPECIAL) for c in row) + " |"
+        for row in cells
+    ]
+    if said:
+        lines += ["", *(f"- {line.strip().translate(MARKDOWN_SPECIAL)}" for line in said)]
+    return lines
+
+
 def row_for_json(row: dict[str, Any]) -> dict[str, Any]:
     clean = {}
     for key, value in row.items():
@@ -132,29 +153,42 @@ def command_compare(args: argparse.Namespace) -> int:
         sides, not_remeasured = measured_again(sides, args, rerun, kernels)
     floor = floor_for(sides_of(sides), history.floor_of)
     frame = compare_runs(sides, baseline, floor=floor)
-    print(f"noise floor: {floor.between_run_log_sd:.3f} (log sd between runs), {floor.source}")
     left_out = frozenset(
         (",".join(run.run_id for run in runs), name)
         for runs, names in zip(sides, not_remeasured, strict=True)
         for name in names
     )
-    print(COMPARE_HEADER)
-    for _, row in frame.iterrows():
-        print(
-            f"{row['variant']:<22} {row['run'][:48]:<48} "
-            f"{format_seconds(row['median_s']):>10} "
-            f"{format_interval(row['median_ci_s']):>18} "
-            f"{ratio_text(row):>28} {verdict_text(row, left_out)}"
+    floor_line = (
+        f"noise floor: {floor.between_run_log_sd:.3f} (log sd between runs), {floor.source}"
+    )
+    cells = [
+        (
+            row["variant"],
+            row["run"],
+            format_seconds(row["median_s"]),
+            format_interval(row["median_ci_s"]),
+            ratio_text(row),
+            verdict_text(row, left_out),
         )
-    for note in dict.fromkeys(n for n in frame["note"] if n):
-        print(f"note: {note}")
-    for index, names in enumerate(not_remeasured):
-        for name in names:
-            print(f"note: side {index}'s {name} was {NOT_REMEASURED}")
-    for line in sensitivity_lines(frame, run_seconds(sides), limit):
-        print(line)
-    for warning in mismatch_warnings(sides):
-        print(f"warning: {warning}")
+        for _, row in frame.iterrows()
+    ]
+    said = [f"note: {note}" for note in dict.fromkeys(n for n in frame["note"] if n)]
+    said += [
+        f"note: side {index}'s {name} was {NOT_REMEASURED}"
+        for index, names in enumerate(not_remeasured)
+        for name in names
+    ]
+    said += sensitivity_lines(frame, run_seconds(sides), limit)
+    said += [f"warning: {warning}" for warning in mismatch_warnings(sides)]
+    if getattr(args, "format", "text") == "markdown":
+        print("\n".join(markdown_lines(floor_line, cells, said)))
+    else:
+        print(floor_line)
+        print(COMPARE_HEADER)
+        for variant, run, median, interval, ratio, verdict in cells:
+            print(f"{variant:<22} {run[:48]:<48} {median:>10} {interval:>18} {ratio:>28} {verdict}")
+        for line in said:
+            print(line)
     slower = confirmed_slowdowns(frame, limit) if limit is not None else frame.iloc[0:0]
     if args.json_path:
         from engine.results.files import write_text_atomically

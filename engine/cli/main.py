@@ -132,6 +132,12 @@ def build_parser() -> argparse.ArgumentParser:
         "the stored one); a kernel a results file names is never imported from its path",
     )
     compare.add_argument("--json", dest="json_path", default=None, help="write the rows here")
+    compare.add_argument(
+        "--format",
+        choices=("text", "markdown"),
+        default="text",
+        help="markdown: a table for a CI job's summary or a review comment",
+    )
     add_history_flag(compare)
 
     calibrate = commands.add_parser(

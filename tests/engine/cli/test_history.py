@@ -137,3 +137,23 @@ def test_the_sweeps_cli_lines_and_json_say_tie_where_the_run_does(tmp_path):
     write_sweep_json(str(out), spec, [clear, tie])
     written = json_module.loads(out.read_text())  # strict JSON: no NaN for a missing margin
     assert [c["verdict"].split(":")[0] for c in written["cells"]] == ["fastest", "tie"]
+
+
+def test_compare_writes_markdown_for_a_ci_summary_with_every_cell_escaped(tmp_path):
+    from tests.factories import make_run
+
+    paths = []
+    for name, level, label in (("a", 0.001, "main | *base*"), ("b", 0.003, "pr <b>")):
+        path = tmp_path / f"{name}.json"
+        path.write_text(make_run({"einsum": [level] * 10}, label=label).to_json())
+        paths.append(str(path))
+    done = run_cli("compare", *paths, "--format", "markdown", "--history", str(tmp_path / "h"))
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("**Comparison**: noise floor: 0.350")
+    header = "| strategy | run | median | 95% interval | time / baseline [95%] | verdict |"
+    assert lines[2] == header and lines[3] == "| --- | --- | --- | --- | --- | --- |"
+    rows = [line for line in lines[4:] if line.startswith("| einsum")]
+    assert len(rows) == 2 and all(row.count(" | ") == 5 for row in rows)  # no cell broken
+    assert "main \\| \\*base\\*" in rows[0] and "pr \\<b\\>" in rows[1]
+    assert any(line.startswith("- could detect") for line in lines)
