@@ -17,7 +17,7 @@ from engine.measure.memory import PreflightError
 from engine.results.files import check_output_file
 from engine.results.parse import read_results_file
 from engine.results.reader import ResultsRejected
-from engine.spec.fields import Setting
+from engine.spec.fields import ConfigError, Setting
 from engine.spec.sweep import SweepSpec
 from engine.storage.history_file import check_history_path, check_history_readable
 
@@ -163,6 +163,8 @@ def command_history(args: argparse.Namespace) -> int:
 
     if getattr(args, "history_view", None) == "changes":
         return command_changes(args)
+    if getattr(args, "history_view", None) == "publish":
+        return command_publish(args)
     history = History(check_history_readable(args.history), read_only=True)
     limit = LIMIT.parse("limit", args.limit)
     where = RunFilter(device_kind=args.device, label_contains=args.label, limit=limit)
@@ -228,3 +230,20 @@ def command_changes(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     return EXIT_SLOWER if slower else EXIT_OK
+
+
+def command_publish(args: argparse.Namespace) -> int:
+    """`history publish DIR`: the site is the dashboard's report code (plotly), which the
+    engine does not import: it runs it, as `dashboard` runs Streamlit."""
+    import importlib.util
+
+    from engine.cli.dashboard import DASHBOARD, INSTALL_HINT
+    from engine.process.children import Child
+
+    if importlib.util.find_spec("plotly") is None:
+        raise ConfigError("publish", f"plotly is not installed; {INSTALL_HINT}")
+    command = [sys.executable, "-m", "dashboard.report.publish", args.folder]
+    command += ["--history", args.history] if args.history else []
+    command += ["--label", args.label] if args.label else []
+    child = Child(command, stdin=None, stdout=None, stderr="inherit", cwd=DASHBOARD.parent)
+    return child.wait()  # ended with this process, as every child is

@@ -165,7 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--limit", default="10000", help="at most this many runs, newest first (default 10000)"
     )
     add_history_flag(listing)
-    over_time = listing.add_subparsers(dest="history_view", metavar="{changes}")
+    over_time = listing.add_subparsers(dest="history_view", metavar="{changes,publish}")
     changes = over_time.add_parser(
         "changes", help="steps over time per machine, problem and variant, with what changed"
     )
@@ -178,6 +178,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="exit 1 when a series' latest step is a slowdown confirmed beyond PCT%%",
     )
     add_history_flag(changes)
+    publish = over_time.add_parser(
+        "publish", help="write the history over time as a static site (index and a page a series)"
+    )
+    publish.add_argument("folder", help="where the site goes (made if absent)")
+    publish.add_argument("--label", default=None, help="only runs whose label contains this")
+    add_history_flag(publish)
 
     devices = commands.add_parser("devices", help="show detected devices")
     devices.add_argument("--json", action="store_true", help="print JSON")

@@ -134,3 +134,21 @@ def test_the_cache_aware_roofline_draws_one_level_three_and_a_sweep(page, server
     page.get_by_text(re.compile(r"^L2 \(2\.0 MiB, 130 GB/s\): the sweep spills out")).wait_for(
         timeout=30_000
     )
+
+
+def test_the_published_site_opens_from_disk_with_its_charts(page, tmp_path):
+    """`history publish DIR`: the index and a series page open from the disk in Chromium,
+    the chart drawn with its step marked, nothing fetched from the network."""
+    from dashboard.report.publish import publish
+    from tests.engine.analysis.test_change_points import runs_with_a_step
+
+    publish(runs_with_a_step(), tmp_path / "site")
+    requests: list[str] = []
+    page.on("request", lambda request: requests.append(request.url))
+    page.goto((tmp_path / "site" / "index.html").as_uri())
+    page.get_by_role("link", name="einsum").click()
+    chart = page.locator(".js-plotly-plot").first
+    chart.wait_for(timeout=30_000)
+    assert "x slower" in chart.inner_text()  # the step's mark, drawn by plotly
+    page.get_by_text(re.compile(r"x slower from run 9")).first.wait_for(timeout=30_000)
+    assert all(url.startswith("file://") for url in requests), requests
