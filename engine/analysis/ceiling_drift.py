@@ -20,12 +20,17 @@ MIN_EARLIER = 3
 MIN_BAND = math.log(1.15)
 
 
-def moved_ceilings(peak: Peak, earlier: Mapping[str, Sequence[float]]) -> list[str]:
-    """One warning per level whose ceiling this run moved beyond the machine's own spread."""
+def moved_ceilings(
+    peak: Peak, earlier: Mapping[tuple[str, int | None], Sequence[float]]
+) -> list[str]:
+    """One warning per level whose ceiling this run moved beyond the machine's own spread,
+    judged against the earlier runs that read it the same way (a cache of the same size;
+    memory over the same probe buffer)."""
     notes = []
     for level in peak.ceilings():
         rate = level.bandwidth_bytes_per_s
-        before = [value for value in earlier.get(level.level, ()) if value and value > 0]
+        key = (level.level, level.bytes or peak.buffer_bytes)
+        before = [value for value in earlier.get(key, ()) if value and value > 0]
         if not rate or len(before) < MIN_EARLIER:
             continue
         logs = sorted(math.log(value) for value in before)

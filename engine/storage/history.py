@@ -145,22 +145,23 @@ class History:
 
     def machine_ceilings(
         self, hostname: str | None, device_kind: str, limit: int = 30
-    ) -> dict[str, list[float]]:
-        """Each level's ceiling in this machine's newest `limit` stored runs (newest first):
-        what a run's own ceilings are judged against (`analysis/ceiling_drift.py`)."""
+    ) -> dict[tuple[str, int | None], list[float]]:
+        """Each level's ceiling in this machine's newest `limit` stored runs (newest first),
+        by (level, bytes: its capacity, or memory's probe buffer): what a run's own ceilings
+        are judged against (`analysis/ceiling_drift.py`)."""
         try:
             with self._connect() as conn:
                 rows = conn.execute(
-                    "SELECT level, bandwidth_bytes_per_s FROM ceilings WHERE run_id IN "
+                    "SELECT level, bytes, bandwidth_bytes_per_s FROM ceilings WHERE run_id IN "
                     "(SELECT DISTINCT run_id FROM ceilings WHERE hostname = ? AND "
                     "device_kind = ? ORDER BY created_at DESC LIMIT ?) ORDER BY created_at DESC",
                     (hostname or "", device_kind, limit),
                 ).fetchall()
         except sqlite3.OperationalError:  # a read-only store from before ceilings were kept
             return {}
-        found: dict[str, list[float]] = {}
-        for level, bandwidth in rows:
-            found.setdefault(level, []).append(bandwidth)
+        found: dict[tuple[str, int | None], list[float]] = {}
+        for level, size, bandwidth in rows:
+            found.setdefault((level, size), []).append(bandwidth)
         return found
 
     def list_runs(self, where: RunFilter | None = None) -> pd.DataFrame:

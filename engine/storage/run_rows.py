@@ -49,7 +49,9 @@ def problem_of(config: BenchConfig) -> tuple[Any, ...]:
 
 
 def ceiling_rows(run: RunResult) -> list[tuple[Any, ...]]:
-    """A run's measured ceilings, one row a level (none for a run without a ceiling)."""
+    """A run's measured ceilings, one row a level (none for a run without a ceiling); `bytes`
+    is a cache's capacity, or for memory the probe's buffer: a ceiling read over another
+    buffer (`MATVEC_PROBE_BUFFER_BYTES`) is another measurement, never compared with it."""
     env = run.environment
     return [
         (
@@ -58,7 +60,7 @@ def ceiling_rows(run: RunResult) -> list[tuple[Any, ...]]:
             env.device_kind,
             run.created_at,
             level.level,
-            level.bytes,
+            level.bytes or run.peak.buffer_bytes,
             level.bandwidth_bytes_per_s,
         )
         for level in run.peak.ceilings()

@@ -13,11 +13,14 @@ from tests.factories import make_run
 MIB = 2**20
 
 
-def peak(memory: float, l2: float = 130e9) -> Peak:
-    return Peak(memory, "probes", levels=(LevelCeiling("L2", 2 * MIB, l2),))
+BUFFER = 256 * MIB  # memory's probe buffer
 
 
-EARLIER = {"memory": [35e9, 33e9, 36e9, 34e9], "L2": [128e9, 131e9, 133e9]}
+def peak(memory: float, l2: float = 130e9, buffer: int = BUFFER) -> Peak:
+    return Peak(memory, "probes", buffer_bytes=buffer, levels=(LevelCeiling("L2", 2 * MIB, l2),))
+
+
+EARLIER = {("memory", BUFFER): [35e9, 33e9, 36e9, 34e9], ("L2", 2 * MIB): [128e9, 131e9, 133e9]}
 
 
 def test_a_ceiling_within_the_machines_spread_says_nothing():
@@ -37,12 +40,17 @@ def test_each_level_is_judged_on_its_own():
 
 
 def test_a_bimodal_history_widens_its_own_band():
-    earlier = {"memory": [31e9, 55e9, 33e9, 52e9]}
+    earlier = {("memory", BUFFER): [31e9, 55e9, 33e9, 52e9]}
     assert moved_ceilings(peak(54e9), earlier) == []
 
 
 def test_too_few_earlier_runs_have_no_spread_to_judge_by():
-    assert moved_ceilings(peak(5e9), {"memory": [35e9, 34e9]}) == []
+    assert moved_ceilings(peak(5e9), {("memory", BUFFER): [35e9, 34e9]}) == []
+
+
+def test_a_ceiling_read_over_another_buffer_is_not_compared():
+    """A quick run's 16 MiB probe reads the cache, not memory: never a "moved" memory."""
+    assert moved_ceilings(peak(120e9, buffer=16 * MIB), EARLIER) == []
 
 
 def test_the_history_keeps_each_runs_ceilings_per_machine(tmp_path):
@@ -57,13 +65,15 @@ def test_the_history_keeps_each_runs_ceilings_per_machine(tmp_path):
     other.environment = dataclasses.replace(other.environment, hostname="elsewhere")
     history.add_run(other)
     found = history.machine_ceilings("test-host", "CPU")
-    assert found == {"memory": [36e9, 34e9, 35e9], "L2": [130e9] * 3}
-    assert moved_ceilings(peak(15e9), found)[0].startswith("memory's ceiling moved: 15.0")
+    assert found == {("memory", None): [36e9, 34e9, 35e9], ("L2", 2 * MIB): [130e9] * 3}
+    assert moved_ceilings(peak(15e9, buffer=None), found)[0].startswith(
+        "memory's ceiling moved: 15.0"
+    )
     history.delete_run(runs[0].run_id)
-    assert history.machine_ceilings("test-host", "CPU")["memory"] == [36e9, 34e9]
+    assert history.machine_ceilings("test-host", "CPU")[("memory", None)] == [36e9, 34e9]
     assert history.machine_ceilings("test-host", "CPU", limit=1) == {
-        "memory": [36e9],
-        "L2": [130e9],
+        ("memory", None): [36e9],
+        ("L2", 2 * MIB): [130e9],
     }
 
 
@@ -75,11 +85,16 @@ def test_a_real_run_says_its_ceiling_moved_from_what_this_machine_stored(tmp_pat
 
     from tests.cli import run_cli
 
+    from engine.machine.host import last_level_cache_bytes
+    from engine.measure.memory import bandwidth_buffer_bytes
+
     path = tmp_path / "h.sqlite3"
     history = History(path)
+    buffer = bandwidth_buffer_bytes(last_level_cache_bytes()[0])  # what the run will read
     for index in range(3):
         run = make_run(created_at=f"2026-12-0{index + 1}T00:00:00+00:00", peak=5e12)
         run.environment = dataclasses.replace(run.environment, hostname=platform.node())
+        run.peak = dataclasses.replace(run.peak, buffer_bytes=buffer)
         history.add_run(run)
     out = tmp_path / "run.json"
     done = run_cli(
@@ -92,4 +107,4 @@ def test_a_real_run_says_its_ceiling_moved_from_what_this_machine_stored(tmp_pat
     assert len(moved) == 1 and "this machine read in its last 3 runs" in moved[0]
     assert "memory's ceiling moved" in done.stdout + done.stderr
     stored = History(path).machine_ceilings(platform.node(), data["environment"]["device_kind"])
-    assert len(stored["memory"]) == 4
+    assert len(stored[("memory", buffer)]) == 4  # the run's own ceilings stored beside them
