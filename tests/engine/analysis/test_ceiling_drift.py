@@ -83,10 +83,9 @@ def test_a_real_run_says_its_ceiling_moved_from_what_this_machine_stored(tmp_pat
     import json
     import platform
 
-    from tests.cli import run_cli
-
     from engine.machine.host import last_level_cache_bytes
     from engine.measure.memory import bandwidth_buffer_bytes
+    from tests.cli import run_cli
 
     path = tmp_path / "h.sqlite3"
     history = History(path)
