@@ -54,6 +54,8 @@ COMPARE_COLUMNS = (
     "window_log_sd",
     "busy_log_sd",
     "busy_share",
+    "floor_kind",
+    "floor_log_sd",
 )
 
 
@@ -238,6 +240,10 @@ def compare_runs(
                     "window_log_sd": window if estimate else None,
                     "busy_log_sd": busy if estimate else None,
                     "busy_share": max(side_load(base), side_load(side)) if estimate else None,
+                    # which floor judged it: this machine's history, its calibration, or the
+                    # default (the source in full is the comparison's `noise_floor`)
+                    "floor_kind": floor.kind,
+                    "floor_log_sd": floor.between_run_for(variant),
                 }
             )
     frame = pd.DataFrame(rows, columns=list(COMPARE_COLUMNS))

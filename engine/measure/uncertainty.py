@@ -114,6 +114,16 @@ class NoiseFloor:
     # (variant, log sd) pairs: a steady one-thread kernel is not judged by a swinging one's.
     variant_log_sd: tuple[tuple[str, float], ...] = ()
 
+    @property
+    def kind(self) -> str:
+        """Where this floor came from, in one word: "history" (observed over stored runs of
+        the measurement), "calibration" (`calibrate`), else "default"."""
+        if self.source.startswith("observed over"):
+            return "history"
+        if self.source.startswith("calibrated on"):
+            return "calibration"
+        return "default"
+
     def between_run_for(self, variant: str) -> float:
         """The between-run floor of one variant: its own where known, else the machine's."""
         return dict(self.variant_log_sd).get(variant, self.between_run_log_sd)

@@ -186,3 +186,17 @@ def test_a_stored_run_this_version_cannot_read_is_passed_over(tmp_path):
         )
     like = history.like_runs(run_at(0.05))
     assert len(like) == 4 and broken.run_id not in {r.run_id for r in like}
+
+
+def test_every_compared_row_names_the_floor_that_judged_it(tmp_path):
+    a, b = run_at(-0.1), run_at(0.2)
+    default = compare_runs([a, b])
+    assert set(default["floor_kind"]) == {"default"}
+    assert set(default["floor_log_sd"]) == {DEFAULT_COMPARE_LOG_SD}
+    history = History(tmp_path / "h.sqlite3")
+    for run in series((-0.25, 0.2, -0.15, 0.3)):
+        history.add_run(run)
+    judged = compare_runs([a, b], floor=floor_for(sides_of([a, b]), history.floor_of))
+    assert set(judged["floor_kind"]) == {"history"}
+    calibrated = NoiseFloor(0.1, 0.1, "calibrated on test-host (CPU) at now from 5 runs")
+    assert set(compare_runs([a, b], floor=calibrated)["floor_kind"]) == {"calibration"}
