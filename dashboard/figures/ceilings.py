@@ -113,15 +113,20 @@ def sweep_staircase(points: pd.DataFrame, levels: pd.DataFrame) -> go.Figure:
         return empty(SWEEP_TITLE, "no sweep points yet")
     fig = go.Figure()
     with_staircase(fig, levels, points["working_set_bytes"])
-    for variant, group in points.groupby("variant", sort=False):
-        group = group.sort_values("working_set_bytes")
+    widths = sorted(points["cols"].unique())
+    dashes = ("solid", "dot", "dash", "dashdot", "longdash", "longdashdot")
+    for (variant, cols), group in points.groupby(["variant", "cols"], sort=False):
+        group = group.sort_values("working_set_bytes")  # B grows along the line; n is its dash
         fig.add_trace(
             go.Scatter(
                 x=group["working_set_bytes"],
                 y=group["gbytes_per_s"],
                 mode="lines+markers",
-                line={"color": variant_color(str(variant))},
-                name=str(variant),
+                line={
+                    "color": variant_color(str(variant)),
+                    "dash": dashes[widths.index(cols) % len(dashes)],
+                },
+                name=f"{variant}, n={int(cols):,}" if len(widths) > 1 else str(variant),
                 customdata=group[["matrices", "cols"]],
                 hovertemplate=(
                     "B=%{customdata[0]:,}, n=%{customdata[1]:,}<br>%{x:.3s}B working set, "
@@ -137,6 +142,10 @@ def finish(fig: go.Figure, title: str) -> None:
     fig.update_layout(title=title, **LAYOUT)
     decade_log_axis(fig, "x", title="working set, bytes (log)")
     decade_log_axis(fig, "y", title="GB/s (log)")
+    low, high = fig.layout.yaxis.range
+    top = max((max(t.y) for t in fig.data if t.y is not None and len(t.y)), default=0)
+    if top and math.log10(top) > high - 0.3:  # room above the top step for its label
+        fig.update_yaxes(range=[low, high + 1])
 
 
 def level_words(row: pd.Series) -> str:
@@ -155,6 +164,7 @@ def spill_lines(points: pd.DataFrame, levels: pd.DataFrame) -> list[str]:
     if points.empty or "working_set_bytes" not in points:
         return []
     sizes = points.drop_duplicates(["matrices", "cols"]).sort_values("working_set_bytes")
+    largest = float(sizes["working_set_bytes"].max())
     lines = []
     for _, level in levels.iterrows():
         capacity = level["bytes"]
@@ -169,6 +179,17 @@ def spill_lines(points: pd.DataFrame, levels: pd.DataFrame) -> list[str]:
             f"{level['level']} ({format_bytes(capacity)}, {level['gbytes_per_s']:.0f} GB/s): "
             f"the sweep spills out of it between {point_words(last)} and {point_words(first)}"
         )
+    if not lines:  # nothing spills: say where the whole sweep lives
+        holding = next(
+            (lv for _, lv in levels.iterrows() if pd.notna(lv["bytes"]) and largest <= lv["bytes"]),
+            None,
+        )
+        where = (
+            f"the {holding['level']} ({format_bytes(holding['bytes'])})"
+            if holding is not None
+            else "memory: none fits a cache"
+        )
+        lines.append(f"every point of the sweep lies in {where}; none crosses a level")
     return lines
 
 

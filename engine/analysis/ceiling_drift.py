@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from engine.measure.peak import CEILING_MOVED, MEMORY, Peak
 
@@ -21,7 +22,9 @@ MIN_BAND = math.log(1.15)
 
 
 def moved_ceilings(
-    peak: Peak, earlier: Mapping[tuple[str, int | None], Sequence[float]]
+    peak: Peak,
+    earlier: Mapping[tuple[str, int | None], Sequence[float]],
+    load: Any = None,
 ) -> list[str]:
     """One warning per level whose ceiling this run moved beyond the machine's own spread,
     judged against the earlier runs that read it the same way (a cache of the same size;
@@ -45,6 +48,24 @@ def moved_ceilings(
             f"{name} {CEILING_MOVED} {rate / 1e9:.1f} GB/s here, {direction} the "
             f"{math.exp(low) / 1e9:.1f}–{math.exp(high) / 1e9:.1f} GB/s this machine read in "
             f"its last {len(before)} runs (a throttled host or a busy neighbour shows here "
-            "before it shows as a slower variant)"
+            "before it shows as a slower variant)" + busy_words(load)
         )
     return notes
+
+
+BUSY_SHARE = 0.10  # of the CPU: a share that reaches an all-core probe
+
+
+def busy_words(load: Any) -> str:
+    """The run's own load beside a moved ceiling: an all-core probe shares its cores with the
+    tool's own processes (the dashboard's server, the browser showing it) and everyone else's."""
+    if load is None:
+        return ""
+    own = getattr(load, "tool_cpu_fraction", None) or 0.0
+    other = getattr(load, "other_cpu_fraction", None) or 0.0
+    if own + other < BUSY_SHARE:
+        return ""
+    return (
+        f"; the machine was not quiet meanwhile (the tool's own processes used {own:.0%} of "
+        f"the CPU, others {other:.0%}), and an all-core probe shares its cores with them"
+    )

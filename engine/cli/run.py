@@ -216,7 +216,7 @@ def ceilings_moved(result: Any, history_path: str | None) -> list[str]:
         earlier = History(history_path).machine_ceilings(env.hostname, env.device_kind)
     except (OSError, sqlite3.Error, ValueError):
         return []
-    return moved_ceilings(result.peak, earlier)
+    return moved_ceilings(result.peak, earlier, result.machine_load)
 
 
 def save_outputs(result: Any, args: argparse.Namespace) -> int:

@@ -111,3 +111,24 @@ def test_the_spill_sizes_are_written_under_the_chart(sweep_across_levels):
 def test_an_empty_sweep_says_why():
     tables = sweep_tables([])
     assert empty_reason(sweep_staircase(tables["points"], tables["levels"])) is not None
+
+
+def test_a_sweep_over_two_widths_draws_a_line_per_width_and_says_where_it_lies():
+    runs = [
+        with_levels(make_run({"numpy": [1e-6 * b] * 3}, matrices=b, dim=dim))
+        for b in (10, 100)
+        for dim in (4, 16)
+    ]
+    tables = sweep_tables(runs)
+    fig = sweep_staircase(tables["points"], tables["levels"])
+    names = [t.name for t in fig.data if t.mode == "lines+markers"]
+    assert names == ["numpy, n=4", "numpy, n=16"]
+    assert {t.line.dash for t in fig.data if t.mode == "lines+markers"} == {"solid", "dot"}
+    (line,) = spill_lines(tables["points"], tables["levels"])
+    assert line == "every point of the sweep lies in the L2 (2.0 MiB); none crosses a level"
+
+
+def test_the_top_steps_label_has_room_above_it():
+    run = with_levels(make_run({"einsum": [0.0001] * 4}))
+    fig = run_staircase(run_tables.summary(run), run_tables.levels(run))
+    assert fig.layout.yaxis.range[1] >= 3  # 130 GB/s: the axis runs to 1000, not 100

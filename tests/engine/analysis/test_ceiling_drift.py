@@ -107,3 +107,16 @@ def test_a_real_run_says_its_ceiling_moved_from_what_this_machine_stored(tmp_pat
     assert "memory's ceiling moved" in done.stdout + done.stderr
     stored = History(path).machine_ceilings(platform.node(), data["environment"]["device_kind"])
     assert len(stored[("memory", buffer)]) == 4  # the run's own ceilings stored beside them
+
+
+def test_a_moved_ceiling_on_a_busy_machine_says_who_shared_the_cores():
+    from engine.machine.load import MachineLoad
+
+    load = MachineLoad(None, other_cpu_s=0.2, wall_s=10.0, cores=2, tool_cpu_s=5.4)
+    (note,) = moved_ceilings(peak(20e9), EARLIER, load)
+    assert note.endswith(
+        "the machine was not quiet meanwhile (the tool's own processes used 27% of the CPU, "
+        "others 1%), and an all-core probe shares its cores with them"
+    )
+    quiet = MachineLoad(None, other_cpu_s=0.1, wall_s=10.0, cores=2, tool_cpu_s=0.1)
+    assert "not quiet" not in moved_ceilings(peak(20e9), EARLIER, quiet)[0]
