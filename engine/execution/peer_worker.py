@@ -42,7 +42,6 @@ from engine.measure.host_bandwidth import (
     PROBE_WARMUP,
 )
 from engine.measure.peak import Probe
-from engine.measure.racing import RacePlan
 from engine.measure.timing import Kernel, time_kernel
 from engine.measure.trace_analysis import profile_calls
 from engine.measure.uncertainty import DEFAULT_RATIO_LOG_SD, NoiseFloor
@@ -181,15 +180,6 @@ def device_probes(runtime: Runtime, buffer_bytes: int, when: str) -> list[dict[s
             extra=extra,
         ).to_dict()
     ]
-
-
-def plan_for(runtime: Runtime, config: BenchConfig, floor: NoiseFloor) -> RacePlan:
-    """The race, or with several JAX processes fixed sampling: each takes the same samples,
-    so every one reaches each variant's collectives (its check, its merged record) at the
-    same point."""
-    if getattr(runtime, "processes", 1) > 1:
-        return fixed_plan(config)
-    return race_plan(config, floor)
 
 
 def run(request: dict[str, Any], write: Callable[[dict[str, Any]], None]) -> dict[str, Any]:

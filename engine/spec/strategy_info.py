@@ -65,7 +65,7 @@ class StrategyInfo:
     kind: Kind
     summary: str
     kernel: str  # "module:function" of the kernel, imported only when a run builds it
-    framework: Framework = "tensorflow"  # its folder in engine/backends/
+    framework: Framework  # its folder in engine/backends/: every strategy names its own
     launches: Literal["one", "many"] = "many"  # device launches per call for the whole batch
     distribution: Distribution = None
     baseline: bool = False  # speedups are shown against it

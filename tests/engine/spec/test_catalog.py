@@ -30,6 +30,7 @@ PLUGIN = StrategyInfo(
     "graph",
     "reduce_sum(A * x[:, None, :], axis=-1): a broadcast multiply and a row sum.",
     "tests.engine.spec.plugin_kernels:broadcast_sum",
+    framework="tensorflow",
     launches="one",
     distribution="graph",
 )
@@ -96,7 +97,14 @@ def test_plan_reads_the_strategies_descriptions():
 
 def test_a_name_with_a_plus_or_comma_is_refused():
     with pytest.raises(ValueError, match="may not"):
-        register(StrategyInfo("a+b", "graph", "", "x:y"))
+        register(StrategyInfo("a+b", "graph", "", "x:y", framework="tensorflow"))
+
+
+def test_a_strategy_must_name_its_framework():
+    """It defaulted to TensorFlow: a new framework's strategy without `framework=` was filed
+    under TensorFlow in silence."""
+    with pytest.raises(TypeError, match="framework"):
+        StrategyInfo("gluon", "eager", "x", "m:f")  # type: ignore[call-arg]
 
 
 def test_a_registered_strategy_appears_in_the_cli_list(plugin, capsys):
