@@ -198,14 +198,15 @@ def run_ceiling(
 
 
 def accelerator_note(results: Sequence[Any]) -> str | None:
-    """The one note for results placed against their own accelerator's memory: its caches
-    (a GPU's L2) are not probed, so a warm working set that fits them may read above it."""
-    placed = [r.variant for r in results if r.ceiling_bytes_per_s]
+    """The one note for results placed against their own accelerator's memory whose caches
+    were not probed (a framework that cannot say its L2's size, JAX)."""
+    placed = [r.variant for r in results if r.ceiling_bytes_per_s and not r.device_levels]
     if not placed:
         return None
     return (
         f"{', '.join(placed)} ran on an accelerator and are placed against its memory's "
-        "ceiling: its caches are not probed, so a warm working set that fits them may read "
+        "ceiling: no cache of it has a ceiling (its framework does not say its L2's size, or "
+        "the L2 read no faster than memory), so a warm working set that fits one may read "
         "above it"
     )
 

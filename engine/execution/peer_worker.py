@@ -182,6 +182,50 @@ def device_probes(runtime: Runtime, buffer_bytes: int, when: str) -> list[dict[s
     ]
 
 
+# A device L2 probe reads its buffer this many bytes per launch, at least, through a view that
+# repeats it (stride 0): one launch of a cache-sized buffer would time the launch, not the L2.
+L2_READ_PER_LAUNCH = 256 * 2**20
+
+
+def device_l2_probes(runtime: Runtime, when: str) -> list[dict[str, Any]]:
+    """The read bandwidth of the accelerator's L2 (`l2_cache_bytes`, `probe_view`), over a
+    buffer of half its size read many times in one launch; tagged with its level and size.
+    None where the runtime cannot say its L2's size (JAX) or runs on the host."""
+    if runtime.device_kind == "CPU" or not hasattr(runtime, "l2_cache_bytes"):
+        return []
+    size = runtime.l2_cache_bytes()  # type: ignore[attr-defined]
+    if not size or size <= 0 or size > 2**40:
+        return []
+    elements = max(1, size // 2 // 4)
+    buffer = runtime.probe_buffer(elements)  # type: ignore[attr-defined]
+    times = max(1, L2_READ_PER_LAUNCH // (elements * 4))
+    view = runtime.probe_view(buffer, times)  # type: ignore[attr-defined]
+    read = runtime.probe_read()  # type: ignore[attr-defined]
+    timing = time_kernel(
+        Kernel(call=lambda _i: read(view), sync=runtime.sync),
+        warmup=PROBE_WARMUP,
+        repeats=PROBE_REPEATS,
+        budget_s=PROBE_BUDGET_S,
+        min_block_s=PROBE_MIN_BLOCK_S,
+    )
+    return [
+        Probe(
+            kernel=f"{runtime.framework} sum over a {elements * 4 / 2**20:.1f} MiB float32 "
+            f"buffer read {times} times in one launch",
+            when=when,
+            bandwidth_bytes_per_s=elements * 4 * times / timing.measurement.median_s,
+            samples_s=timing.measurement.samples_s,
+            calls_per_sample=timing.measurement.calls_per_sample,
+            extra={
+                "method": runtime.framework,
+                "device_kind": runtime.device_kind,
+                "level": "L2",
+                "level_bytes": int(size),
+            },
+        ).to_dict()
+    ]
+
+
 def run(request: dict[str, Any], write: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
     """Measure the request's variants; returns the `peer_result` object."""
     config = BenchConfig.from_raw(request["config"])
@@ -203,7 +247,7 @@ def run(request: dict[str, Any], write: Callable[[dict[str, Any]], None]) -> dic
     runtime = load_runtime(framework, config.dtype, framework_threads)
     started_s = time.perf_counter() - start
     probe_bytes = int(request.get("probe_bytes", 256 * 2**20))
-    probes = device_probes(runtime, probe_bytes, "before")
+    probes = device_probes(runtime, probe_bytes, "before") + device_l2_probes(runtime, "before")
     emit(Phase(f"inputs ({framework})"))
     user = any(is_user_kernel(name) for name, _ in variants)  # a user kernel's own process
     inputs = place_inputs(runtime, config, int(request["copies"]), keep_host=user)
@@ -245,7 +289,7 @@ def run(request: dict[str, Any], write: Callable[[dict[str, Any]], None]) -> dic
     for item in prepared:  # free the device's inputs (held by the kernels) before the probe
         item.sampler = item.finish = None
     del inputs
-    probes += device_probes(runtime, probe_bytes, "after")
+    probes += device_probes(runtime, probe_bytes, "after") + device_l2_probes(runtime, "after")
     return {
         "framework": framework,
         "probes": probes,

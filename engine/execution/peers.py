@@ -26,7 +26,7 @@ from engine.execution.processes import runs_in_own_process
 from engine.harness.recording import NOT_STARTED, blank_result
 from engine.machine.host import last_level_cache_bytes, usable_cores
 from engine.measure.memory import bandwidth_buffer_bytes
-from engine.measure.peak import Probe
+from engine.measure.peak import LevelCeiling, Probe
 from engine.measure.uncertainty import NoiseFloor
 from engine.results.decode import result_from_dict
 from engine.results.events import (
@@ -146,6 +146,19 @@ def _results_from(
     return {v: found[v] for v in wanted}
 
 
+def device_levels(probes: list[Probe], memory_bytes_per_s: float) -> tuple[LevelCeiling, ...]:
+    """An accelerator's cache ceilings from its peer's level probes (its L2), each its best
+    probe, kept only where it beats the device's memory (else it is not a ceiling)."""
+    found = []
+    for name in dict.fromkeys(str(p.extra["level"]) for p in probes if "level" in p.extra):
+        own = [p for p in probes if p.extra.get("level") == name]
+        best = max(p.bandwidth_bytes_per_s for p in own)
+        size = next((p.extra.get("level_bytes") for p in own if p.extra.get("level_bytes")), 0)
+        if isinstance(size, int) and size > 0 and best > memory_bytes_per_s:
+            found.append(LevelCeiling(name, size, best, tuple(own)))
+    return tuple(sorted(found, key=lambda level: level.bytes or 0))
+
+
 def _probes_from(payload: Any, framework: str) -> list[Probe]:
     """The peer's device probes, validated like any imported file (none on a CPU peer)."""
     entries = payload.get("probes") if isinstance(payload, dict) else None
@@ -211,14 +224,21 @@ def run_peers(
             continue
         found = _results_from(config, process, wanted, payload, problem)
         probes = _probes_from(payload, framework)
-        if probes:
+        memory_probes = [p for p in probes if "level" not in p.extra]
+        if memory_probes:
             outcome.probes[process] = probes
-            ceiling = max(p.bandwidth_bytes_per_s for p in probes)
+            ceiling = max(p.bandwidth_bytes_per_s for p in memory_probes)
+            levels = device_levels(probes, ceiling)
             for result in found.values():
                 result.ceiling_bytes_per_s = ceiling
+                result.device_levels = levels
                 result.notes.append(
                     f"placed against its own device's read bandwidth: {ceiling / 1e9:.1f} GB/s, "
                     f"measured by {framework} in its process before and after"
+                    + "".join(
+                        f"; its {lv.level} read {(lv.bandwidth_bytes_per_s or 0) / 1e9:.0f} GB/s"
+                        for lv in levels
+                    )
                 )
         outcome.results.update(found)
         if isinstance(payload, dict) and isinstance(payload.get("environment"), dict):

@@ -62,6 +62,9 @@ class Runtime(Protocol):
     # host's NumPy probe is the ceiling of a framework that runs on the CPU):
     # def probe_buffer(self, elements: int) -> Any: a float32 buffer on the device
     # def probe_read(self) -> Callable[[Any], Any]: a read of every element of it
+    # and, for its L2's own ceiling (optional; where the framework can say its size):
+    # def l2_cache_bytes(self) -> int | None: the L2's size (CUDA's device properties)
+    # def probe_view(self, buffer, times) -> Any: `buffer` read `times` over in one launch
     # For modes replicated and sharded on devices of its own (optional; without them a CPU
     # runtime's replicas are threads on its own arrays, `execution/host_replicas.py`):
     # def replica_devices(self, count) -> list | None: devices of one sharded array (JAX)

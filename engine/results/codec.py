@@ -76,6 +76,7 @@ def result_to_dict(
     own["notes"] = list(entry.notes)
     own["distribution"] = entry.distribution.to_dict() if entry.distribution else None
     own["profile"] = entry.profile.to_dict() if entry.profile else None
+    own["device_levels"] = [level.to_dict() for level in entry.device_levels]
     for name in ("max_rel_error", "rel_error_norm", "max_abs_error"):
         own[name] = finite_or_none(own[name])  # an unwritten output has error inf
     merged = {**own, **entry.derived(entry.ceiling_bytes_per_s or peak_bytes_per_s, level)}

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 from engine.machine.load import MachineLoad
 from engine.measure.memory import MemoryEstimate
+from engine.measure.peak import MEMORY
 from engine.measure.racing import STOP_REASONS
 from engine.measure.uncertainty import NoiseFloor
 from engine.results.attestation import FIELD as ATTESTATION
@@ -31,6 +32,7 @@ from engine.results.parts import (
     Environment,
     ProfileSummary,
     ReplicaTiming,
+    read_level,
     read_peak,
 )
 from engine.results.reader import (
@@ -92,6 +94,11 @@ def result_from_dict(data: Any, path: str, config: BenchConfig | None = None) ->
         if read.data.get("stop_reason") is None
         else read.choice("stop_reason", STOP_REASONS),
         ceiling_bytes_per_s=read.number("ceiling_bytes_per_s", None, high=1e15),
+        device_levels=tuple(
+            level
+            for level in read.each("device_levels", read_level, [])
+            if level.level != MEMORY and level.bytes and level.bandwidth_bytes_per_s
+        ),
         bytes_padded=read.integer("bytes_padded", None, low=1),
         work_multiplier=read.integer("work_multiplier", 1, low=1, high=1_000_000),
         notes=read.texts("notes", []),

@@ -65,6 +65,9 @@ class StrategyResult:
     # The read bandwidth of the device this result ran on, when it is not the run's own (a
     # peer on a GPU beside a host run): its roofline is placed against this instead.
     ceiling_bytes_per_s: float | None = None
+    # ... and that device's caches measured there (a GPU's L2), smallest first: a warm working
+    # set that fits one is placed against it.
+    device_levels: tuple[LevelCeiling, ...] = ()
     # On a TPU: the bytes moved with XLA's (8, 128) tile padding; its roofline is given too.
     bytes_padded: int | None = None
     work_multiplier: int = 1  # replicated mode does N× the necessary work
@@ -156,7 +159,9 @@ class RunRecord:
         another device; else the run's level its working set lives in (memory for a file
         without levels); None without any ceiling."""
         if result.ceiling_bytes_per_s:
-            return LevelCeiling(MEMORY, None, result.ceiling_bytes_per_s)
+            held = self.working_set_of(result)
+            own = (*result.device_levels, LevelCeiling(MEMORY, None, result.ceiling_bytes_per_s))
+            return next(lv for lv in own if lv.bytes is None or held <= lv.bytes)
         if not self.peak.bandwidth_bytes_per_s:
             return None
         return self.peak.ceiling_for(self.working_set_of(result))

@@ -94,6 +94,15 @@ class CupyRuntime:
         """A read of every element: a sum."""
         return cp.sum
 
+    def l2_cache_bytes(self) -> int | None:
+        """The GPU's L2 size, as CUDA reports it."""
+        size = cp.cuda.runtime.getDeviceProperties(self.device.id).get("l2CacheSize")
+        return int(size) if size else None
+
+    def probe_view(self, buffer: Any, times: int) -> Any:
+        """`buffer` read `times` over in one reduction: rows that all alias it (stride 0)."""
+        return cp.broadcast_to(buffer, (times, buffer.size))
+
     def memory_stats(self) -> dict[str, int] | None:
         pool = cp.get_default_memory_pool()
         used = int(pool.used_bytes())

@@ -120,6 +120,16 @@ class TorchRuntime:
         """A read of every element: a sum."""
         return torch.sum
 
+    def l2_cache_bytes(self) -> int | None:
+        """The GPU's L2 size, as CUDA reports it (None on the host)."""
+        if self.device_kind != "GPU":
+            return None
+        return int(torch.cuda.get_device_properties(self.device).L2_cache_size)
+
+    def probe_view(self, buffer: Any, times: int) -> Any:
+        """`buffer` read `times` over in one reduction: rows that all alias it (stride 0)."""
+        return buffer.unsqueeze(0).expand(times, -1)
+
     def profile(self, call: Callable[[int], Any], calls: int) -> Any:
         """A `ProfileSummary` of `calls` more calls (`torch.profiler`)."""
         from engine.backends.torch.profile import profile_kernel

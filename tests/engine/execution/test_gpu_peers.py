@@ -72,11 +72,15 @@ def test_a_gpu_framework_runs_beside_the_host_against_its_own_ceiling(tmp_path):
         assert entry["status"] == "ok" and entry["correct"], entry
         assert entry["ceiling_bytes_per_s"] > 0  # its own device's probe, not the host's
         assert any("cupy ran on the GPU, not on the run's CPU" in w for w in entry["warnings"])
-        assert entry["ceiling_level"] == "memory"  # its device's memory: its L2 is not probed
+        assert entry["ceiling_level"] == "memory"  # the fake's L2 reads no faster: dropped
     assert any(
-        w.startswith("cupy_matmul, cupy_einsum ran on an accelerator") and "not probed" in w
+        w.startswith("cupy_matmul, cupy_einsum ran on an accelerator")
+        and "no cache of it has a ceiling" in w
         for w in data["warnings"]
     )
+    l2 = [p for p in data["peak"]["probes"] if p.get("level") == "L2"]  # probed, before and after
+    assert len(l2) == 2 and all(p["level_bytes"] == 4 * 2**20 for p in l2)
+    assert "read 2 times in one launch" not in l2[0]["kernel"] and "one launch" in l2[0]["kernel"]
     cupy = data["environment"]["frameworks"]["cupy"]
     assert cupy["device_kind"] == "GPU" and cupy["device_name"] == "fake GPU (NumPy)"
     assert cupy["device_memory"] == {"bytes_in_use": 0, "peak_bytes_in_use": 0}
@@ -152,3 +156,35 @@ def test_a_result_with_its_own_devices_ceiling_is_placed_against_it():
     )
     again = type(run).from_dict(data)
     assert again.results[0].ceiling_bytes_per_s == 4.0e12
+
+
+def test_an_accelerators_l2_is_a_ceiling_only_where_it_beats_its_memory():
+    from engine.execution.peers import device_levels
+    from engine.measure.peak import Probe
+
+    def l2(rate: float, when: str) -> Probe:
+        return Probe("sum", when, rate, extra={"level": "L2", "level_bytes": 50 * 2**20})
+
+    (level,) = device_levels([l2(9e12, "before"), l2(11e12, "after")], 4e12)
+    assert (level.level, level.bytes, level.bandwidth_bytes_per_s) == ("L2", 50 * 2**20, 11e12)
+    assert device_levels([l2(3e12, "before")], 4e12) == ()  # slower than memory: not a ceiling
+
+
+def test_a_gpu_result_in_its_l2_is_placed_against_it_and_the_file_keeps_it():
+    from engine.measure.peak import LevelCeiling
+    from tests.factories import make_run
+
+    run = make_run({"torch_bmm": [0.00001] * 4, "numpy": [0.004] * 4})  # 44 KB of inputs
+    gpu = run.results[0]
+    gpu.ceiling_bytes_per_s = 4.0e12
+    gpu.device_levels = (LevelCeiling("L2", 50 * 2**20, 11e12),)
+    data = run.to_dict()
+    assert data["results"][0]["ceiling_level"] == "L2"
+    assert data["results"][0]["ceiling_fraction"] == pytest.approx(gpu.bytes / 0.00001 / 11e12)
+    assert data["results"][0]["roofline_fraction"] == pytest.approx(gpu.bytes / 0.00001 / 4e12)
+    again = type(run).from_dict(data)
+    assert again.results[0].device_levels == (LevelCeiling("L2", 50 * 2**20, 11e12),)
+    cold = make_run({"torch_bmm": [0.00001] * 4})
+    cold.results[0].ceiling_bytes_per_s = 4.0e12
+    cold.results[0].device_levels = (LevelCeiling("L2", 1024, 11e12),)  # smaller than its set
+    assert cold.to_dict()["results"][0]["ceiling_level"] == "memory"
