@@ -41,7 +41,7 @@ def test_a_step_past_the_limit_is_named_with_what_finished(monkeypatch):
 
 def test_steady_progress_never_fires_and_a_stopped_watch_stays_quiet(monkeypatch):
     monkeypatch.setattr(hang_watch, "POLL_S", 0.05)
-    watch, fired, ended, _ = watch_with(0.3)
+    watch, fired, ended, _ = watch_with(2.0)  # 20x the gap between samples: a loaded host too
     emit = watch.watching(lambda _e: None)
     with watch:
         for index in range(10):  # 1 s of samples, one each 0.1 s
