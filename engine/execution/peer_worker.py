@@ -141,6 +141,17 @@ def profile_in_process(runtime: Runtime, item: Prepared) -> ProfileSummary | Non
         return ProfileSummary("failed", error=one_line(error))
 
 
+def timed_read(runtime: Runtime, read: Callable[[], Any]) -> Any:
+    """A device probe's timing: the memory probe's effort, synchronised by the runtime."""
+    return time_kernel(
+        Kernel(call=lambda _i: read(), sync=runtime.sync),
+        warmup=PROBE_WARMUP,
+        repeats=PROBE_REPEATS,
+        budget_s=PROBE_BUDGET_S,
+        min_block_s=PROBE_MIN_BLOCK_S,
+    )
+
+
 def device_probes(runtime: Runtime, buffer_bytes: int, when: str) -> list[dict[str, Any]]:
     """The read bandwidth of the framework's own device, when it is an accelerator: the
     ceiling its results are placed against (a CPU framework's is the host's NumPy probe).
@@ -155,13 +166,7 @@ def device_probes(runtime: Runtime, buffer_bytes: int, when: str) -> list[dict[s
     read = runtime.probe_read()  # type: ignore[attr-defined]
     if processes > 1:
         runtime.barrier(f"probe {when}")  # type: ignore[attr-defined]
-    timing = time_kernel(
-        Kernel(call=lambda _i: read(buffer), sync=runtime.sync),
-        warmup=PROBE_WARMUP,
-        repeats=PROBE_REPEATS,
-        budget_s=PROBE_BUDGET_S,
-        min_block_s=PROBE_MIN_BLOCK_S,
-    )
+    timing = timed_read(runtime, lambda: read(buffer))
     median = timing.measurement.median_s
     rate = elements * 4 / median
     kernel = f"{runtime.framework} sum over {elements * 4 / 2**20:.0f} MiB float32"
@@ -201,13 +206,7 @@ def device_l2_probes(runtime: Runtime, when: str) -> list[dict[str, Any]]:
     times = max(1, L2_READ_PER_LAUNCH // (elements * 4))
     view = runtime.probe_view(buffer, times)  # type: ignore[attr-defined]
     read = runtime.probe_read()  # type: ignore[attr-defined]
-    timing = time_kernel(
-        Kernel(call=lambda _i: read(view), sync=runtime.sync),
-        warmup=PROBE_WARMUP,
-        repeats=PROBE_REPEATS,
-        budget_s=PROBE_BUDGET_S,
-        min_block_s=PROBE_MIN_BLOCK_S,
-    )
+    timing = timed_read(runtime, lambda: read(view))
     return [
         Probe(
             kernel=f"{runtime.framework} sum over a {elements * 4 / 2**20:.1f} MiB float32 "
