@@ -22,7 +22,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from engine.machine.load import BUSY_FRACTION
-from engine.measure.uncertainty import NoiseFloor, upper_log_sd
+from engine.measure.compare_floor import upper_log_sd
+from engine.measure.uncertainty import NoiseFloor
 from engine.results.run_result import RunResult
 
 MIN_RUNS = 3

@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable
 from typing import IO, Any
 
+from engine.execution.device_probes import device_l2_probes, device_probes
 from engine.execution.host_replicas import prepare_host_replicas
 from engine.execution.sampling import fixed_plan, race_plan, take_samples
 from engine.harness.recording import Prepared
@@ -35,14 +36,6 @@ from engine.harness.variant import (
     prepare_variant,
 )
 from engine.measure.correctness import CHECK_STREAM, make_inputs, reference
-from engine.measure.host_bandwidth import (
-    PROBE_BUDGET_S,
-    PROBE_MIN_BLOCK_S,
-    PROBE_REPEATS,
-    PROBE_WARMUP,
-)
-from engine.measure.peak import Probe
-from engine.measure.timing import Kernel, time_kernel
 from engine.measure.trace_analysis import profile_calls
 from engine.measure.uncertainty import DEFAULT_RATIO_LOG_SD, NoiseFloor
 from engine.process.parent_watch import die_with_parent
@@ -139,90 +132,6 @@ def profile_in_process(runtime: Runtime, item: Prepared) -> ProfileSummary | Non
         return runtime.profile(item.sampler.kernel.call, calls)  # type: ignore[attr-defined]
     except Exception as error:  # noqa: BLE001 - a failed profile never costs the timings
         return ProfileSummary("failed", error=one_line(error))
-
-
-def timed_read(runtime: Runtime, read: Callable[[], Any]) -> Any:
-    """A device probe's timing: the memory probe's effort, synchronised by the runtime."""
-    return time_kernel(
-        Kernel(call=lambda _i: read(), sync=runtime.sync),
-        warmup=PROBE_WARMUP,
-        repeats=PROBE_REPEATS,
-        budget_s=PROBE_BUDGET_S,
-        min_block_s=PROBE_MIN_BLOCK_S,
-    )
-
-
-def device_probes(runtime: Runtime, buffer_bytes: int, when: str) -> list[dict[str, Any]]:
-    """The read bandwidth of the framework's own device, when it is an accelerator: the
-    ceiling its results are placed against (a CPU framework's is the host's NumPy probe).
-    Across several JAX processes, on a CPU too: all of them read at once, and the ceiling is
-    the sum of their rates (their results are every process's work over the slowest's time,
-    which one process's probe does not bound)."""
-    processes = int(getattr(runtime, "processes", 1))
-    if not hasattr(runtime, "probe_buffer") or (runtime.device_kind == "CPU" and processes == 1):
-        return []
-    elements = buffer_bytes // 4
-    buffer = runtime.probe_buffer(elements)  # type: ignore[attr-defined]
-    read = runtime.probe_read()  # type: ignore[attr-defined]
-    if processes > 1:
-        runtime.barrier(f"probe {when}")  # type: ignore[attr-defined]
-    timing = timed_read(runtime, lambda: read(buffer))
-    median = timing.measurement.median_s
-    rate = elements * 4 / median
-    kernel = f"{runtime.framework} sum over {elements * 4 / 2**20:.0f} MiB float32"
-    extra: dict[str, Any] = {"method": runtime.framework, "device_kind": runtime.device_kind}
-    if processes > 1:
-        rates = [float(r) for r in runtime.every_process([rate])[:, 0]]  # type: ignore[attr-defined]
-        rate, kernel = sum(rates), f"{kernel} in each of {processes} processes at once"
-        extra["per_process_bytes_per_s"] = rates
-    return [
-        Probe(
-            kernel=kernel,
-            when=when,
-            bandwidth_bytes_per_s=rate,
-            samples_s=timing.measurement.samples_s,
-            calls_per_sample=timing.measurement.calls_per_sample,
-            extra=extra,
-        ).to_dict()
-    ]
-
-
-# A device L2 probe reads its buffer this many bytes per launch, at least, through a view that
-# repeats it (stride 0): one launch of a cache-sized buffer would time the launch, not the L2.
-L2_READ_PER_LAUNCH = 256 * 2**20
-
-
-def device_l2_probes(runtime: Runtime, when: str) -> list[dict[str, Any]]:
-    """The read bandwidth of the accelerator's L2 (`l2_cache_bytes`, `probe_view`), over a
-    buffer of half its size read many times in one launch; tagged with its level and size.
-    None where the runtime cannot say its L2's size (JAX) or runs on the host."""
-    if runtime.device_kind == "CPU" or not hasattr(runtime, "l2_cache_bytes"):
-        return []
-    size = runtime.l2_cache_bytes()  # type: ignore[attr-defined]
-    if not size or size <= 0 or size > 2**40:
-        return []
-    elements = max(1, size // 2 // 4)
-    buffer = runtime.probe_buffer(elements)  # type: ignore[attr-defined]
-    times = max(1, L2_READ_PER_LAUNCH // (elements * 4))
-    view = runtime.probe_view(buffer, times)  # type: ignore[attr-defined]
-    read = runtime.probe_read()  # type: ignore[attr-defined]
-    timing = timed_read(runtime, lambda: read(view))
-    return [
-        Probe(
-            kernel=f"{runtime.framework} sum over a {elements * 4 / 2**20:.1f} MiB float32 "
-            f"buffer read {times} times in one launch",
-            when=when,
-            bandwidth_bytes_per_s=elements * 4 * times / timing.measurement.median_s,
-            samples_s=timing.measurement.samples_s,
-            calls_per_sample=timing.measurement.calls_per_sample,
-            extra={
-                "method": runtime.framework,
-                "device_kind": runtime.device_kind,
-                "level": "L2",
-                "level_bytes": int(size),
-            },
-        ).to_dict()
-    ]
 
 
 def run(request: dict[str, Any], write: Callable[[dict[str, Any]], None]) -> dict[str, Any]:

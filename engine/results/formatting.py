@@ -9,7 +9,8 @@ from typing import Any
 
 import pandas as pd
 
-from engine.measure.peak import CEILING_MOVED, MEMORY, Peak
+from engine.measure.peak import CEILING_MOVED
+from engine.results.ceiling_text import ceiling_words, ceilings_line
 from engine.results.codec import run_entries
 from engine.results.run_result import RunResult
 from engine.spec.catalog import framework_label, is_known
@@ -177,16 +178,6 @@ def verdict(status: str, correct: bool) -> str:
     return "ok" if correct else "WRONG"
 
 
-def ceiling_words(entry: Mapping[str, Any]) -> str:
-    """A result's fraction of the ceiling of the level it read from, the level named: "28% of
-    L2", "91% of memory"; a file without levels: of memory. "-" without a ceiling or a time."""
-    level = entry.get("ceiling_level")
-    fraction = entry.get("ceiling_fraction") if level else entry.get("roofline_fraction")
-    if fraction is None or fraction != fraction:
-        return "-"
-    return f"{fraction:.0%} of {level or MEMORY}"
-
-
 def format_entry(entry: Mapping[str, Any]) -> dict[str, str]:
     """The human columns of one results-JSON entry, shared by the CLI and the dashboard."""
     interval = entry.get("median_ci_s")
@@ -269,19 +260,6 @@ def grouped_notes(notes: Iterable[tuple[str, str]]) -> list[str]:
         else:
             lines.extend(f"{variant}: {note}" for variant, note in members)
     return lines
-
-
-def ceilings_line(peak: Peak) -> str:
-    """ "peak read bandwidth 35.8 GB/s (measured); caches: L2 132.2 GB/s, L3 118.0 GB/s"."""
-    if not peak.bandwidth_bytes_per_s:
-        return ""
-    line = f"peak read bandwidth {peak.bandwidth_bytes_per_s / 1e9:.1f} GB/s (measured)"
-    caches = [
-        f"{level.level} {level.bandwidth_bytes_per_s / 1e9:.1f} GB/s"
-        for level in peak.levels
-        if level.bandwidth_bytes_per_s
-    ]
-    return f"{line}; caches: {', '.join(caches)}" if caches else line
 
 
 def summary_table(result: RunResult) -> str:

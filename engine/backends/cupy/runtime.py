@@ -85,7 +85,7 @@ class CupyRuntime:
         device.synchronize()
 
     def probe_buffer(self, elements: int) -> Any:
-        """A float32 buffer on the device, for the read probe (`peer_worker.device_probes`)."""
+        """A float32 buffer on the device, for the read probe (`execution/device_probes.py`)."""
         buffer = cp.ones(elements, dtype=cp.float32)
         self.sync(buffer)
         return buffer

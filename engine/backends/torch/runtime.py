@@ -111,7 +111,7 @@ class TorchRuntime:
         torch.cuda.synchronize(device)
 
     def probe_buffer(self, elements: int) -> Any:
-        """A float32 buffer on the device, for the read probe (`peer_worker.device_probes`)."""
+        """A float32 buffer on the device, for the read probe (`execution/device_probes.py`)."""
         buffer = torch.ones(elements, dtype=torch.float32, device=self.device)
         self.sync(buffer)
         return buffer

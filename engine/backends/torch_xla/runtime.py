@@ -107,7 +107,7 @@ class TorchXlaRuntime:
         return classify_error(error)
 
     def probe_buffer(self, elements: int) -> Any:
-        """A float32 buffer on the device, for the read probe (`peer_worker.device_probes`)."""
+        """A float32 buffer on the device, for the read probe (`execution/device_probes.py`)."""
         buffer = torch.ones(elements, dtype=torch.float32, device=self.device)
         end_step()
         return buffer

@@ -13,13 +13,12 @@ import pytest
 from engine.analysis.calibration import noise_floor, observed_floor, same_measurement
 from engine.analysis.compare import compare_runs, floor_for, sides_of
 from engine.machine.load import MachineLoad
-from engine.measure.uncertainty import (
+from engine.measure.compare_floor import (
     COMPARE_DEFAULT_SOURCE,
-    DEFAULT_BETWEEN_RUN_LOG_SD,
     DEFAULT_COMPARE_LOG_SD,
-    NoiseFloor,
     upper_log_sd,
 )
+from engine.measure.uncertainty import DEFAULT_BETWEEN_RUN_LOG_SD, NoiseFloor
 from engine.results.run_result import RunResult
 from engine.storage.history import History
 from tests.factories import make_run

@@ -36,7 +36,7 @@ class FakeAcceleratorRuntime:
 
 
 def test_an_accelerator_peer_measures_its_own_devices_ceiling():
-    from engine.execution.peer_worker import device_probes
+    from engine.execution.device_probes import device_probes
     from engine.results.parts import read_probe
 
     (probe,) = device_probes(FakeAcceleratorRuntime(), 8 * 2**20, "before")
