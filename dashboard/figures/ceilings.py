@@ -15,6 +15,7 @@ from dashboard.figures.style import (
     WRONG_COLOR,
     decade_log_axis,
     empty,
+    empty_reason,
     measured,
     variant_color,
 )
@@ -56,9 +57,8 @@ def with_staircase(fig: go.Figure, levels: pd.DataFrame, sizes: pd.Series) -> No
             hoverinfo="skip",
         )
     )
-    for _, level in levels.iterrows():
-        left = xs[2 * _index(levels, level)]
-        right = xs[2 * _index(levels, level) + 1]
+    for index, (_, level) in enumerate(levels.iterrows()):
+        left, right = xs[2 * index], xs[2 * index + 1]
         fig.add_trace(
             go.Scatter(
                 x=[math.sqrt(left * right)],
@@ -72,19 +72,26 @@ def with_staircase(fig: go.Figure, levels: pd.DataFrame, sizes: pd.Series) -> No
         )
 
 
-def _index(levels: pd.DataFrame, level: pd.Series) -> int:
-    return list(levels["level"]).index(level["level"])
+def staircase_or_why(
+    title: str, levels: pd.DataFrame, points: pd.DataFrame, what: str, no_points: str
+) -> go.Figure:
+    """A figure with the ceilings' staircase drawn under `points`, or the one line saying why
+    there is none (no ceiling measured in `what`, or nothing to place on it)."""
+    if levels.empty:
+        return empty(title, f"no ceiling was measured in {what}")
+    if points.empty or "working_set_bytes" not in points:
+        return empty(title, no_points)
+    fig = go.Figure()
+    with_staircase(fig, levels, points["working_set_bytes"])
+    return fig
 
 
 def run_staircase(summary: pd.DataFrame, levels: pd.DataFrame) -> go.Figure:
     """A run's variants, each at (working set, GB/s), over the run's measured ceilings."""
     frame = measured(summary)
-    if levels.empty:
-        return empty(TITLE, "no ceiling was measured in this run")
-    if frame.empty or "working_set_bytes" not in frame:
-        return empty(TITLE, "no variant produced timings")
-    fig = go.Figure()
-    with_staircase(fig, levels, frame["working_set_bytes"])
+    fig = staircase_or_why(TITLE, levels, frame, "this run", "no variant produced timings")
+    if empty_reason(fig) is not None:
+        return fig
     for _, row in frame.iterrows():
         ok = row.get("verdict", "ok") == "ok"
         placed = level_words(row)
@@ -107,12 +114,9 @@ def run_staircase(summary: pd.DataFrame, levels: pd.DataFrame) -> go.Figure:
 
 def sweep_staircase(points: pd.DataFrame, levels: pd.DataFrame) -> go.Figure:
     """Each variant's sweep as a line over working-set size, across the measured ceilings."""
-    if levels.empty:
-        return empty(SWEEP_TITLE, "no ceiling was measured in this sweep")
-    if points.empty or "working_set_bytes" not in points:
-        return empty(SWEEP_TITLE, "no sweep points yet")
-    fig = go.Figure()
-    with_staircase(fig, levels, points["working_set_bytes"])
+    fig = staircase_or_why(SWEEP_TITLE, levels, points, "this sweep", "no sweep points yet")
+    if empty_reason(fig) is not None:
+        return fig
     widths = sorted(points["cols"].unique())
     dashes = ("solid", "dot", "dash", "dashdot", "longdash", "longdashdot")
     for (variant, cols), group in points.groupby(["variant", "cols"], sort=False):

@@ -18,6 +18,7 @@ device, the label): the likely cause, named from the records.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -236,7 +237,7 @@ def series_of(runs: Sequence[Any]) -> list[Series]:
             for step in find_steps([math.log(median) for _, median in points]):
                 before, after = points[step.index - 1][0], points[step.index][0]
                 changed = environment_diff(environment_of(before), environment_of(after))
-                steps.append(Step(**{**step.__dict__, "changed": changed}))
+                steps.append(dataclasses.replace(step, changed=changed))
             found.append(
                 Series(
                     machine,

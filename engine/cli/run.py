@@ -205,15 +205,14 @@ def no_correct_reason(results: list[Any]) -> str:
     return f"no variant produced a correct result ({told or 'none ran'}){why}"
 
 
-def ceilings_moved(result: Any, history_path: str | None) -> list[str]:
+def ceilings_moved(result: Any, history: Any) -> list[str]:
     """The run's warnings for a ceiling that moved beyond this machine's stored spread (none
     where the history cannot be read: storing it says why)."""
     from engine.analysis.ceiling_drift import moved_ceilings
-    from engine.storage.history import History
 
     env = result.environment
     try:
-        earlier = History(history_path).machine_ceilings(env.hostname, env.device_kind)
+        earlier = history.machine_ceilings(env.hostname, env.device_kind)
     except (OSError, sqlite3.Error, ValueError):
         return []
     return moved_ceilings(result.peak, earlier, result.machine_load)
@@ -226,8 +225,14 @@ def save_outputs(result: Any, args: argparse.Namespace) -> int:
     from engine.storage.profiles import export_traces
 
     problems = []
+    history, unusable = None, None  # one store, opened once: read for the ceilings, then written
     if not args.no_history:
-        result.warnings.extend(ceilings_moved(result, args.history))
+        try:
+            history = History(args.history)
+        except (OSError, sqlite3.Error, ValueError) as error:  # said after the JSON's fate
+            unusable = error
+        else:
+            result.warnings.extend(ceilings_moved(result, history))
     if args.json_path and any(r.profile for r in result.results):
         result.warnings.extend(export_traces(result, args.json_path))
     text = result.to_json()
@@ -236,9 +241,11 @@ def save_outputs(result: Any, args: argparse.Namespace) -> int:
             write_text_atomically(args.json_path, text)
         except OSError as error:
             problems.append(f"json: could not write {args.json_path!r}: {error.strerror}")
-    if not args.no_history:
+    if unusable is not None:
+        problems.append(f"history: could not store the run: {unusable}")
+    if history is not None:
         try:
-            History(args.history).add_run(result)
+            history.add_run(result)
         except (OSError, sqlite3.Error, ValueError) as error:  # never lose the measurement
             problems.append(f"history: could not store the run: {error}")
     if not problems:

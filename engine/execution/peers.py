@@ -24,7 +24,9 @@ from engine.execution.peer_process import (
 )
 from engine.execution.processes import runs_in_own_process
 from engine.harness.recording import NOT_STARTED, blank_result
+from engine.machine.caches import CacheLevel
 from engine.machine.host import last_level_cache_bytes, usable_cores
+from engine.measure.cache_ceilings import level_ceilings
 from engine.measure.memory import bandwidth_buffer_bytes
 from engine.measure.peak import LevelCeiling, Probe
 from engine.measure.uncertainty import NoiseFloor
@@ -147,16 +149,17 @@ def _results_from(
 
 
 def device_levels(probes: list[Probe], memory_bytes_per_s: float) -> tuple[LevelCeiling, ...]:
-    """An accelerator's cache ceilings from its peer's level probes (its L2), each its best
-    probe, kept only where it beats the device's memory (else it is not a ceiling)."""
-    found = []
-    for name in dict.fromkeys(str(p.extra["level"]) for p in probes if "level" in p.extra):
-        own = [p for p in probes if p.extra.get("level") == name]
-        best = max(p.bandwidth_bytes_per_s for p in own)
-        size = next((p.extra.get("level_bytes") for p in own if p.extra.get("level_bytes")), 0)
-        if isinstance(size, int) and size > 0 and best > memory_bytes_per_s:
-            found.append(LevelCeiling(name, size, best, tuple(own)))
-    return tuple(sorted(found, key=lambda level: level.bytes or 0))
+    """An accelerator's cache ceilings from its peer's level probes (its L2), by the host's
+    rule (`level_ceilings`): each its best probe, kept only where it beats what lies above."""
+    sizes = {
+        str(p.extra["level"]): p.extra.get("level_bytes")
+        for p in probes
+        if "level" in p.extra and isinstance(p.extra.get("level_bytes"), int)
+    }
+    levels = tuple(
+        CacheLevel(name, size, 1) for name, size in sorted(sizes.items(), key=lambda i: i[1])
+    )
+    return level_ceilings(levels, probes, memory_bytes_per_s)[0]
 
 
 def _probes_from(payload: Any, framework: str) -> list[Probe]:
