@@ -69,8 +69,8 @@ def run() -> None:
     except HistoryUnavailable as error:  # every page reads it: say what is wrong, in one line
         st.error(
             plain(
-                f"{error}. Fix or move that file, or point MATVEC_HISTORY at another one, "
-                "then reload the page."
+                f"{error}. Fix or move that file (or start that server), or point "
+                "MATVEC_HISTORY at another store, then reload the page."
             ),
             icon=":material/error:",
         )

@@ -145,3 +145,36 @@ def pytest_collection_modifyitems(config, items):
     # The long units first, the many short tests after them: the workers then end together
     # instead of one waiting while the other runs a long test that was collected last.
     items.sort(key=lambda item: not heavy(item))
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """A real PostgreSQL server for this worker's tests (`tests/postgres_server.py`): skipped
+    with the reason where none can be started, failed instead under MATVEC_REQUIRE_POSTGRES=1."""
+    from tests.postgres_server import REQUIRED, PostgresServer, missing
+
+    reason = missing()
+    if reason is not None:
+        if REQUIRED:
+            pytest.fail(f"MATVEC_REQUIRE_POSTGRES=1 but {reason}")
+        pytest.skip(f"no PostgreSQL server for the team-store tests: {reason}")
+    server = PostgresServer()
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def postgres_url(postgres_server) -> str:
+    """A fresh, empty database on the test server, as a --history URL."""
+    return postgres_server.database()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_location(request, tmp_path) -> str:
+    """The same history test on both stores: an SQLite file and a PostgreSQL database."""
+    if request.param == "sqlite":
+        return str(tmp_path / "h.sqlite3")
+    return request.getfixturevalue("postgres_url")

@@ -6,7 +6,7 @@ import streamlit as st
 
 from engine.analysis.compare import run_name
 from engine.storage.history import History
-from engine.storage.history_file import default_path
+from engine.storage.history_file import default_location
 
 
 @st.cache_resource(show_spinner=False)
@@ -15,8 +15,8 @@ def _history_at(path: str) -> History:
 
 
 def history() -> History:
-    """The same SQLite file the CLI and the dashboard's workers write to."""
-    return _history_at(str(default_path()))
+    """The store the CLI and the dashboard's workers write to (a file or a PostgreSQL URL)."""
+    return _history_at(str(default_location()))
 
 
 def run_choices(limit: int = 2000) -> dict[str, str]:

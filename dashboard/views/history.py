@@ -41,7 +41,7 @@ def import_panel() -> None:
 
 
 st.title("Run history")
-st.caption(plain(f"Stored in {history().path}: runs from the dashboard, the CLI and imports."))
+st.caption(plain(f"Stored in {history().name}: runs from the dashboard, the CLI and imports."))
 import_panel()
 
 cols = st.columns([1, 2, 1, 1])

@@ -285,5 +285,5 @@ def command_calibrate(args: argparse.Namespace) -> int:
     print(f"spread of within-run ratios:       {floor.ratio_log_sd:.3f}")
     for line in ceiling_spreads(results):
         print(line)
-    print(f"stored for {env.hostname} ({env.device_kind}) in {history.path}; group {group_id}")
+    print(f"stored for {env.hostname} ({env.device_kind}) in {history.name}; group {group_id}")
     return EXIT_OK

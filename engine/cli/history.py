@@ -56,7 +56,7 @@ def command_sweep(args: argparse.Namespace) -> int:
         return no_correct_code(runs) if runs else EXIT_OK
     print(
         f"sweep {outcome.sweep_id}: {outcome.points} points, ran {outcome.ran}, "
-        f"{outcome.skipped_done} already done, history {history.path}"
+        f"{outcome.skipped_done} already done, history {history.name}"
     )
     for line in outcome.refused:
         print(f"  refused {line}")
@@ -113,7 +113,7 @@ def interrupted_sweep(spec: SweepSpec, history: Any, args: argparse.Namespace) -
     from engine.cli.run import EXIT_INTERRUPTED
 
     runs = history.sweep_runs(spec.sweep_id)
-    where = [f"the history ({history.path}, sweep {spec.sweep_id})"]
+    where = [f"the history ({history.name}, sweep {spec.sweep_id})"]
     if args.json_path:
         write_sweep_json(args.json_path, spec, runs, interrupted=True)
         where.append(args.json_path)

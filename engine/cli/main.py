@@ -52,7 +52,8 @@ def add_history_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--history",
         default=None,
-        help="SQLite history file (default: $MATVEC_HISTORY or the user data directory)",
+        help="the run history: an SQLite file, or a PostgreSQL URL for a team's store "
+        "(postgresql://user@host/db; default: $MATVEC_HISTORY or the user data directory)",
     )
 
 

@@ -1,9 +1,12 @@
-"""Run history in a real SQLite file: every run and sweep point, durable and comparable.
+"""Run history: every run and sweep point, durable and comparable, in an SQLite file (the
+embedded default) or on a PostgreSQL server (a team's store), through the same statements.
 
-WAL journaling lets readers (the dashboard's History page) work while a writer (a run or a
-sweep) commits; each run is one transaction, so a process killed mid-write leaves either the
-whole run or nothing. The full results JSON is stored zlib-compressed beside indexed columns
-for listing and filtering, so the History page never parses JSON to draw its table.
+SQLite's WAL journaling (and PostgreSQL's MVCC) lets readers (the dashboard's History page)
+work while a writer (a run or a sweep) commits; each run is one transaction, so a process
+killed mid-write leaves either the whole run or nothing. The full results JSON is stored
+zlib-compressed beside indexed columns for listing and filtering, so the History page never
+parses JSON to draw its table. Every row carries its machine (hostname, device kind), so a
+team's series never mix machines.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import zlib
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
@@ -22,21 +26,30 @@ from engine.measure.uncertainty import NoiseFloor
 from engine.results.reader import ResultsRejected
 from engine.results.run_result import RunResult
 from engine.storage.history_file import (
-    SCHEMA,
-    SCHEMA_VERSION,
     HistoryUnavailable,
     check_schema,
     connect,
-    default_path,
+    default_location,
+    located,
 )
+from engine.storage.postgres import connect_postgres, prepare_store, shown
 from engine.storage.run_rows import (
+    CEILING_COLUMNS,
     LIST_COLUMNS,
     PROBLEM_COLUMNS,
+    RUN_ROW_COLUMNS,
     RunFilter,
     best_of,
     ceiling_rows,
     condition_of,
     problem_of,
+)
+from engine.storage.schema import (
+    POSTGRESQL,
+    SCHEMA_VERSION,
+    SQLITE,
+    index_statements,
+    table_statements,
 )
 
 LIKE_RUNS = 20  # the newest runs of one measurement its observed floor is read from
@@ -51,11 +64,28 @@ def _readable(row: tuple[bytes, ...]) -> RunResult | None:
         return None
 
 
+def _frame(cursor: Any) -> pd.DataFrame:
+    """A query's rows as a table, the same from either database."""
+    columns = [column[0] for column in cursor.description]
+    return pd.DataFrame.from_records(cursor.fetchall(), columns=columns, coerce_float=True)
+
+
 class History:
     def __init__(self, path: str | Path | None = None, *, read_only: bool = False) -> None:
-        """`read_only`: list and compare an existing store without writing to it (a file
-        without write permission, a colleague's copy); storing into it then fails."""
-        self.path = Path(path) if path else default_path()
+        """`path`: an SQLite file, or a PostgreSQL URL (`postgresql://user@host/db`) for a
+        team's store. `read_only`: list and compare an existing store without writing to it
+        (a file without write permission, a colleague's copy); storing into it then fails."""
+        location = located(path) if path else default_location()
+        if isinstance(location, str):
+            self.url: str | None = location
+            self.path = Path()  # no file: `name` says where the store is
+            self.name = shown(location)
+            self.dialect = POSTGRESQL
+            self.read_only = read_only
+            with self._connect() as conn:
+                prepare_store(location, conn)
+            return
+        self.url, self.path, self.name, self.dialect = None, location, str(location), SQLITE
         self.read_only = read_only and self.path.is_file()
         if self.read_only:
             return
@@ -65,14 +95,24 @@ class History:
             raise HistoryUnavailable(self.path.parent, error) from None
         with self._connect() as conn:
             check_schema(self.path, conn)  # never written into another program's database
-            conn.executescript(SCHEMA)
-            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            for statement in table_statements(SQLITE):
+                conn.execute(statement)
             columns = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
             if "group_id" not in columns:  # databases written before repetitions existed
                 conn.execute("ALTER TABLE runs ADD COLUMN group_id TEXT")
+            for statement in index_statements():
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
-    def _connect(self) -> AbstractContextManager[sqlite3.Connection]:
+    def _connect(self) -> AbstractContextManager[Any]:
+        """A connection to either database; both take the statements below as written."""
+        if self.url is not None:
+            return connect_postgres(self.url, read_only=self.read_only)
         return connect(self.path, read_only=self.read_only)
+
+    def _query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        with self._connect() as conn:
+            return list(conn.execute(sql, params).fetchall())
 
     def add_run(
         self,
@@ -103,28 +143,24 @@ class History:
             zlib.compress(result.to_json(indent=None).encode("utf-8"), 6),
             result.group_id,
         )
+        ceilings = ceiling_rows(result)
         with self._connect() as conn:
-            conn.execute("BEGIN IMMEDIATE")
+            conn.execute(self.dialect.begin)
             try:
                 cursor = conn.execute(
-                    "INSERT OR IGNORE INTO runs (run_id, created_at, label, device_kind, "
-                    "hostname, devices, matrices, dim, cols, dtype, mode, replicas, cache, "
-                    "strategies, best_variant, best_median_s, peak_bytes_per_s, sweep_id, "
-                    "point_key, source, payload, group_id) VALUES "
-                    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    row,
+                    self.dialect.insert("runs", RUN_ROW_COLUMNS, ignore_duplicate=True), row
                 )
-                if cursor.rowcount == 1:
+                stored = cursor.rowcount == 1
+                if stored and ceilings:
                     conn.executemany(
-                        "INSERT INTO ceilings (run_id, hostname, device_kind, created_at, level, "
-                        "bytes, bandwidth_bytes_per_s) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        ceiling_rows(result),
+                        self.dialect.insert("ceilings", CEILING_COLUMNS, ignore_duplicate=False),
+                        ceilings,
                     )
                 conn.execute("COMMIT")
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise
-        return cursor.rowcount == 1
+        return stored
 
     def has_run(self, run_id: str) -> bool:
         with self._connect() as conn:
@@ -153,8 +189,9 @@ class History:
             with self._connect() as conn:
                 rows = conn.execute(
                     "SELECT level, bytes, bandwidth_bytes_per_s FROM ceilings WHERE run_id IN "
-                    "(SELECT DISTINCT run_id FROM ceilings WHERE hostname = ? AND "
-                    "device_kind = ? ORDER BY created_at DESC LIMIT ?) ORDER BY created_at DESC",
+                    "(SELECT run_id FROM ceilings WHERE hostname = ? AND device_kind = ? "
+                    "GROUP BY run_id ORDER BY max(created_at) DESC LIMIT ?) "
+                    "ORDER BY created_at DESC",
                     (hostname or "", device_kind, limit),
                 ).fetchall()
         except sqlite3.OperationalError:  # a read-only store from before ceilings were kept
@@ -168,15 +205,15 @@ class History:
         """Newest first, at most `where.limit`; reads only the indexed columns, never the
         payloads (`count_runs` says how many match in all)."""
         where = where or RunFilter()
-        condition, params = condition_of(where)
+        condition, params = condition_of(where, self.dialect)
         sql = f"SELECT {LIST_COLUMNS} FROM runs{condition}"
         sql += " ORDER BY created_at DESC, run_id LIMIT ?"
         with self._connect() as conn:
-            return pd.read_sql_query(sql, conn, params=[*params, where.limit])
+            return _frame(conn.execute(sql, [*params, where.limit]))
 
     def count_runs(self, where: RunFilter | None = None) -> int:
         """How many stored runs match `where`, whatever its limit."""
-        condition, params = condition_of(where or RunFilter())
+        condition, params = condition_of(where or RunFilter(), self.dialect)
         with self._connect() as conn:
             return conn.execute(f"SELECT count(*) FROM runs{condition}", params).fetchone()[0]
 
@@ -193,7 +230,8 @@ class History:
         """The runs of one repetition group, in the order they were stored."""
         with self._connect() as conn:
             rows = conn.execute(
-                "SELECT payload FROM runs WHERE group_id = ? ORDER BY rowid", (group_id,)
+                f"SELECT payload FROM runs WHERE group_id = ? ORDER BY {self.dialect.order_key}",
+                (group_id,),
             ).fetchall()
         return [RunResult.from_json(zlib.decompress(r[0]).decode("utf-8")) for r in rows]
 
@@ -211,7 +249,7 @@ class History:
             conn.execute(
                 "INSERT INTO noise_floors (hostname, device_kind, created_at, "
                 "between_run_log_sd, ratio_log_sd, runs, group_id, config) VALUES "
-                "(?, ?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?, ?, ?, ?, ?)",
+                f"(?, ?, {self.dialect.now}, ?, ?, ?, ?, ?)",
                 (
                     hostname,
                     device_kind,
@@ -257,7 +295,7 @@ class History:
             same = " AND ".join(f"{column} = ?" for column in PROBLEM_COLUMNS)
             rows = conn.execute(
                 f"SELECT payload FROM runs WHERE hostname = ? AND device_kind = ? AND {same} "
-                "AND run_id != ? ORDER BY created_at DESC, rowid DESC LIMIT ?",
+                f"AND run_id != ? ORDER BY created_at DESC, {self.dialect.order_key} DESC LIMIT ?",
                 (env.hostname, env.device_kind, *problem_of(config), run.run_id, 2 * limit),
             ).fetchall()
         stored = [found for found in map(_readable, rows) if found is not None]
@@ -268,8 +306,8 @@ class History:
         with self._connect() as conn:
             row = conn.execute(
                 "SELECT between_run_log_sd, ratio_log_sd, runs, created_at FROM noise_floors "
-                "WHERE hostname = ? AND device_kind = ? ORDER BY created_at DESC, rowid DESC "
-                "LIMIT 1",
+                "WHERE hostname = ? AND device_kind = ? "
+                f"ORDER BY created_at DESC, {self.dialect.order_key} DESC LIMIT 1",
                 (hostname or "", device_kind or ""),
             ).fetchone()
         if row is None:
@@ -286,8 +324,11 @@ class History:
     ) -> None:
         with self._connect() as conn:
             conn.execute(
-                "INSERT OR IGNORE INTO sweeps (sweep_id, created_at, label, spec, points) "
-                "VALUES (?, ?, ?, ?, ?)",
+                self.dialect.insert(
+                    "sweeps",
+                    ("sweep_id", "created_at", "label", "spec", "points"),
+                    ignore_duplicate=True,
+                ),
                 (sweep_id, created_at, label, json.dumps(spec, sort_keys=True), points),
             )
 
@@ -301,25 +342,24 @@ class History:
     def all_runs(self, label_contains: str | None = None) -> list[RunResult]:
         """Every stored run this version can read (label filter as `list_runs`'s), oldest
         first: what series over time are read from (`analysis/change_points.py`)."""
-        condition, params = condition_of(RunFilter(label_contains=label_contains))
-        with self._connect() as conn:
-            rows = conn.execute(
-                f"SELECT payload FROM runs{condition} ORDER BY created_at, rowid", params
-            ).fetchall()
+        condition, params = condition_of(RunFilter(label_contains=label_contains), self.dialect)
+        order = f"ORDER BY created_at, {self.dialect.order_key}"
+        rows = self._query(f"SELECT payload FROM runs{condition} {order}", params)
         return [run for run in map(_readable, rows) if run is not None]
 
     def sweep_runs(self, sweep_id: str) -> list[RunResult]:
-        with self._connect() as conn:
-            rows = conn.execute(
-                "SELECT payload FROM runs WHERE sweep_id = ? ORDER BY rowid", (sweep_id,)
-            ).fetchall()
+        rows = self._query(
+            f"SELECT payload FROM runs WHERE sweep_id = ? ORDER BY {self.dialect.order_key}",
+            (sweep_id,),
+        )
         return [RunResult.from_json(zlib.decompress(r[0]).decode("utf-8")) for r in rows]
 
     def list_sweeps(self) -> pd.DataFrame:
         with self._connect() as conn:
-            return pd.read_sql_query(
-                "SELECT s.sweep_id, s.created_at, s.label, s.points, "
-                "(SELECT count(*) FROM runs r WHERE r.sweep_id = s.sweep_id) AS done "
-                "FROM sweeps s ORDER BY s.created_at DESC",
-                conn,
+            return _frame(
+                conn.execute(
+                    "SELECT s.sweep_id, s.created_at, s.label, s.points, "
+                    "(SELECT count(*) FROM runs r WHERE r.sweep_id = s.sweep_id) AS done "
+                    "FROM sweeps s ORDER BY s.created_at DESC"
+                )
             )

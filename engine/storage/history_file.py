@@ -1,4 +1,5 @@
-"""The history's file: where it lives, whether it can be used, its schema and a connection.
+"""The history's location: where it lives (an SQLite file, or a PostgreSQL URL), whether it
+can be used, and a connection to the file.
 
 Checked before any work (`check_history_path`, exit 2 naming `--history`); every database or
 file error later becomes one `HistoryUnavailable` line, for the CLI and the dashboard alike.
@@ -16,73 +17,25 @@ import platformdirs
 
 from engine.results.files import check_output_file
 from engine.spec.fields import ConfigError
+from engine.storage.postgres import check_postgres, is_database_url
+from engine.storage.schema import RUN_COLUMNS, SCHEMA_VERSION
+from engine.storage.unavailable import HistoryLocation, HistoryUnavailable
 
 HISTORY_VARIABLE = "MATVEC_HISTORY"
 BUSY_TIMEOUT_MS = 30_000
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS runs (
-    run_id TEXT PRIMARY KEY,
-    created_at TEXT NOT NULL,
-    stored_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
-    label TEXT NOT NULL DEFAULT '',
-    device_kind TEXT,
-    hostname TEXT,
-    devices TEXT,
-    matrices INTEGER,
-    dim INTEGER,
-    cols INTEGER,
-    dtype TEXT,
-    mode TEXT,
-    replicas INTEGER,
-    cache TEXT,
-    strategies INTEGER,
-    best_variant TEXT,
-    best_median_s REAL,
-    peak_bytes_per_s REAL,
-    sweep_id TEXT,
-    point_key TEXT,
-    source TEXT NOT NULL DEFAULT 'local',
-    payload BLOB NOT NULL
-);
-CREATE INDEX IF NOT EXISTS runs_created ON runs (created_at);
-CREATE INDEX IF NOT EXISTS runs_device ON runs (device_kind);
-CREATE INDEX IF NOT EXISTS runs_sweep ON runs (sweep_id, point_key);
-CREATE TABLE IF NOT EXISTS noise_floors (
-    hostname TEXT NOT NULL,
-    device_kind TEXT NOT NULL,
-    created_at TEXT NOT NULL,
-    between_run_log_sd REAL NOT NULL,
-    ratio_log_sd REAL NOT NULL,
-    runs INTEGER NOT NULL,
-    group_id TEXT,
-    config TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS floors_host ON noise_floors (hostname, device_kind, created_at);
-CREATE TABLE IF NOT EXISTS ceilings (
-    run_id TEXT NOT NULL,
-    hostname TEXT NOT NULL,
-    device_kind TEXT NOT NULL,
-    created_at TEXT NOT NULL,
-    level TEXT NOT NULL,
-    bytes INTEGER,
-    bandwidth_bytes_per_s REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS ceilings_host ON ceilings (hostname, device_kind, created_at);
-CREATE TABLE IF NOT EXISTS sweeps (
-    sweep_id TEXT PRIMARY KEY,
-    created_at TEXT NOT NULL,
-    label TEXT NOT NULL DEFAULT '',
-    spec TEXT NOT NULL,
-    points INTEGER NOT NULL
-);
-"""
+
+def located(location: str | Path) -> HistoryLocation:
+    """A --history / MATVEC_HISTORY value as the store it names: a database URL as it is,
+    anything else a file's path."""
+    return str(location) if is_database_url(location) else Path(location)
 
 
-def default_path() -> Path:
+def default_location() -> HistoryLocation:
+    """$MATVEC_HISTORY (a file or a PostgreSQL URL), else the user data directory's file."""
     configured = os.environ.get(HISTORY_VARIABLE)
     if configured:
-        return Path(configured)
+        return located(configured)
     return Path(platformdirs.user_data_dir("matvec-profiler")) / "history.sqlite3"
 
 
@@ -101,11 +54,13 @@ def read_only_uri(path: Path) -> str:
     return uri
 
 
-def check_history_readable(path: str | Path | None) -> Path:
+def check_history_readable(path: str | Path | None) -> HistoryLocation:
     """Refuse, before any work, a history that cannot be read (exit 2 naming --history): a
-    directory, a file that is not SQLite, a corrupt one. A read-only file is fine: listing
-    and comparing write nothing."""
-    target = Path(path) if path else default_path()
+    directory, a file that is not SQLite, a corrupt one, a server that does not answer. A
+    read-only file is fine: listing and comparing write nothing."""
+    target = located(path) if path else default_location()
+    if isinstance(target, str):
+        return check_postgres(target, writable=False)
     if not target.exists():
         return target
     if target.is_dir():
@@ -139,11 +94,13 @@ def _check_database(target: Path) -> None:
         raise ConfigError("history", f"{str(target)!r} is corrupt: {verdict}")
 
 
-def check_history_path(path: str | Path | None) -> Path:
+def check_history_path(path: str | Path | None) -> HistoryLocation:
     """Refuse, before any work, a history that cannot take a run (exit 2 naming --history):
     a directory, a file that is not SQLite, a corrupt or read-only database, a place where
-    none can be created."""
-    target = Path(path) if path else default_path()
+    none can be created, a server that does not answer or holds another program's tables."""
+    target = located(path) if path else default_location()
+    if isinstance(target, str):
+        return check_postgres(target, writable=True)
     if target.exists() and target.is_dir():
         raise ConfigError("history", f"{str(target)!r} is a directory; give a file name")
     if not target.exists():
@@ -161,10 +118,6 @@ def check_history_path(path: str | Path | None) -> Path:
         raise ConfigError("history", f"{str(target)!r} is read-only")
     _check_database(target)
     return target
-
-
-SCHEMA_VERSION = 1  # PRAGMA user_version of a store this version writes
-RUN_COLUMNS = frozenset({"run_id", "created_at", "payload", "hostname", "device_kind"})
 
 
 def check_schema(target: Path, conn: sqlite3.Connection) -> None:
@@ -186,15 +139,6 @@ def check_schema(target: Path, conn: sqlite3.Connection) -> None:
             f"{str(target)!r} is an SQLite database of another program (tables: {found}), not a "
             "matvec-profiler history: give another --history (or MATVEC_HISTORY)",
         )
-
-
-class HistoryUnavailable(ConfigError):
-    """The history file cannot be read or written (corrupt, a directory, read-only, a full
-    disk): one line naming it, for the CLI (exit 2) and the dashboard's pages."""
-
-    def __init__(self, path: Path, error: BaseException) -> None:
-        reason = getattr(error, "strerror", None) or str(error) or type(error).__name__
-        super().__init__("history", f"{str(path)!r} cannot be used: {reason}")
 
 
 @contextmanager

@@ -9,6 +9,7 @@ from typing import Any
 
 from engine.results.run_result import RunResult
 from engine.spec.config import BenchConfig
+from engine.storage.schema import SQLITE, Dialect
 
 # The indexed columns that say which problem a run measured, in `problem_of`'s order.
 PROBLEM_COLUMNS = ("matrices", "dim", "cols", "dtype", "mode", "replicas", "cache")
@@ -32,6 +33,37 @@ LIST_COLUMNS = (
     "run_id, created_at, label, device_kind, hostname, matrices, dim, cols, dtype, mode, "
     "replicas, cache, strategies, best_variant, best_median_s, peak_bytes_per_s, sweep_id, source, "
     "group_id"
+)
+
+
+# A run's row as `History.add_run` stores it, in its order.
+RUN_ROW_COLUMNS = (
+    "run_id",
+    "created_at",
+    "label",
+    "device_kind",
+    "hostname",
+    "devices",
+    *PROBLEM_COLUMNS,
+    "strategies",
+    "best_variant",
+    "best_median_s",
+    "peak_bytes_per_s",
+    "sweep_id",
+    "point_key",
+    "source",
+    "payload",
+    "group_id",
+)
+# A measured ceiling's row, in `ceiling_rows`' order.
+CEILING_COLUMNS = (
+    "run_id",
+    "hostname",
+    "device_kind",
+    "created_at",
+    "level",
+    "bytes",
+    "bandwidth_bytes_per_s",
 )
 
 
@@ -89,14 +121,14 @@ class RunFilter:
     limit: int = 10_000
 
 
-def condition_of(where: RunFilter) -> tuple[str, list[Any]]:
+def condition_of(where: RunFilter, dialect: Dialect = SQLITE) -> tuple[str, list[Any]]:
     """The WHERE clause (with its leading space, or "") and parameters of a filter."""
     clauses, params = [], []
     if where.device_kind:
         clauses.append("device_kind = ?")
         params.append(where.device_kind)
     if where.label_contains:
-        clauses.append("instr(lower(label), lower(?)) > 0")
+        clauses.append(dialect.contains("label"))
         params.append(where.label_contains)
     if where.since:
         clauses.append("created_at >= ?")

@@ -1,6 +1,7 @@
 """Steps over time: found at the right run with known sizes, none on steady series (false
 change points over many seeds), each explained by what changed in the environment; and the
-CLI's `history changes` over a real SQLite history, with its gate."""
+CLI's `history changes` over a real history (an SQLite file and a PostgreSQL server), with its
+gate, and the History page's chart over either."""
 
 from __future__ import annotations
 
@@ -95,8 +96,8 @@ def test_each_series_step_is_explained_by_the_environment_that_changed_with_it()
     assert latest_slowdown(found["einsum"], 60) is None  # 1.4x is not confirmed beyond 1.6x
 
 
-def test_history_changes_prints_each_series_and_gates_on_a_confirmed_slowdown(tmp_path):
-    path = tmp_path / "h.sqlite3"
+def test_history_changes_prints_each_series_and_gates_on_a_confirmed_slowdown(store_location):
+    path = store_location  # an SQLite file and a PostgreSQL team store alike
     history = History(path)
     for run in runs_with_a_step():
         history.add_run(run)
@@ -126,7 +127,7 @@ def test_history_changes_refuses_a_bad_gate_before_reading(tmp_path):
     assert done.returncode == 2 and "fail-if-slower" in done.stderr
 
 
-def test_the_history_page_draws_a_series_with_its_step_marked(tmp_path, monkeypatch):
+def test_the_history_page_draws_a_series_with_its_step_marked(store_location, monkeypatch):
     from streamlit.testing.v1 import AppTest
 
     from dashboard.figures.history import series_figure
@@ -137,7 +138,7 @@ def test_the_history_page_draws_a_series_with_its_step_marked(tmp_path, monkeypa
     (line,) = fig.layout.shapes
     assert line.x0 == 8.5  # between run 8 and run 9, where the step begins
     assert fig.layout.annotations[0].text.endswith("x slower")
-    path = tmp_path / "h.sqlite3"
+    path = store_location  # the dashboard reads a team's PostgreSQL store as it reads a file
     monkeypatch.setenv("MATVEC_HISTORY", str(path))
     history = History(path)
     for run in runs_with_a_step():

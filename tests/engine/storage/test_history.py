@@ -1,4 +1,6 @@
-"""SQLite history for real: transactions, WAL, concurrent writers, a writer killed mid-way."""
+"""The history for real, on both stores (an SQLite file and a PostgreSQL server the tests
+start, `store_location`): transactions, concurrent writers, a writer killed mid-way; and what
+is the file's own (WAL, names, permissions, another program's database)."""
 
 import json
 import multiprocessing
@@ -14,8 +16,8 @@ from engine.storage.run_rows import RunFilter
 from tests.factories import make_run
 
 
-def test_add_get_list_delete(tmp_path):
-    history = History(tmp_path / "h.sqlite3")
+def test_add_get_list_delete(store_location):
+    history = History(store_location)
     run = make_run(label="laptop <b>", device_kind="CPU")
     assert history.add_run(run) is True
     assert history.add_run(run) is False  # same run_id: recognised, not duplicated
@@ -29,8 +31,8 @@ def test_add_get_list_delete(tmp_path):
     assert history.get_run(run.run_id) is None
 
 
-def test_filters_by_device_label_and_date(tmp_path):
-    history = History(tmp_path / "h.sqlite3")
+def test_filters_by_device_label_and_date(store_location):
+    history = History(store_location)
     history.add_run(
         make_run(label="Colab TPU", device_kind="TPU", created_at="2026-11-01T10:00:00+00:00")
     )
@@ -39,6 +41,7 @@ def test_filters_by_device_label_and_date(tmp_path):
     )
     assert list(history.list_runs(RunFilter(device_kind="TPU"))["label"]) == ["Colab TPU"]
     assert list(history.list_runs(RunFilter(label_contains="LAP"))["label"]) == ["laptop"]
+    assert history.list_runs(RunFilter(label_contains="%")).empty  # a character, not a pattern
     assert list(history.list_runs(RunFilter(since="2026-11-10"))["label"]) == ["laptop"]
     assert list(history.list_runs(RunFilter(until="2026-11-01"))["label"]) == ["Colab TPU"]
     assert history.device_kinds() == ["CPU", "TPU"]
@@ -56,8 +59,8 @@ def write_many(path, count, tag):
         history.add_run(make_run(label=tag))
 
 
-def test_two_processes_writing_at_once_lose_nothing(tmp_path):
-    path = tmp_path / "h.sqlite3"
+def test_two_processes_writing_at_once_lose_nothing(store_location):
+    path = store_location
     History(path)
     ctx = multiprocessing.get_context("spawn")
     writers = [ctx.Process(target=write_many, args=(path, 150, tag)) for tag in ("a", "b")]
@@ -71,8 +74,8 @@ def test_two_processes_writing_at_once_lose_nothing(tmp_path):
     assert sorted(listing["label"].value_counts().to_dict().items()) == [("a", 150), ("b", 150)]
 
 
-def test_a_writer_killed_mid_write_leaves_the_database_consistent(tmp_path):
-    path = tmp_path / "h.sqlite3"
+def test_a_writer_killed_mid_write_leaves_the_database_consistent(store_location):
+    path = store_location
     History(path)
     ctx = multiprocessing.get_context("spawn")
     writer = ctx.Process(target=write_many, args=(path, 100_000, "x"))
@@ -82,17 +85,20 @@ def test_a_writer_killed_mid_write_leaves_the_database_consistent(tmp_path):
         time.sleep(0.05)
     os.kill(writer.pid, signal.SIGKILL)
     writer.join()
-    with sqlite3.connect(path) as conn:
-        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    if not path.startswith("postgresql://"):
+        with sqlite3.connect(path) as conn:
+            assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     history = History(path)
     stored = history.list_runs()
     assert len(stored) >= 30
-    for run_id in stored["run_id"]:  # every stored run is whole
+    for run_id in stored["run_id"]:  # every stored run is whole, its ceilings with it
         assert history.get_run(run_id).results[0].variant == "einsum"
+    ceilings = history.machine_ceilings("test-host", "CPU", 10**6)
+    assert sum(map(len, ceilings.values())) == len(stored)
 
 
-def test_the_listed_best_is_the_runs_own_winner(tmp_path):
-    history = History(tmp_path / "h.sqlite3")
+def test_the_listed_best_is_the_runs_own_winner(store_location):
+    history = History(store_location)
     run = make_run({"einsum": [0.00201, 0.00199] * 10, "numpy": [0.002, 0.0021] * 10})
     run.results[0].correct = True
     history.add_run(run)

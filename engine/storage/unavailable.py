@@ -1,0 +1,20 @@
+"""A history that cannot be used, said in one line, whichever store it is."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from engine.spec.fields import ConfigError
+
+HistoryLocation = Path | str  # an SQLite file, or a PostgreSQL URL (`postgres.is_database_url`)
+
+
+class HistoryUnavailable(ConfigError):
+    """The history cannot be read or written (a corrupt file, a directory, read-only, a full
+    disk; a server that does not answer or refuses): one line naming it, for the CLI (exit 2)
+    and the dashboard's pages."""
+
+    def __init__(self, path: HistoryLocation, error: BaseException) -> None:
+        reason = getattr(error, "strerror", None) or str(error) or type(error).__name__
+        reason = " ".join(reason.split())  # a server's message may span lines
+        super().__init__("history", f"{str(path)!r} cannot be used: {reason}")
