@@ -11,7 +11,13 @@ from a history that holds every earlier run (`History.floor_of`), and fixed cand
 share of pairs where any variant was called slower or faster (a false call) and where the
 gate fired. A floor holds when both stay at or under 5%.
 
-    python -m benchmarks.aa_gate [--runs 24] [--percent 10]
+Then the paths with several runs a side, `--per-side K` (default 3): every window of 2K
+consecutive runs split as `compare --rerun K` alternates them (baseline, candidate, baseline,
+...: the even positions one side, the odd the other), and every pair of disjoint K-run blocks
+as two stored groups compare (`compare --group A --group B`), the earlier the baseline; each
+judged with the default floor and with the history's (the runs before the later side).
+
+    python -m benchmarks.aa_gate [--runs 24] [--percent 10] [--per-side 3]
     python -m benchmarks.aa_gate --kept DIR   # judge the runs kept in DIR again
 """
 
@@ -63,6 +69,66 @@ def judge(runs: list[RunResult], floor_of, percent: float) -> dict[str, Counter]
     return tally
 
 
+def judge_sides(
+    pairs: list[tuple[list[RunResult], list[RunResult]]], floor_of, percent: float
+) -> dict[str, Counter]:
+    """As `judge`, for pairs of sides of several runs each."""
+    tally: dict[str, Counter] = {"pairs": Counter()}
+    for index, (a, b) in enumerate(pairs):
+        frame = compare_runs([a, b], floor=floor_of(index, a, b))
+        calls = frame[frame["verdict"].isin(["slower", "faster"])]
+        fired = confirmed_slowdowns(frame, percent)
+        tally["pairs"]["pairs"] += 1
+        tally["pairs"]["false call"] += int(not calls.empty)
+        tally["pairs"]["gate fired"] += int(not fired.empty)
+        for variant in calls["variant"]:
+            tally["pairs"][f"called: {variant}"] += 1
+    return tally
+
+
+def rerun_pairs(runs: list[RunResult], per_side: int) -> list[tuple[list, list]]:
+    """Every window of 2K consecutive runs, alternated as `compare --rerun K` makes them."""
+    width = 2 * per_side
+    return [
+        (runs[start : start + width : 2], runs[start + 1 : start + width : 2])
+        for start in range(len(runs) - width + 1)
+    ]
+
+
+def group_pairs(runs: list[RunResult], per_side: int) -> list[tuple[list, list]]:
+    """Every pair of disjoint blocks of K consecutive runs, as two stored groups."""
+    blocks = [
+        runs[start : start + per_side] for start in range(0, len(runs) - per_side + 1, per_side)
+    ]
+    blocks += [  # the blocks shifted by one run, so more pairs are judged
+        runs[start : start + per_side] for start in range(1, len(runs) - per_side + 1, per_side)
+    ]
+    return [
+        (a, b)
+        for a, b in itertools.combinations(blocks, 2)
+        if not {r.run_id for r in a} & {r.run_id for r in b}
+    ]
+
+
+def history_side_floors(runs: list[RunResult]):
+    """The floor `compare` takes for sides whose runs are stored, from a history holding every
+    run up to the later side's last (each side's runs looked up, the widest, as the CLI)."""
+    order = {run.run_id: index for index, run in enumerate(runs)}
+    cache: dict[int, NoiseFloor] = {}
+
+    def floor_of(index: int, a: list[RunResult], b: list[RunResult]) -> NoiseFloor:
+        if index not in cache:
+            last = max(order[r.run_id] for r in (*a, *b))
+            with tempfile.TemporaryDirectory() as scratch:
+                history = History(Path(scratch) / "h.sqlite3")
+                for run in runs[: last + 1]:
+                    history.add_run(run)
+                cache[index] = floor_for(sides_of([a, b]), history.floor_of)
+        return cache[index]
+
+    return floor_of
+
+
 def history_floors(runs: list[RunResult]):
     """The floor `compare` takes for a pair (i, j) from a history that holds every run made
     before the later one (what a CI job's store holds): `History.floor_of` of each side,
@@ -97,6 +163,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=24)
     parser.add_argument("--percent", type=float, default=10.0)
     parser.add_argument("--kept", type=Path, default=None)
+    parser.add_argument("--per-side", type=int, default=3)
     args = parser.parse_args()
     folder = args.kept or Path(tempfile.mkdtemp(prefix="aa_gate_"))
     print(f"runs kept in {folder}")
@@ -111,6 +178,15 @@ def main() -> None:
     for value in CANDIDATES:
         fixed = dataclasses.replace(default, between_run_log_sd=value)
         report(f"fixed {value:.2f}", judge(runs, lambda i, j, f=fixed: f, args.percent))
+    k = args.per_side
+    for path, pairs in (
+        (f"--rerun {k}", rerun_pairs(runs, k)),
+        (f"groups of {k}", group_pairs(runs, k)),
+    ):
+        print(f"{path}: {len(pairs)} pairs of {k} runs a side")
+        report(f"{path}, default floor", judge_sides(pairs, lambda i, a, b: default, args.percent))
+        floors = history_side_floors(runs)
+        report(f"{path}, history's floor", judge_sides(pairs, floors, args.percent))
 
 
 if __name__ == "__main__":

@@ -63,6 +63,26 @@ def report(name: str, history_path: Path) -> None:
             f"  called busy: {busy} of {len(runs)}; the tool's own load {min(own):.0%}–"
             f"{max(own):.0%}, other processes' {min(other):.1%}–{max(other):.1%}"
         )
+    ceiling_spread(runs)
+
+
+def ceiling_spread(runs) -> None:
+    """Memory's ceiling over the runs: what each run was placed against (the session's best,
+    `analysis/session_ceiling.py`) and what its own probes read; the share within ±10% of the
+    median of each, as the issue asks."""
+    for name, values in (
+        ("placed against", [run.peak.bandwidth_bytes_per_s for run in runs]),
+        ("own probes", [run.peak.ceilings()[-1].own for run in runs]),
+    ):
+        values = [v / 1e9 for v in values if v]
+        if not values:
+            continue
+        middle = sorted(values)[len(values) // 2]
+        within = sum(abs(v / middle - 1) <= 0.10 for v in values)
+        print(
+            f"  memory's ceiling, {name}: {min(values):.1f}–{max(values):.1f} GB/s, median "
+            f"{middle:.1f}; {within} of {len(values)} within ±10% of it"
+        )
 
 
 def dashboard_runs(runs: int, folder: Path, chromium: str) -> Path:

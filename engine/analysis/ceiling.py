@@ -25,6 +25,7 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from engine.analysis.session_ceiling import Earlier, session_ceilings
 from engine.measure import plausible
 from engine.measure.cache_ceilings import LevelProber
 from engine.measure.memory import (
@@ -172,6 +173,7 @@ def run_ceiling(
     reprobe: Reprobe | None,
     device_probes: Sequence[Probe] = (),
     levels: LevelProber | None = None,
+    earlier: Earlier | None = None,
 ) -> tuple[Peak, list[str]]:
     """A run's `peak` from its probes, settled against what its results achieved, with each
     accelerator peer's own probes kept beside it, and its cache levels' ceilings (`levels`);
@@ -181,6 +183,7 @@ def run_ceiling(
         return Peak(None, UNPROBED, device, probes=tuple(device_probes)), []
     memory_peak = peak_from(probes, device, llc_bytes)
     peak, level_notes = levels.settle(memory_peak) if levels else (memory_peak, [])
+    peak = session_ceilings(peak, earlier or {})
     peak, notes = settle_ceiling(
         peak,
         results,

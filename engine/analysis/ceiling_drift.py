@@ -31,7 +31,7 @@ def moved_ceilings(
     memory over the same probe buffer)."""
     notes = []
     for level in peak.ceilings():
-        rate = level.bandwidth_bytes_per_s
+        rate = level.own  # the run's own probes, not a session's best it was placed against
         key = (level.level, level.bytes or peak.buffer_bytes)
         before = [value for value in earlier.get(key, ()) if value and value > 0]
         if not rate or len(before) < MIN_EARLIER:

@@ -247,8 +247,8 @@ def ceiling_spreads(results: list[Any]) -> list[str]:
     found: dict[str, list[float]] = {}
     for run in results:
         for level in run.peak.ceilings():
-            if level.bandwidth_bytes_per_s:
-                found.setdefault(level.level, []).append(level.bandwidth_bytes_per_s / 1e9)
+            if level.own:  # what each run's own probes read
+                found.setdefault(level.level, []).append(level.own / 1e9)
     return [
         f"ceiling {name + ':':<28}{min(rates):.1f}–{max(rates):.1f} GB/s over {len(rates)} runs"
         for name, rates in found.items()

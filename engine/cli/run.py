@@ -60,6 +60,21 @@ def machine_floor(history_path: str | None, device_kind: str) -> NoiseFloor:
     return found or NoiseFloor()
 
 
+def session_ceilings_of(history_path: str | None, device_kind: str) -> Any:
+    """What this machine's runs of the last hour read, each level (a run's ceilings are the
+    best of these and its own: `analysis/session_ceiling.py`); none where the history cannot
+    be read."""
+    from engine.analysis.session_ceiling import SESSION_RUNS, window_start
+    from engine.storage.history import History
+
+    try:
+        return History(history_path).machine_ceilings(
+            platform.node(), device_kind, SESSION_RUNS, since=window_start()
+        )
+    except (OSError, sqlite3.Error, ValueError):
+        return {}
+
+
 def from_tensorflow(module: str, name: str) -> tuple[Any, str | None]:
     """`name` from an engine module that imports TensorFlow, or, when TensorFlow's import
     raises or exits (a broken install, a missing native library), None and why: the command
@@ -105,6 +120,7 @@ def command_run(args: argparse.Namespace, warm: Any = None) -> int:
 
     with queue:
         floor = machine_floor(args.history, probe_kind())  # ties and the race both use it
+        earlier = {} if args.no_history else session_ceilings_of(args.history, probe_kind())
         started = time.perf_counter()
         starts_tensorflow = needs_run_framework(config.strategies) and tensorflow_problem() is None
         if (warm is None or not warm.warm) and starts_tensorflow:
@@ -118,7 +134,9 @@ def command_run(args: argparse.Namespace, warm: Any = None) -> int:
         watch = hang_watch_for(config, args, own.kind)
         try:
             with watch:
-                result = measure(config, own, watch.watching(progress), floor, estimate)
+                result = measure(
+                    config, own, watch.watching(progress), floor, estimate, None, earlier
+                )
         except RunInterrupted as stop:  # SIGINT: what finished is saved
             result, interrupted = stop.result, True
         finally:

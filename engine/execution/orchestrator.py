@@ -23,6 +23,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from engine.analysis.ceiling import run_ceiling
+from engine.analysis.session_ceiling import Earlier
 from engine.execution.peers import run_peers
 from engine.execution.plan import plan_variants
 from engine.execution.run_process import OwnProcess, own_process
@@ -109,10 +110,12 @@ def measure(
     floor: NoiseFloor | None = None,
     estimate: memory.MemoryEstimate | None = None,
     peak: Peak | None = None,
+    earlier_ceilings: Earlier | None = None,
 ) -> RunResult:
     """Measure every variant of `config`; raises PreflightError/DeviceError before any work,
     RunInterrupted (carrying what finished) on SIGINT. `peak`: a ceiling measured already
-    (a sweep's), else probed before and after the variants."""
+    (a sweep's), else probed before and after the variants. `earlier_ceilings`: what this
+    machine's runs of the last hour read (`analysis/session_ceiling.py`)."""
     floor = floor or NoiseFloor()
     emit = progress or silent
     run_id = uuid.uuid4().hex
@@ -201,7 +204,7 @@ def measure(
     own.release()
     run = (config, results, peers)
     peak, ceiling_notes = settled_peak(
-        own, peak, (probes, levels), run, llc_bytes, interrupted, emit
+        own, peak, (probes, levels), run, llc_bytes, interrupted, emit, earlier_ceilings
     )
     clock.lap("peak_s")
     emit(Done())
@@ -247,6 +250,7 @@ def settled_peak(
     llc_bytes: int,
     interrupted: bool,
     emit: Progress,
+    earlier: Earlier | None = None,
 ) -> tuple[Peak, list[str]]:
     """The ceiling given (a sweep's), or from the probes before and after, settled against
     what the results achieved; no probe after an interrupt (the run was asked to stop).
@@ -263,7 +267,15 @@ def settled_peak(
             levels.probe("after")
         reprobe = lambda: own.probe("check", llc_bytes)  # noqa: E731
     return run_ceiling(
-        probes, own.device, results, config, llc_bytes, reprobe, peers.device_probes(), levels
+        probes,
+        own.device,
+        results,
+        config,
+        llc_bytes,
+        reprobe,
+        peers.device_probes(),
+        levels,
+        earlier,
     )
 
 

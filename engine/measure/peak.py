@@ -47,15 +47,25 @@ class LevelCeiling:
     bandwidth_bytes_per_s: float | None
     probes: tuple[Probe, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
+    # This run's own best where the ceiling is the session's (`analysis/session_ceiling.py`):
+    # what the history keeps and judges a moved ceiling by; None where they are the same.
+    own_bytes_per_s: float | None = None
+
+    @property
+    def own(self) -> float | None:
+        """What this run's own probes read for this level."""
+        return self.own_bytes_per_s or self.bandwidth_bytes_per_s
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data = {
             "level": self.level,
             "bytes": self.bytes,
             "bandwidth_bytes_per_s": self.bandwidth_bytes_per_s,
             "probes": [p.to_dict() for p in self.probes],
-            **self.extra,
         }
+        if self.own_bytes_per_s is not None:
+            data["own_bytes_per_s"] = self.own_bytes_per_s
+        return {**data, **self.extra}
 
 
 @dataclass(frozen=True)
@@ -70,10 +80,13 @@ class Peak:
     probes: tuple[Probe, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
     levels: tuple[LevelCeiling, ...] = ()
+    own_bytes_per_s: float | None = None  # as `LevelCeiling.own_bytes_per_s`, for memory
 
     def ceilings(self) -> tuple[LevelCeiling, ...]:
         """Every level's ceiling, smallest first, memory last."""
-        memory = LevelCeiling(MEMORY, None, self.bandwidth_bytes_per_s, self.probes)
+        memory = LevelCeiling(
+            MEMORY, None, self.bandwidth_bytes_per_s, self.probes, {}, self.own_bytes_per_s
+        )
         return (*self.levels, memory)
 
     def ceiling_for(self, working_set_bytes: int) -> LevelCeiling:
@@ -93,6 +106,8 @@ class Peak:
             data["device"] = self.device
         if self.buffer_bytes is not None:
             data["buffer_bytes"] = self.buffer_bytes
+        if self.own_bytes_per_s is not None:
+            data["own_bytes_per_s"] = self.own_bytes_per_s
         if self.probes:
             data["probes"] = [p.to_dict() for p in self.probes]
         if self.levels:

@@ -20,13 +20,23 @@ def ceiling_words(entry: Mapping[str, Any]) -> str:
 
 
 def ceilings_line(peak: Peak) -> str:
-    """ "peak read bandwidth 35.8 GB/s (measured); caches: L2 132.2 GB/s, L3 118.0 GB/s"."""
+    """ "peak read bandwidth 35.8 GB/s (measured); caches: L2 132.2 GB/s, L3 118.0 GB/s"; a
+    ceiling that is the session's best says this run's own figure beside it."""
     if not peak.bandwidth_bytes_per_s:
         return ""
-    line = f"peak read bandwidth {peak.bandwidth_bytes_per_s / 1e9:.1f} GB/s (measured)"
+    memory = "; ".join(["measured", *_own_words(peak.own_bytes_per_s)])
+    line = f"peak read bandwidth {peak.bandwidth_bytes_per_s / 1e9:.1f} GB/s ({memory})"
     caches = [
         f"{level.level} {level.bandwidth_bytes_per_s / 1e9:.1f} GB/s"
+        + "".join(f" ({words})" for words in _own_words(level.own_bytes_per_s))
         for level in peak.levels
         if level.bandwidth_bytes_per_s
     ]
     return f"{line}; caches: {', '.join(caches)}" if caches else line
+
+
+def _own_words(own: float | None) -> list[str]:
+    """Where a ceiling is the session's best (`analysis/session_ceiling.py`), this run's own."""
+    if not own:
+        return []
+    return [f"this machine's best within the hour; this run's probes {own / 1e9:.1f}"]

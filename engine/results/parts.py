@@ -107,7 +107,7 @@ CACHE_LEVEL_NAMES = ("L1", "L2", "L3", "L4")
 def read_level(data: Any, path: str) -> LevelCeiling:
     """Validate one entry of `peak.levels`: a cache level, or memory's (derived again)."""
     read = Reader(data, path)
-    known = ("level", "bytes", "bandwidth_bytes_per_s", "probes")
+    known = ("level", "bytes", "bandwidth_bytes_per_s", "probes", "own_bytes_per_s")
     level = read.choice("level", (*CACHE_LEVEL_NAMES, MEMORY))
     return LevelCeiling(
         level=level,
@@ -115,6 +115,7 @@ def read_level(data: Any, path: str) -> LevelCeiling:
         bandwidth_bytes_per_s=read.number("bandwidth_bytes_per_s", None, positive=True),
         probes=tuple(read.each("probes", read_probe, [])),
         extra=read.extras(known),
+        own_bytes_per_s=read.number("own_bytes_per_s", None, positive=True),
     )
 
 
@@ -122,7 +123,15 @@ def read_peak(data: Any, path: str) -> Peak:
     """Validate a results file's `peak`. Its `levels` keep their caches only, smallest first
     (memory's is the peak itself); a file without them reads as memory only."""
     read = Reader(data, path)
-    known = ("bandwidth_bytes_per_s", "method", "device", "buffer_bytes", "probes", "levels")
+    known = (
+        "bandwidth_bytes_per_s",
+        "method",
+        "device",
+        "buffer_bytes",
+        "probes",
+        "levels",
+        "own_bytes_per_s",
+    )
     levels = [
         level
         for level in read.each("levels", read_level, [])
@@ -136,6 +145,7 @@ def read_peak(data: Any, path: str) -> Peak:
         probes=tuple(read.each("probes", read_probe, [])),
         extra=read.extras(known),
         levels=tuple(sorted(levels, key=lambda level: level.bytes or 0)),
+        own_bytes_per_s=read.number("own_bytes_per_s", None, positive=True),
     )
 
 

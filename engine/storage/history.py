@@ -14,9 +14,6 @@ from __future__ import annotations
 import json
 import sqlite3
 import zlib
-from collections.abc import Sequence
-from contextlib import AbstractContextManager
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -25,14 +22,6 @@ from engine.analysis.calibration import observed_floor, same_measurement
 from engine.measure.uncertainty import NoiseFloor
 from engine.results.reader import ResultsRejected
 from engine.results.run_result import RunResult
-from engine.storage.history_file import (
-    HistoryUnavailable,
-    check_schema,
-    connect,
-    default_location,
-    located,
-)
-from engine.storage.postgres import connect_postgres, prepare_store, shown
 from engine.storage.run_rows import (
     CEILING_COLUMNS,
     LIST_COLUMNS,
@@ -44,13 +33,7 @@ from engine.storage.run_rows import (
     condition_of,
     problem_of,
 )
-from engine.storage.schema import (
-    POSTGRESQL,
-    SCHEMA_VERSION,
-    SQLITE,
-    index_statements,
-    table_statements,
-)
+from engine.storage.store import Store, frame_of
 
 LIKE_RUNS = 20  # the newest runs of one measurement its observed floor is read from
 
@@ -64,55 +47,9 @@ def _readable(row: tuple[bytes, ...]) -> RunResult | None:
         return None
 
 
-def _frame(cursor: Any) -> pd.DataFrame:
-    """A query's rows as a table, the same from either database."""
-    columns = [column[0] for column in cursor.description]
-    return pd.DataFrame.from_records(cursor.fetchall(), columns=columns, coerce_float=True)
-
-
-class History:
-    def __init__(self, path: str | Path | None = None, *, read_only: bool = False) -> None:
-        """`path`: an SQLite file, or a PostgreSQL URL (`postgresql://user@host/db`) for a
-        team's store. `read_only`: list and compare an existing store without writing to it
-        (a file without write permission, a colleague's copy); storing into it then fails."""
-        location = located(path) if path else default_location()
-        if isinstance(location, str):
-            self.url: str | None = location
-            self.path = Path()  # no file: `name` says where the store is
-            self.name = shown(location)
-            self.dialect = POSTGRESQL
-            self.read_only = read_only
-            with self._connect() as conn:
-                prepare_store(location, conn)
-            return
-        self.url, self.path, self.name, self.dialect = None, location, str(location), SQLITE
-        self.read_only = read_only and self.path.is_file()
-        if self.read_only:
-            return
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise HistoryUnavailable(self.path.parent, error) from None
-        with self._connect() as conn:
-            check_schema(self.path, conn)  # never written into another program's database
-            for statement in table_statements(SQLITE):
-                conn.execute(statement)
-            columns = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
-            if "group_id" not in columns:  # databases written before repetitions existed
-                conn.execute("ALTER TABLE runs ADD COLUMN group_id TEXT")
-            for statement in index_statements():
-                conn.execute(statement)
-            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-
-    def _connect(self) -> AbstractContextManager[Any]:
-        """A connection to either database; both take the statements below as written."""
-        if self.url is not None:
-            return connect_postgres(self.url, read_only=self.read_only)
-        return connect(self.path, read_only=self.read_only)
-
-    def _query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        with self._connect() as conn:
-            return list(conn.execute(sql, params).fetchall())
+class History(Store):
+    """Every run, sweep and calibration of one store, read and written by the same statements
+    on either database (`Store`)."""
 
     def add_run(
         self,
@@ -180,19 +117,21 @@ class History:
             return conn.execute("DELETE FROM runs WHERE run_id = ?", (run_id,)).rowcount == 1
 
     def machine_ceilings(
-        self, hostname: str | None, device_kind: str, limit: int = 30
+        self, hostname: str | None, device_kind: str, limit: int = 30, since: str = ""
     ) -> dict[tuple[str, int | None], list[float]]:
-        """Each level's ceiling in this machine's newest `limit` stored runs (newest first),
-        by (level, bytes: its capacity, or memory's probe buffer): what a run's own ceilings
-        are judged against (`analysis/ceiling_drift.py`)."""
+        """Each level's ceiling in this machine's newest `limit` stored runs (newest first;
+        `since`: only runs made at or after that ISO time), by (level, bytes: its capacity,
+        or memory's probe buffer), each as the run's own probes read it: what a run's own
+        ceilings are judged against (`analysis/ceiling_drift.py`) and a session's best is
+        read from (`analysis/session_ceiling.py`)."""
         try:
             with self._connect() as conn:
                 rows = conn.execute(
                     "SELECT level, bytes, bandwidth_bytes_per_s FROM ceilings WHERE run_id IN "
                     "(SELECT run_id FROM ceilings WHERE hostname = ? AND device_kind = ? "
-                    "GROUP BY run_id ORDER BY max(created_at) DESC LIMIT ?) "
-                    "ORDER BY created_at DESC",
-                    (hostname or "", device_kind, limit),
+                    "AND created_at >= ? GROUP BY run_id ORDER BY max(created_at) DESC "
+                    "LIMIT ?) ORDER BY created_at DESC",
+                    (hostname or "", device_kind, since, limit),
                 ).fetchall()
         except sqlite3.OperationalError:  # a read-only store from before ceilings were kept
             return {}
@@ -209,7 +148,7 @@ class History:
         sql = f"SELECT {LIST_COLUMNS} FROM runs{condition}"
         sql += " ORDER BY created_at DESC, run_id LIMIT ?"
         with self._connect() as conn:
-            return _frame(conn.execute(sql, [*params, where.limit]))
+            return frame_of(conn.execute(sql, [*params, where.limit]))
 
     def count_runs(self, where: RunFilter | None = None) -> int:
         """How many stored runs match `where`, whatever its limit."""
@@ -356,7 +295,7 @@ class History:
 
     def list_sweeps(self) -> pd.DataFrame:
         with self._connect() as conn:
-            return _frame(
+            return frame_of(
                 conn.execute(
                     "SELECT s.sweep_id, s.created_at, s.label, s.points, "
                     "(SELECT count(*) FROM runs r WHERE r.sweep_id = s.sweep_id) AS done "

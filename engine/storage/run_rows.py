@@ -81,7 +81,8 @@ def problem_of(config: BenchConfig) -> tuple[Any, ...]:
 
 
 def ceiling_rows(run: RunResult) -> list[tuple[Any, ...]]:
-    """A run's measured ceilings, one row a level (none for a run without a ceiling); `bytes`
+    """A run's measured ceilings, one row a level (none for a run without a ceiling), each
+    what the run's own probes read (never a session's best it was placed against); `bytes`
     is a cache's capacity, or for memory the probe's buffer: a ceiling read over another
     buffer (`MATVEC_PROBE_BUFFER_BYTES`) is another measurement, never compared with it."""
     env = run.environment
@@ -93,10 +94,10 @@ def ceiling_rows(run: RunResult) -> list[tuple[Any, ...]]:
             run.created_at,
             level.level,
             level.bytes or run.peak.buffer_bytes,
-            level.bandwidth_bytes_per_s,
+            level.own,
         )
         for level in run.peak.ceilings()
-        if level.bandwidth_bytes_per_s
+        if level.own
     ]
 
 
