@@ -6,7 +6,7 @@ them is compared as `compare a.json b.json --fail-if-slower PCT` compares two st
 the earlier the baseline, one run a side. Pairs are told apart by how far apart they ran:
 neighbours (the same few minutes) and the rest (windows apart).
 
-For each floor a comparison might use — the default (`NoiseFloor()`), the floor the CLI takes
+For each floor a comparison might use — the default (`compare_default()`), the floor the CLI takes
 from a history that holds every earlier run (`History.floor_of`), and fixed candidates — the
 share of pairs where any variant was called slower or faster (a false call) and where the
 gate fired. A floor holds when both stay at or under 5%.
@@ -33,11 +33,12 @@ from pathlib import Path
 from benchmarks.engine_cli import engine
 from benchmarks.racing import DEFAULT_SET
 from engine.analysis.compare import compare_runs, confirmed_slowdowns, floor_for, sides_of
+from engine.measure.compare_floor import compare_default
 from engine.measure.uncertainty import NoiseFloor
 from engine.results.run_result import RunResult
 from engine.storage.history import History
 
-CANDIDATES = (0.08, 0.12, 0.16, 0.20, 0.25, 0.30)
+CANDIDATES = (0.08, 0.16, 0.25, 0.30, 0.35, 0.45)
 
 
 def make_runs(folder: Path, count: int) -> None:
@@ -171,7 +172,7 @@ def main() -> None:
         make_runs(folder, args.runs)
     runs = [RunResult.from_json(p.read_text()) for p in sorted(folder.glob("run*.json"))]
     print(f"{len(runs)} runs; every pair compared one run a side, gate {args.percent:g}%")
-    default = NoiseFloor()
+    default = compare_default()  # what `compare` takes where the history knows nothing
     report("default floor", judge(runs, lambda i, j: default, args.percent))
 
     report("the history's floor", judge(runs, history_floors(runs), args.percent))

@@ -13,6 +13,8 @@ that can see 1.5x), quiet and under the on/off load generator.
    `slower` (power at 1.5x), and the rows a gate of `--gate` percent fails on (the interval's
    low end above it: `confirmed_slowdowns`). Each trial's baseline side against the next
    trial's: the rows called `faster` or `slower` (A/A, false calls).
+   `--prime K` first stores K baseline runs in that history, as a CI job's store holds them
+   after a few nightly runs: the floor, and so the advice, is then this machine's own.
 3. `--load`: the same again with the load generator of `benchmarks/racing.py` (one core busy
    half the time), its pilot and its R its own.
 
@@ -88,6 +90,8 @@ def condition(args: argparse.Namespace, scratch: Path, tag: str) -> None:
     """Pilot, then trials, for one condition (quiet or loaded); prints its figures."""
     history = History(scratch / f"{tag}history.sqlite3")
     bigger = args.matrices * 3 // 2
+    for index in range(args.prime):  # what a CI job's store holds after a few baseline runs
+        history.add_run(one_run(args.matrices, args, scratch / f"{tag}prime{index}.json"))
     pilot = [
         one_run(args.matrices, args, scratch / f"{tag}pilot-base.json"),
         one_run(bigger, args, scratch / f"{tag}pilot-candidate.json"),
@@ -177,6 +181,12 @@ def main() -> None:
     parser.add_argument("--matrices", type=int, default=3000)
     parser.add_argument("--dim", type=int, default=100)
     parser.add_argument("--max-runs", type=int, default=10, help="cap on R, for time")
+    parser.add_argument(
+        "--prime",
+        type=int,
+        default=0,
+        help="baseline runs stored before the pilot, as a CI job's history holds them",
+    )
     parser.add_argument("--load", action="store_true", help="also under the load generator")
     parser.add_argument("--quiet-skip", action="store_true", help="only the loaded condition")
     parser.add_argument("--rejudge", type=Path, help="judge the runs kept in this folder again")

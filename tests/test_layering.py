@@ -224,3 +224,63 @@ def test_no_module_outside_the_framework_folders_branches_on_a_frameworks_name()
         for line in framework_branches(path)
     ]
     assert branches == []
+
+
+def runtime_members(path: Path) -> dict[str, set[str]]:
+    """Per runtime class in a framework's `runtime.py` (one whose body sets `framework`), its
+    framework's name and the methods and properties it defines, read without importing it."""
+    found: dict[str, set[str]] = {}
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        names = {n.name for n in node.body if isinstance(n, ast.FunctionDef)}
+        for item in node.body:
+            if (
+                isinstance(item, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == "framework" for t in item.targets)
+                and isinstance(item.value, ast.Constant)
+            ):
+                found[str(item.value.value)] = names
+    return found
+
+
+def test_each_runtime_has_exactly_the_capabilities_its_framework_declares():
+    """A capability is declared where the framework lives, and its runtime holds every method
+    of it; a runtime that holds all of one it does not declare is asked to declare it (so the
+    declaration stays the list of what it can do)."""
+    from engine.harness.capabilities import CAPABILITIES, members
+    from engine.spec.strategy_info import framework_info
+
+    checked = 0
+    for path in sorted((ROOT / "engine" / "backends").glob("*/runtime.py")):
+        for framework, names in runtime_members(path).items():
+            declared = set(framework_info(framework).capabilities)
+            lacking = [f"{c}: {m}" for c in declared for m in members(c) if m not in names]
+            assert lacking == [], f"{relative(path)} lacks what {framework} declares: {lacking}"
+            undeclared = [c for c in CAPABILITIES if c not in declared and set(members(c)) <= names]
+            assert undeclared == [], f"{framework} has but does not declare {undeclared}"
+            checked += 1
+    assert checked >= 6
+
+
+def test_a_runtime_missing_a_declared_capability_fails_registration():
+    from engine.harness.capabilities import CapabilityMissing, checked
+
+    class HalfAProbe:
+        framework = "made_up"
+
+        def probe_buffer(self, elements: int) -> None:
+            return None
+
+    with pytest.raises(CapabilityMissing, match="device_ceiling: probe_read"):
+        checked(HalfAProbe(), "made_up", ("device_ceiling",))
+    assert checked(HalfAProbe(), "made_up", ()) is not None
+
+
+def test_a_framework_declaring_an_unknown_capability_is_refused():
+    from engine.harness.capabilities import CAPABILITIES
+    from engine.spec.strategy_info import CAPABILITY_NAMES, FrameworkInfo
+
+    assert set(CAPABILITY_NAMES) == set(CAPABILITIES)
+    with pytest.raises(ValueError, match="unknown capabilities \\['teleport'\\]"):
+        FrameworkInfo("made_up", "Made up", "made_up", "", 99, capabilities=("teleport",))

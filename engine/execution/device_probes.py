@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from engine.harness.capabilities import PlacesOverDevices, ProbesDevice, ProbesL2, process_count
 from engine.harness.runtime import Runtime
 from engine.measure.host_bandwidth import (
     PROBE_BUDGET_S,
@@ -36,21 +37,21 @@ def device_probes(runtime: Runtime, buffer_bytes: int, when: str) -> list[dict[s
     Across several JAX processes, on a CPU too: all of them read at once, and the ceiling is
     the sum of their rates (their results are every process's work over the slowest's time,
     which one process's probe does not bound)."""
-    processes = int(getattr(runtime, "processes", 1))
-    if not hasattr(runtime, "probe_buffer") or (runtime.device_kind == "CPU" and processes == 1):
+    processes = process_count(runtime)
+    if not isinstance(runtime, ProbesDevice) or (runtime.device_kind == "CPU" and processes == 1):
         return []
     elements = buffer_bytes // 4
-    buffer = runtime.probe_buffer(elements)  # type: ignore[attr-defined]
-    read = runtime.probe_read()  # type: ignore[attr-defined]
-    if processes > 1:
-        runtime.barrier(f"probe {when}")  # type: ignore[attr-defined]
+    buffer = runtime.probe_buffer(elements)
+    read = runtime.probe_read()
+    if isinstance(runtime, PlacesOverDevices) and processes > 1:
+        runtime.barrier(f"probe {when}")
     timing = timed_read(runtime, lambda: read(buffer))
     median = timing.measurement.median_s
     rate = elements * 4 / median
     kernel = f"{runtime.framework} sum over {elements * 4 / 2**20:.0f} MiB float32"
     extra: dict[str, Any] = {"method": runtime.framework, "device_kind": runtime.device_kind}
-    if processes > 1:
-        rates = [float(r) for r in runtime.every_process([rate])[:, 0]]  # type: ignore[attr-defined]
+    if isinstance(runtime, PlacesOverDevices) and processes > 1:
+        rates = [float(r) for r in runtime.every_process([rate])[:, 0]]
         rate, kernel = sum(rates), f"{kernel} in each of {processes} processes at once"
         extra["per_process_bytes_per_s"] = rates
     return [
@@ -74,16 +75,18 @@ def device_l2_probes(runtime: Runtime, when: str) -> list[dict[str, Any]]:
     """The read bandwidth of the accelerator's L2 (`l2_cache_bytes`, `probe_view`), over a
     buffer of half its size read many times in one launch; tagged with its level and size.
     None where the runtime cannot say its L2's size (JAX) or runs on the host."""
-    if runtime.device_kind == "CPU" or not hasattr(runtime, "l2_cache_bytes"):
+    if runtime.device_kind == "CPU" or not isinstance(runtime, ProbesL2):
         return []
-    size = runtime.l2_cache_bytes()  # type: ignore[attr-defined]
+    if not isinstance(runtime, ProbesDevice):  # the L2's buffer and read are the device's
+        return []
+    size = runtime.l2_cache_bytes()
     if not size or size <= 0 or size > 2**40:
         return []
     elements = max(1, size // 2 // 4)
-    buffer = runtime.probe_buffer(elements)  # type: ignore[attr-defined]
+    buffer = runtime.probe_buffer(elements)
     times = max(1, L2_READ_PER_LAUNCH // (elements * 4))
-    view = runtime.probe_view(buffer, times)  # type: ignore[attr-defined]
-    read = runtime.probe_read()  # type: ignore[attr-defined]
+    view = runtime.probe_view(buffer, times)
+    read = runtime.probe_read()
     timing = timed_read(runtime, lambda: read(view))
     return [
         Probe(

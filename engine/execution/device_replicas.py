@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.harness.capabilities import PlacesOverDevices, process_count
 from engine.harness.recording import Prepared, blank_result, check_outputs, record_timing
 from engine.harness.replica_record import rate_of, replicated_note, time_alone
 from engine.measure import sharding
@@ -97,18 +98,19 @@ def each_alone(
     others."""
     a, x = pair
     timings = []
-    is_local = getattr(runtime, "is_local", lambda _device: True)
+    over_devices = isinstance(runtime, PlacesOverDevices)
     for shard, device in zip(shards, devices):
-        if not is_local(device):  # another process's: it times that one, and says
+        if over_devices and not runtime.is_local(
+            device
+        ):  # another process's: it times that one, and says
             timings.append(ReplicaTiming(shard.replica, str(device), shard.matrices, None))
             continue
         mine = runtime.put_on((a[shard.start : shard.stop], x[shard.start : shard.stop]), device)
         call = lambda mine=mine: fn(*mine)  # noqa: E731
         timings.append(time_alone(config, shard, str(device), call, runtime.sync, len(shards)))
-    gather = getattr(runtime, "gather_floats", None)
-    if gather is None:
+    if not over_devices:
         return timings
-    medians = gather([t.median_s for t in timings])  # every process's, in one list
+    medians = runtime.gather_floats([t.median_s for t in timings])  # every process's, in one list
     return [
         dataclasses.replace(t, median_s=m, bytes_per_s=rate_of(config, t.matrices, m))
         for t, m in zip(timings, medians)
@@ -119,10 +121,9 @@ def slowest_process(runtime: Any, timing: Timing) -> Timing:
     """Across several processes, each block's time is the slowest process's: each times
     only its own devices' part of the step, and the step is done when the last one is.
     (Every process takes the same samples: fixed sampling.)"""
-    gather = getattr(runtime, "gather_floats", None)
-    if gather is None or processes(runtime) == 1:
+    if not isinstance(runtime, PlacesOverDevices) or runtime.processes == 1:
         return timing
-    merged = gather(list(timing.measurement.samples_s))
+    merged = runtime.gather_floats(list(timing.measurement.samples_s))
     samples = tuple(m if m is not None else s for m, s in zip(merged, timing.measurement.samples_s))
     return dataclasses.replace(
         timing, measurement=dataclasses.replace(timing.measurement, samples_s=samples)
@@ -131,7 +132,7 @@ def slowest_process(runtime: Any, timing: Timing) -> Timing:
 
 def processes(runtime: Any) -> int:
     """The framework's processes in this run (several on JAX's multi-process path)."""
-    return int(getattr(runtime, "processes", 1))
+    return process_count(runtime)
 
 
 def describe(

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from engine.execution.device_replicas import prepare_over_devices
+from engine.harness.capabilities import PlacesOverDevices, PlacesPerGpu
 from engine.harness.recording import Prepared, blank_result, check_outputs, record_timing
 from engine.harness.replica_record import replicated_note, time_alone
 from engine.harness.runtime import Runtime
@@ -110,15 +111,13 @@ def why_not(strategy: str) -> str | None:
 
 def replica_devices(runtime: Runtime, count: int) -> list[Any] | None:
     """The runtime's own devices to lay `count` replicas over, where it has them (JAX)."""
-    found = getattr(runtime, "replica_devices", None)
-    return found(count) if found is not None else None
+    return runtime.replica_devices(count) if isinstance(runtime, PlacesOverDevices) else None
 
 
 def replica_gpus(runtime: Runtime, count: int) -> list[Any] | None:
     """One GPU per replica, where the runtime drives several (PyTorch, CuPy) and `count` are
     here; None otherwise."""
-    found = getattr(runtime, "replica_gpus", None)
-    return found(count) if found is not None else None
+    return runtime.replica_gpus(count) if isinstance(runtime, PlacesPerGpu) else None
 
 
 def prepare_host_replicas(
@@ -144,7 +143,7 @@ def prepare_host_replicas(
         reason = (
             f"{runtime.framework} on the {runtime.device_kind}: {config.replicas} replicas need "
             f"{config.replicas} devices, and fewer are here; run it in mode single"
-            if hasattr(runtime, "replica_devices") or hasattr(runtime, "replica_gpus")
+            if isinstance(runtime, PlacesOverDevices | PlacesPerGpu)
             else f"{runtime.framework} on the {runtime.device_kind}: one device per replica "
             "is not built for it yet; run it in mode single"
         )

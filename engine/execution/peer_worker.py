@@ -27,6 +27,7 @@ from typing import IO, Any
 from engine.execution.device_probes import device_l2_probes, device_probes
 from engine.execution.host_replicas import prepare_host_replicas
 from engine.execution.sampling import fixed_plan, race_plan, take_samples
+from engine.harness import capabilities
 from engine.harness.recording import Prepared
 from engine.harness.runtime import Runtime
 from engine.harness.variant import (
@@ -45,6 +46,7 @@ from engine.results.formatting import one_line
 from engine.results.parts import ProfileSummary
 from engine.spec.catalog import ONE_THREAD, is_known, strategy_info, variant_name
 from engine.spec.config import BenchConfig
+from engine.spec.strategy_info import framework_info
 
 RESULT_KEY = "peer_result"
 TOKEN_KEY = "token"  # the run's per-process token, on every protocol line
@@ -61,8 +63,10 @@ def limit_cpus(threads: int) -> int:
 
 
 def load_runtime(framework: str, dtype: str, threads: int) -> Runtime:
+    """The framework's runtime, refused if it lacks a capability its framework declares."""
     module = importlib.import_module(f"engine.backends.{framework}.runtime")
-    return module.make_runtime(dtype, threads)
+    declared = framework_info(framework).capabilities
+    return capabilities.checked(module.make_runtime(dtype, threads), framework, declared)
 
 
 def place_inputs(
@@ -125,11 +129,11 @@ def profile_in_process(runtime: Runtime, item: Prepared) -> ProfileSummary | Non
     result = item.result
     if item.sampler is None or result.status != "ok":
         return None  # nothing ran to profile: the variant's own status says why
-    if not hasattr(runtime, "profile"):
+    if not isinstance(runtime, capabilities.Profiles):
         return ProfileSummary("unsupported", error=f"no profiler hook for {runtime.framework}")
     calls = profile_calls(result.median_s)
     try:
-        return runtime.profile(item.sampler.kernel.call, calls)  # type: ignore[attr-defined]
+        return runtime.profile(item.sampler.kernel.call, calls)
     except Exception as error:  # noqa: BLE001 - a failed profile never costs the timings
         return ProfileSummary("failed", error=one_line(error))
 
@@ -173,7 +177,7 @@ def run(request: dict[str, Any], write: Callable[[dict[str, Any]], None]) -> dic
         # several JAX processes: each takes the same samples, so every one reaches each
         # variant's collectives (its check, its merged record) at the same point
         plan=fixed_plan(config)
-        if getattr(runtime, "processes", 1) > 1
+        if capabilities.process_count(runtime) > 1
         else race_plan(config, floor),
         order=config.order,
         seed=config.seed,

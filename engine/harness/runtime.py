@@ -55,18 +55,6 @@ class Runtime(Protocol):
     def environment(self) -> dict[str, Any]:
         """Version, device and thread settings, for the results' `environment.frameworks`."""
 
-    # Where the framework has a profiler, a runtime also supplies (optional):
-    # def profile(self, call, calls) -> ProfileSummary: `calls` more calls of `call(i)`,
-    #     profiled after the samples (PyTorch: torch.profiler; TensorFlow's is the run's own)
-    # On an accelerator a runtime also supplies the ceiling of its own device (optional; the
-    # host's NumPy probe is the ceiling of a framework that runs on the CPU):
-    # def probe_buffer(self, elements: int) -> Any: a float32 buffer on the device
-    # def probe_read(self) -> Callable[[Any], Any]: a read of every element of it
-    # and, for its L2's own ceiling (optional; where the framework can say its size):
-    # def l2_cache_bytes(self) -> int | None: the L2's size (CUDA's device properties)
-    # def probe_view(self, buffer, times) -> Any: `buffer` read `times` over in one launch
-    # For modes replicated and sharded on devices of its own (optional; without them a CPU
-    # runtime's replicas are threads on its own arrays, `execution/host_replicas.py`):
-    # def replica_devices(self, count) -> list | None: devices of one sharded array (JAX)
-    # def replica_gpus(self, count) -> list | None: one GPU per replica (PyTorch, CuPy), with
-    #     put_on(array, device), on_device(device) (a context) and sync_device(device)
+    # What a runtime can do beyond this (profile with its own profiler, probe its own
+    # device's memory and L2, place replicas per GPU or over devices of its own) is declared
+    # by its framework and held by a protocol each: `harness/capabilities.py`.

@@ -23,8 +23,14 @@ from typing import Literal
 
 import numpy as np
 
-CONFIDENCE = 0.95
-Z = NormalDist().inv_cdf(0.5 + CONFIDENCE / 2)
+from engine.measure.run_spread import (
+    CONFIDENCE,
+    Z,
+    bootstrap_log_medians,
+    side_error,
+    welch_stretch,
+)
+
 BOOTSTRAP_RESAMPLES = 2000
 # Ratios within this factor of 1 are "the same": below it a difference does not matter.
 DEFAULT_MARGIN = 0.05
@@ -147,21 +153,6 @@ class RatioEstimate:
     log_se: float = 0.0  # the standard error of log(ratio) the interval was drawn with
 
 
-def _bootstrap_log_medians(
-    runs: Sequence[np.ndarray], rng: np.random.Generator, resamples: int
-) -> np.ndarray:
-    """Per resample: mean over (resampled) runs of log(median of resampled samples)."""
-    per_run = []
-    for samples in runs:
-        picks = rng.integers(0, samples.size, size=(resamples, samples.size))
-        per_run.append(np.log(np.median(samples[picks], axis=1)))
-    matrix = np.stack(per_run, axis=1)  # (resamples, runs)
-    if len(runs) == 1:
-        return matrix[:, 0]
-    chosen = rng.integers(0, len(runs), size=(resamples, len(runs)))
-    return np.take_along_axis(matrix, chosen, axis=1).mean(axis=1)
-
-
 def typical_log_time(runs: Sequence[Sequence[float]]) -> float:
     """A side's typical time on the log scale: the mean of its runs' log medians."""
     return float(np.mean([math.log(float(np.median(r))) for r in runs]))
@@ -186,32 +177,42 @@ def ratio_interval(
 ) -> RatioEstimate:
     """Ratio of B's typical time to A's, each side one or more runs' samples (seconds/call).
 
-    `floor_log_sd` is added, in quadrature, once for each side that has a single run: that
-    side's bootstrap cannot see how much a fresh process would have moved its median.
-    `extra_log_sd` is added once, whatever the sides (a busy machine: `busy_log_sd`).
+    A side of one run: the bootstrap of its median, plus `floor_log_sd` in quadrature (its
+    bootstrap cannot see how much a fresh process would have moved its median). A side of
+    several runs: the spread of its runs' log medians is that movement, seen
+    (`run_spread.side_error`), and the interval is Welch's t, not the normal: three runs a
+    side that happen to agree say little about the next three (a bootstrap over so few runs
+    fired a 10% gate on 8% of A/A pairs of three alternated runs a side here).
+    `extra_log_sd` is added once, whatever the sides (a busy machine: `busy_log_sd`; sides
+    windows apart).
     """
     a = [np.asarray(r, dtype=np.float64) for r in a_runs if len(r)]
     b = [np.asarray(r, dtype=np.float64) for r in b_runs if len(r)]
     if not a or not b:
         raise ValueError("each side needs at least one run with samples")
     rng = np.random.default_rng(seed)
-    boot = _bootstrap_log_medians(b, rng, resamples) - _bootstrap_log_medians(a, rng, resamples)
     point = typical_log_time(b) - typical_log_time(a)
-    single_sides = (len(a) == 1) + (len(b) == 1)
-    se = math.sqrt(float(np.var(boot, ddof=1)) + single_sides * floor_log_sd**2 + extra_log_sd**2)
+    if len(a) == 1 and len(b) == 1:
+        boot = bootstrap_log_medians(b, rng, resamples) - bootstrap_log_medians(a, rng, resamples)
+        se = math.sqrt(float(np.var(boot, ddof=1)) + 2 * floor_log_sd**2 + extra_log_sd**2)
+        stretch = 1.0
+    else:
+        (var_a, free_a), (var_b, free_b) = (
+            side_error(side, floor_log_sd, rng, resamples) for side in (a, b)
+        )
+        se = math.sqrt(var_a + var_b + extra_log_sd**2)
+        stretch = welch_stretch(((var_a, free_a), (var_b, free_b)), se)
+    half = Z * se * stretch
     return RatioEstimate(
         ratio=bounded_exp(point),
-        low=bounded_exp(point - Z * se),
-        high=bounded_exp(point + Z * se),
+        low=bounded_exp(point - half),
+        high=bounded_exp(point + half),
         runs_a=len(a),
         runs_b=len(b),
-        log_se=se,
+        log_se=se * stretch,
     )
 
 
-# A comparison "can detect" a slowdown it would call `slower` this often. The A/B-testing
-# literature sizes experiments for 80%; a CI gate that lets one regression in five through
-# is not one to trust a "no regression" from, so the tool's advice is sized for 95%.
 POWER = 0.95
 Z_POWER = NormalDist().inv_cdf(POWER)
 

@@ -36,6 +36,8 @@ ProcessPolicy = Literal["run", "host", "own"]
 # splits the batch over its devices or threads, `execution/host_replicas.py`,
 # `execution/device_replicas.py`) or "none" (mode single only, and the run says so).
 ReplicaPolicy = Literal["distribution", "split", "none"]
+# The capabilities a framework may declare (`harness/capabilities.py` holds their protocols).
+CAPABILITY_NAMES = ("profile", "device_ceiling", "l2_ceiling", "replica_gpus", "replica_devices")
 
 PEER_INSTALL_HINT = (
     "install the peers with `pip install -r requirements-peers.txt` (CPU-only machines: "
@@ -219,6 +221,17 @@ class FrameworkInfo:
     # its own teardown at exit is slow and has nothing left to do but this (TensorFlow's:
     # AutoGraph's generated sources); "" where a normal exit is fine.
     at_exit: str = ""
+    # What its runtime can do beyond the core, by name (`harness/capabilities.py`: a protocol
+    # each); checked when the runtime is made, and against its class by the layering test.
+    capabilities: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.capabilities) - set(CAPABILITY_NAMES))
+        if unknown:
+            raise ValueError(
+                f"framework {self.name!r} declares unknown capabilities {unknown}; "
+                f"known: {', '.join(CAPABILITY_NAMES)}"
+            )
 
     @property
     def installed(self) -> bool:

@@ -50,4 +50,5 @@ FRAMEWORK = FrameworkInfo(
     rank=9,
     accelerator_only=True,
     strategies=STRATEGIES,
+    capabilities=("device_ceiling", "l2_ceiling", "replica_gpus"),
 )

@@ -86,4 +86,5 @@ FRAMEWORK = FrameworkInfo(
     wrappers={("jit", ""): "@jax.jit\n"},
     user_kind="jit",
     calibration=("jax_vmap",),
+    capabilities=("device_ceiling", "replica_devices"),
 )

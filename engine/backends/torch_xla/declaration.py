@@ -63,4 +63,5 @@ FRAMEWORK = FrameworkInfo(
             "# runs then), xm.wait_device_ops() to wait for it, as the timing does\n"
         )
     },
+    capabilities=("device_ceiling",),
 )

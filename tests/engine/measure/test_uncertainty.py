@@ -90,6 +90,30 @@ def test_on_a_noisier_machine_repetitions_restore_the_power():
     assert single < repeated
 
 
+@pytest.mark.parametrize("per_side", [2, 3, 5])
+def test_few_runs_a_side_call_identical_sides_different_at_most_5_percent(per_side):
+    """Sides of a few runs (`compare --rerun K`, two stored groups): their spread is seen, but
+    three runs that happen to agree say little, so the interval is Welch's t. A bootstrap over
+    the runs (the earlier rule) called A/A pairs of three runs a side different far more often
+    than 5% on a spread this size."""
+    rng = np.random.default_rng(21 + per_side)
+    trials = 400
+    called = 0
+    for seed in range(trials):
+        a = [draw_run(rng, 0.004, between=0.15) for _ in range(per_side)]
+        b = [draw_run(rng, 0.004, between=0.15) for _ in range(per_side)]
+        called += verdict(ratio_interval(a, b, 0.0, seed=seed)) in ("faster", "slower")
+    assert called / trials <= 0.05
+
+
+def test_runs_that_agree_exactly_still_carry_their_samples_noise():
+    """Two runs a side with identical medians: no spread between runs is seen, but each
+    median's own sampling noise keeps the interval from collapsing to a point."""
+    samples = list(0.004 * np.exp(np.random.default_rng(4).normal(0, 0.05, 20)))
+    estimate = ratio_interval([samples, samples], [samples, samples], 0.0)
+    assert estimate.low < 1 < estimate.high and estimate.log_se > 0
+
+
 def test_hierarchical_bootstrap_widens_with_spread_between_runs():
     rng = np.random.default_rng(5)
 
