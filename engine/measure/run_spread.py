@@ -50,17 +50,16 @@ def welch_stretch(parts: Sequence[tuple[float, float]], se: float) -> float:
     """How much wider than the normal's Welch's t makes the interval: Student's quantile at
     the Welch–Satterthwaite degrees of freedom over the normal's (1 where every part is
     known)."""
-    from scipy.stats import t as student
-
     if se == 0:
         return 1.0
     spread = sum(var**2 / free for var, free in parts if math.isfinite(free) and var > 0)
     if spread == 0:
         return 1.0
-    freedom = se**4 / spread
+    return t_stretch(se**4 / spread)
+
+
+def t_stretch(freedom: float) -> float:
+    """Student's two-sided 95% quantile at `freedom` degrees of freedom over the normal's."""
+    from scipy.stats import t as student
+
     return float(student.ppf(1 - (1 - CONFIDENCE) / 2, freedom)) / Z
-
-
-# A comparison "can detect" a slowdown it would call `slower` this often. The A/B-testing
-# literature sizes experiments for 80%; a CI gate that lets one regression in five through
-# is not one to trust a "no regression" from, so the tool's advice is sized for 95%.

@@ -10,6 +10,7 @@ import math
 import numpy as np
 import pytest
 
+from engine.measure.run_spread import t_stretch
 from engine.measure.uncertainty import (
     POWER,
     NoiseFloor,
@@ -196,8 +197,12 @@ def test_the_runs_asked_for_shrink_the_error_enough_to_detect_the_ratio():
     assert detectable_ratio(log_se) > 1.5  # three runs a side cannot see 1.5x here
     needed = runs_to_detect(log_se, runs, 1.5)
     assert needed > runs
-    assert detectable_ratio(log_se * math.sqrt(runs / needed)) <= 1.5
-    assert detectable_ratio(log_se * math.sqrt(runs / (needed - 1))) > 1.5  # the fewest
+
+    def seen_with(count: int) -> float:  # sides of `count` runs: Welch's t at 2(count-1)
+        return detectable_ratio(log_se * math.sqrt(runs / count) * t_stretch(2 * (count - 1)))
+
+    assert seen_with(needed) <= 1.5
+    assert seen_with(needed - 1) > 1.5  # the fewest
     assert runs_to_detect(log_se, runs, 1.04) is None  # inside the 5% margin: never slower
     assert runs_to_detect(0.01, runs, 1.5) == runs  # already enough
 
