@@ -21,12 +21,12 @@ import pandas as pd
 
 from engine.machine.load import BUSY_FRACTION
 from engine.measure.compare_floor import compare_default
+from engine.measure.power import detectable_ratio
 from engine.measure.stats import NOISE_IQR_FRACTION, Measurement
 from engine.measure.uncertainty import (
     DEFAULT_MARGIN,
     NoiseFloor,
     busy_log_sd,
-    detectable_ratio,
     median_ci,
     ratio_interval,
     verdict,

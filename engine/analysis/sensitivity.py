@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from engine.measure.uncertainty import POWER, Z_POWER, Z, runs_to_detect
+from engine.measure.power import POWER, Z_POWER, runs_to_detect
+from engine.measure.run_spread import Z
 from engine.results.run_result import RunResult
 
 

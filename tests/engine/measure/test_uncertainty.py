@@ -10,16 +10,14 @@ import math
 import numpy as np
 import pytest
 
+from engine.measure.power import POWER, detectable_ratio, runs_to_detect
 from engine.measure.run_spread import t_stretch
 from engine.measure.uncertainty import (
-    POWER,
     NoiseFloor,
     RatioEstimate,
     Z,
-    detectable_ratio,
     median_ci,
     ratio_interval,
-    runs_to_detect,
     verdict,
     winner_and_ties,
 )
