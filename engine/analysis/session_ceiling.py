@@ -20,7 +20,10 @@ from datetime import datetime, timedelta, timezone
 from engine.measure.peak import MEMORY, LevelCeiling, Peak
 
 WINDOW_S = 3600.0
-SESSION_RUNS = 10
+# A bound on what is read, not the window: the window is the hour. At 10 runs, 20 dashboard
+# runs in three minutes rolled the best out of it (36.8 GB/s fell to 31.5 as its run aged out
+# of the newest 10 while its hour had not passed).
+SESSION_RUNS = 200
 Earlier = Mapping[tuple[str, int | None], Sequence[float]]
 
 
