@@ -49,27 +49,44 @@ def reporter(kind: str) -> Any:
 REPETITIONS = Setting(kind="int", help="", label="", limits=(1, 1000))
 
 
-def machine_floor(history_path: str | None, device_kind: str) -> NoiseFloor:
-    """This machine's calibrated noise floor from the history, else the documented default."""
+def usable_history(history: Any) -> Any:
+    """An opened history (`history`: one already, or its path), or None where it cannot be
+    used: what the run reads from it before measuring then falls back to defaults."""
     from engine.storage.history import History
 
+    if isinstance(history, History):
+        return history
     try:
-        found = History(history_path).noise_floor(platform.node(), device_kind)
+        return History(history)
+    except (OSError, sqlite3.Error, ValueError):
+        return None
+
+
+def machine_floor(history: Any, device_kind: str) -> NoiseFloor:
+    """This machine's calibrated noise floor from the history (an opened one, or its path),
+    else the documented default."""
+    opened = usable_history(history)
+    try:
+        found = opened.noise_floor(platform.node(), device_kind) if opened else None
     except (OSError, sqlite3.Error, ValueError):  # an unusable history: the default floor
         found = None
     return found or NoiseFloor()
 
 
-def session_ceilings_of(history_path: str | None, device_kind: str) -> Any:
+def session_ceilings_of(history: Any, device_kind: str) -> Any:
     """What this machine's runs of the last hour read, each level (a run's ceilings are the
-    best of these and its own: `analysis/session_ceiling.py`); none where the history cannot
-    be read."""
+    best of these and its own: `analysis/session_ceiling.py`), from the history (an opened
+    one, or its path); none where it cannot be read."""
     from engine.analysis.session_ceiling import SESSION_RUNS, window_start
-    from engine.storage.history import History
 
+    opened = usable_history(history)
     try:
-        return History(history_path).machine_ceilings(
-            platform.node(), device_kind, SESSION_RUNS, since=window_start()
+        return (
+            opened.machine_ceilings(
+                platform.node(), device_kind, SESSION_RUNS, since=window_start()
+            )
+            if opened
+            else {}
         )
     except (OSError, sqlite3.Error, ValueError):
         return {}
@@ -119,8 +136,9 @@ def command_run(args: argparse.Namespace, warm: Any = None) -> int:
     from engine.execution.run_process import needs_run_framework, own_process
 
     with queue:
-        floor = machine_floor(args.history, probe_kind())  # ties and the race both use it
-        earlier = {} if args.no_history else session_ceilings_of(args.history, probe_kind())
+        history = usable_history(args.history)  # opened once for both reads
+        floor = machine_floor(history, probe_kind())  # ties and the race both use it
+        earlier = {} if args.no_history else session_ceilings_of(history, probe_kind())
         started = time.perf_counter()
         starts_tensorflow = needs_run_framework(config.strategies) and tensorflow_problem() is None
         if (warm is None or not warm.warm) and starts_tensorflow:

@@ -120,7 +120,7 @@ def missing(runtime: Any, declared: Iterable[str]) -> list[str]:
         f"{name}: {member}"
         for name in declared
         for member in members(name)
-        if not hasattr(type(runtime) if not isinstance(runtime, type) else runtime, member)
+        if not hasattr(runtime, member)  # an instance or its class alike
     ]
 
 
