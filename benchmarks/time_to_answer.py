@@ -10,8 +10,14 @@ checkout's winner rule from the stored samples, so only the sampling differs; a 
 with the default noise floor is judged with this checkout's default, so a changed default is
 not counted as a changed sampling). `--keep DIR` keeps the runs' JSON there.
 
+`--history`: each side keeps a history of its own (as a user's machine does), primed with
+`--prime` runs of that side before the pairs (not counted), so what a run learns from its
+history (`analysis/history_prior.py`) is part of what is measured; without it every run is
+`--no-history`.
+
     git worktree add /tmp/earlier <commit>
     python -m benchmarks.time_to_answer --earlier /tmp/earlier [--pairs 20] [--keep DIR]
+        [--history [--prime 1]]
 """
 
 from __future__ import annotations
@@ -30,12 +36,14 @@ from engine.process.children import Child, engine_environment
 from engine.results.run_result import RunResult
 
 DEFAULT_SET = "python_loop,while_loop,map_fn,vectorized_map,batched_matvec,einsum,numpy"
-ARGS = ("--matrices", "3000", "--dim", "100", "--strategy", DEFAULT_SET, "--no-history")
+ARGS = ("--matrices", "3000", "--dim", "100", "--strategy", DEFAULT_SET)
 
 
-def run_in(checkout: Path, out: Path) -> RunResult:
-    """One `run` of the default set by the engine of `checkout`, in a fresh process."""
-    command = [sys.executable, "-m", "engine", "run", *ARGS, "--progress", "none"]
+def run_in(checkout: Path, out: Path, history: Path | None = None) -> RunResult:
+    """One `run` of the default set by the engine of `checkout`, in a fresh process (with
+    `history`, keeping it there)."""
+    kept = ["--history", str(history)] if history else ["--no-history"]
+    command = [sys.executable, "-m", "engine", "run", *ARGS, *kept, "--progress", "none"]
     child = Child(
         [*command, "--json", str(out)],
         cwd=checkout,
@@ -72,17 +80,24 @@ def main() -> None:
     parser.add_argument("--earlier", type=Path, required=True, help="a checkout to compare with")
     parser.add_argument("--pairs", type=int, default=20)
     parser.add_argument("--keep", type=Path, help="a folder to keep every run's JSON in")
+    parser.add_argument("--history", action="store_true", help="each side keeps a history")
+    parser.add_argument("--prime", type=int, default=1, help="runs a side stores first")
     args = parser.parse_args()
     sides = {"earlier": args.earlier.resolve(), "this": ROOT}
     runs: dict[str, list[RunResult]] = {"earlier": [], "this": []}
     with tempfile.TemporaryDirectory() as scratch:
         folder = args.keep or Path(scratch)
         folder.mkdir(parents=True, exist_ok=True)
+        histories = {side: folder / f"{side}-history.db" for side in sides}
+        kept = histories if args.history else dict.fromkeys(sides)
+        for prime in range(args.prime if args.history else 0):
+            for side in sides:
+                run_in(sides[side], folder / f"{side}-prime-{prime}.json", kept[side])
         for pair in range(args.pairs):
             order = ("earlier", "this") if pair % 2 == 0 else ("this", "earlier")
             for side in order:
                 out = folder / f"{side}-{pair}.json"
-                runs[side].append(run_in(sides[side], out))
+                runs[side].append(run_in(sides[side], out, kept[side]))
             earlier, this = runs["earlier"][-1], runs["this"][-1]
             print(
                 f"pair {pair + 1}: measuring {earlier.timings['variants_s']:.1f} s -> "

@@ -48,6 +48,8 @@ def show_partial(status: JobStatus, config: BenchConfig | None) -> None:
         "verdict come with the complete run: the peak bandwidth is measured again after the "
         "strategies."
     )
+    if status.provisional and not status.finished:
+        st.text(f"{status.provisional.capitalize()}: the run's answer comes from its whole record.")
     table = partial.partial_table(config, shown.variants, shown.results, shown.running)
     st.dataframe(table, hide_index=True, width="stretch")
     samples = partial.partial_samples(config, shown.results, shown.running)

@@ -15,6 +15,7 @@ from engine.results.events import (
     Eliminated,
     Event,
     Phase,
+    Provisional,
     Queued,
     ResultWritten,
     Sample,
@@ -69,6 +70,9 @@ class JobStatus:
     sampled: dict[str, int] = field(default_factory=dict)
     max_samples: int = 0
     eliminated: dict[str, str] = field(default_factory=dict)
+    # The answer so far while variants still sample (`events.Provisional`), in words; the
+    # run's own answer replaces it when the run ends.
+    provisional: str = ""
 
     @property
     def finished(self) -> bool:
@@ -110,6 +114,8 @@ def apply_event(status: JobStatus, event: Event) -> None:
         status.phase, status.sample, status.samples = "timing", 0, 0
     elif isinstance(event, Eliminated):
         status.eliminated[event.variant] = f"{event.ratio:.2f}× {event.best}"
+    elif isinstance(event, Provisional):
+        status.provisional = event.words()
     elif isinstance(event, Sample):
         status.sample, status.samples = event.sample, event.of
         status.sampled[event.variant] = event.sample

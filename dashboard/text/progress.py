@@ -51,6 +51,8 @@ def describe_run(status: Any) -> str:
         if status.eliminated:
             gone = ", ".join(f"{v} {why}" for v, why in list(status.eliminated.items())[:4])
             text += f" · eliminated: {gone}"
+        if status.provisional and running:
+            text += f" · {status.provisional}"
         return f"{text} · {elapsed}"
     if status.variant:
         return (

@@ -19,6 +19,7 @@ from engine.results.events import (
     Eliminated,
     Event,
     Phase,
+    Provisional,
     Sample,
     SweepDone,
     SweepPoint,
@@ -54,12 +55,13 @@ class BarProgress:
         self.taken: dict[str, int] = {}
         self.stopped: set[str] = set()
         self.most = 0
+        self.so_far = ""  # the provisional answer's words, on the bar while it runs
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, Phase) and event.variant is None:
             self.close()
             if event.phase.startswith("sampling"):  # each process samples its own variants
-                self.taken, self.stopped, self.most = {}, set(), 0
+                self.taken, self.stopped, self.most, self.so_far = {}, set(), 0, ""
             self.stream.write(f"{event.phase}...\n")
         elif isinstance(event, VariantStarted):
             self.stream.write(f"  preparing {event.variant}\n")
@@ -73,6 +75,11 @@ class BarProgress:
             self.write(f"  eliminated {event.variant}: slower than {event.best}")
         elif isinstance(event, VariantDone):
             self.stopped.add(event.variant)
+            self.redraw()
+        elif isinstance(event, Provisional):
+            self.so_far = f"{event.leader} leads" + (
+                f" (tied so far: {', '.join(event.tied_with)})" if event.tied_with else ""
+            )
             self.redraw()
         elif isinstance(event, Done):
             self.close()
@@ -93,7 +100,8 @@ class BarProgress:
         done = sum(self.most if v in self.stopped else self.taken.get(v, 0) for v in variants)
         self.bar.update(done - self.bar.n)
         running = len(variants - self.stopped)
-        self.bar.set_postfix_str(f"{running} running, {len(self.stopped)} stopped")
+        so_far = f" · provisional: {self.so_far}" if self.so_far else ""
+        self.bar.set_postfix_str(f"{running} running, {len(self.stopped)} stopped{so_far}")
 
     def close(self) -> None:
         if self.bar is not None:

@@ -92,6 +92,24 @@ def session_ceilings_of(history: Any, device_kind: str) -> Any:
         return {}
 
 
+def history_priors(history: Any, config: BenchConfig, device_kind: str) -> dict[str, Any]:
+    """The variants this machine's history shows far slower than the best at `config`'s
+    problem (`analysis/history_prior.py`), from the history (an opened one, or its path);
+    none where it cannot be read."""
+    from engine.analysis.history_prior import PRIOR_RUNS, priors_from
+
+    opened = usable_history(history)
+    try:
+        runs = (
+            opened.problem_runs(config, platform.node(), device_kind, 4 * PRIOR_RUNS)
+            if opened
+            else []
+        )
+    except (OSError, sqlite3.Error, ValueError):
+        return {}
+    return priors_from(runs)
+
+
 def from_tensorflow(module: str, name: str) -> tuple[Any, str | None]:
     """`name` from an engine module that imports TensorFlow, or, when TensorFlow's import
     raises or exits (a broken install, a missing native library), None and why: the command
@@ -139,6 +157,7 @@ def command_run(args: argparse.Namespace, warm: Any = None) -> int:
         history = usable_history(args.history)  # opened once for both reads
         floor = machine_floor(history, probe_kind())  # ties and the race both use it
         earlier = {} if args.no_history else session_ceilings_of(history, probe_kind())
+        priors = {} if args.no_history else history_priors(history, config, probe_kind())
         started = time.perf_counter()
         starts_tensorflow = needs_run_framework(config.strategies) and tensorflow_problem() is None
         if (warm is None or not warm.warm) and starts_tensorflow:
@@ -153,7 +172,7 @@ def command_run(args: argparse.Namespace, warm: Any = None) -> int:
         try:
             with watch:
                 result = measure(
-                    config, own, watch.watching(progress), floor, estimate, None, earlier
+                    config, own, watch.watching(progress), floor, estimate, None, earlier, priors
                 )
         except RunInterrupted as stop:  # SIGINT: what finished is saved
             result, interrupted = stop.result, True

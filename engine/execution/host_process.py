@@ -86,8 +86,10 @@ class HostProcess:
         variants: list[tuple[str, str]],
         ready: Mapping[tuple[str, str], Prepared],
         emit: Progress,
+        confirming: frozenset[str] = frozenset(),
     ) -> tuple[list[Prepared], bool]:
-        """The peers' results; TensorFlow's variants say why they did not run."""
+        """The peers' results; TensorFlow's variants say why they did not run (`confirming`:
+        none is prepared here)."""
         hint = install_hint(self.absent, self.kind) if self.absent else ""
         prepared = []
         for strategy, option in variants:

@@ -18,12 +18,14 @@ caller saves it: `RunInterrupted`).
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
 from typing import Any
 
 from engine.analysis.ceiling import run_ceiling
+from engine.analysis.history_prior import Prior
 from engine.analysis.session_ceiling import Earlier
+from engine.execution.confirmation import samples_of
 from engine.execution.peers import run_peers
 from engine.execution.plan import plan_variants
 from engine.execution.run_process import OwnProcess, own_process
@@ -111,11 +113,14 @@ def measure(
     estimate: memory.MemoryEstimate | None = None,
     peak: Peak | None = None,
     earlier_ceilings: Earlier | None = None,
+    priors: Mapping[str, Prior] | None = None,
 ) -> RunResult:
     """Measure every variant of `config`; raises PreflightError/DeviceError before any work,
     RunInterrupted (carrying what finished) on SIGINT. `peak`: a ceiling measured already
     (a sweep's), else probed before and after the variants. `earlier_ceilings`: what this
-    machine's runs of the last hour read (`analysis/session_ceiling.py`)."""
+    machine's runs of the last hour read (`analysis/session_ceiling.py`). `priors`: the
+    variants the history shows far slower than the best here, each confirmed by one block
+    (`analysis/history_prior.py`; adaptive single-worker runs only)."""
     floor = floor or NoiseFloor()
     emit = progress or silent
     run_id = uuid.uuid4().hex
@@ -129,6 +134,8 @@ def measure(
         estimate = own.preflight(config, llc_bytes)
     clock.lap("startup_s")
     plan = race_plan(config, floor)
+    priors = priors if plan.adaptive and worker_count() <= 1 else None
+    confirming = frozenset(priors or ())
     peers = run_peers(
         config,
         # TensorFlow's stay in this process (or run nowhere); every other framework's in its own
@@ -138,6 +145,7 @@ def measure(
         emit=emit,
         floor=floor,
         run_framework_here=own.framework_here,
+        priors=priors,
     )
     measured_by_peers = {}
     for variant, result in peers.results.items():  # on the page as each process ended
@@ -145,6 +153,10 @@ def measure(
         emit(VariantResult(result_to_dict(result, None)))
         measured_by_peers[variant] = Prepared(result, shown=True, elsewhere=True)
     clock.lap("peers_s")
+    elsewhere = samples_of(peers.results.values())
+    here_names = {variant_name(*v) for v in variants if v not in peers.results}
+    if not elsewhere and here_names <= confirming:
+        confirming = frozenset()  # nothing here to judge a confirming block against
     warnings = own.start(config)
     environment = own.environment(config, llc_bytes, llc_source, peers.environments)
     interrupted = peers.interrupted  # then nothing more is measured: what finished is saved
@@ -162,7 +174,9 @@ def measure(
         if not interrupted:
             own.place_inputs(config, copies, emit)
             clock.lap("inputs_s")
-            prepared, interrupted = own.prepare(config, variants, measured_by_peers, emit)
+            prepared, interrupted = own.prepare(
+                config, variants, measured_by_peers, emit, confirming
+            )
     except KeyboardInterrupt:
         interrupted = True
     if prepared is None:  # interrupted before the variants were prepared
@@ -188,6 +202,9 @@ def measure(
                     emit=emit,
                     on_failure=failing_sample(own.classify),
                     on_done=finish,
+                    priors=priors,
+                    elsewhere=elsewhere,
+                    announce=True,
                 )
             except KeyboardInterrupt:  # what was measured is kept, and saved by the caller
                 interrupted = True

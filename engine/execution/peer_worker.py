@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable
 from typing import IO, Any
 
+from engine.analysis.history_prior import Prior
 from engine.execution.device_probes import device_l2_probes, device_probes
 from engine.execution.host_replicas import prepare_host_replicas
 from engine.execution.sampling import fixed_plan, race_plan, take_samples
@@ -96,6 +97,7 @@ def prepare_peer_variant(
     inputs: PlacedInputs,
     variant: tuple[str, str],
     run_device_kind: str,
+    confirm: bool = False,
 ) -> Prepared:
     strategy, option = variant
 
@@ -105,7 +107,13 @@ def prepare_peer_variant(
         return runtime.build(kernel_function(strategy), strategy_info(strategy).build or how)
 
     return prepare_variant(
-        runtime, config, inputs, variant, build=build, run_device_kind=run_device_kind
+        runtime,
+        config,
+        inputs,
+        variant,
+        build=build,
+        run_device_kind=run_device_kind,
+        confirm=confirm,
     )
 
 
@@ -163,13 +171,28 @@ def run(request: dict[str, Any], write: Callable[[dict[str, Any]], None]) -> dic
     emit(Phase(f"inputs ({framework})"))
     user = any(is_user_kernel(name) for name, _ in variants)  # a user kernel's own process
     inputs = place_inputs(runtime, config, int(request["copies"]), keep_host=user)
+    priors = {
+        str(name): Prior.from_dict(str(name), found)
+        for name, found in (request.get("priors") or {}).items()
+    }
+    elsewhere = {
+        str(name): [float(t) for t in samples]
+        for name, samples in (request.get("elsewhere") or {}).items()
+    }
+    names = {variant_name(*v) for v in variants}
+    if not elsewhere and names <= set(priors):
+        priors = {}  # nothing here to judge a confirming block against
     prepared = []
     for variant in variants:
-        emit(VariantStarted(variant_name(*variant)))
+        name = variant_name(*variant)
+        emit(VariantStarted(name))
         if split:
             prepared.append(prepare_split_variant(runtime, config, inputs, variant))
         else:
-            prepared.append(prepare_peer_variant(runtime, config, inputs, variant, run_kind))
+            confirm = name in priors and capabilities.process_count(runtime) <= 1
+            prepared.append(
+                prepare_peer_variant(runtime, config, inputs, variant, run_kind, confirm)
+            )
     emit(Phase(f"sampling ({framework}, {config.order})"))
     floor = NoiseFloor(ratio_log_sd=float(request.get("ratio_log_sd", DEFAULT_RATIO_LOG_SD)))
     record = take_samples(
@@ -183,6 +206,8 @@ def run(request: dict[str, Any], write: Callable[[dict[str, Any]], None]) -> dic
         seed=config.seed,
         emit=emit,
         on_failure=failing_sample(runtime.classify),
+        priors=priors,
+        elsewhere=elsewhere,
     )
     for item in prepared:
         if item.sampler is not None and item.finish is not None:

@@ -10,10 +10,12 @@ unreadable fails only its own variants.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.analysis.history_prior import Prior
+from engine.execution.confirmation import samples_of
 from engine.execution.peer_process import (
     ENDED_PREFIX,
     FORGED_KEY,
@@ -185,9 +187,11 @@ def run_peers(
     emit: Progress,
     floor: NoiseFloor | None = None,
     run_framework_here: bool = True,
+    priors: Mapping[str, Prior] | None = None,
 ) -> PeerOutcome:
     """Every peer variant of the run, measured framework by framework; `floor`: the machine's
-    noise floor, for each peer process's own race."""
+    noise floor, for each peer process's own race; `priors`: what the history says of the
+    variants to confirm with one block (`execution/confirmation.py`)."""
     outcome = PeerOutcome()
     groups = group_by_framework(variants, run_framework_here, config.mode)
     for process, wanted in groups.items():
@@ -212,6 +216,13 @@ def run_peers(
             "device_kind": device_kind,
             "ratio_log_sd": (floor or NoiseFloor()).ratio_log_sd,
             "probe_bytes": bandwidth_buffer_bytes(last_level_cache_bytes()[0]),
+            "priors": {
+                name: prior.to_dict()
+                for name, prior in (priors or {}).items()
+                if name in {variant_name(*v) for v in wanted}
+            },
+            # what the processes before it measured: a confirming block's best may be there
+            "elsewhere": samples_of(outcome.results.values()),
         }
         try:
             payload, problem = spawn_peer(

@@ -53,9 +53,11 @@ class OwnProcess(Protocol):
         variants: list[Variant],
         ready: Mapping[Variant, Prepared],
         emit: Progress,
+        confirming: frozenset[str] = frozenset(),
     ) -> tuple[list[Prepared], bool]:
         """Every variant it measures prepared, the others taken from `ready`; True when SIGINT
-        stopped it (the variants not reached say so)."""
+        stopped it (the variants not reached say so). `confirming`: those the history shows
+        far slower than the best here, prepared for one confirming block."""
         ...
 
     def sampling_place(self) -> AbstractContextManager[Any]: ...

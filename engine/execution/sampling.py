@@ -29,11 +29,14 @@ from __future__ import annotations
 
 import contextlib
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.analysis.history_prior import Prior
 from engine.execution import hang_watch
+from engine.execution.confirmation import Confirmation
+from engine.execution.provisional import ProvisionalAnswer
 from engine.harness.recording import Prepared
 from engine.machine.load import LoadMonitor
 from engine.measure.neighbours import neighbour_effect
@@ -41,7 +44,7 @@ from engine.measure.phases import phase_shift
 from engine.measure.racing import RacePlan, grossly_slower, race, settled_ties
 from engine.measure.timing import REWARM_S
 from engine.measure.uncertainty import NoiseFloor
-from engine.results.events import Eliminated, Progress, Sample
+from engine.results.events import Eliminated, Progress, Sample, silent
 from engine.spec.config import BenchConfig
 
 
@@ -70,6 +73,8 @@ class SamplingRecord:
     sampling: str = "fixed"
     precision: float | None = None
     rounds: list[list[int]] = field(default_factory=list)
+    # What the history said of each confirming variant, and whether its block confirmed it.
+    priors: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @classmethod
     def for_plan(cls, order: str, seed: int, variants: list[str], plan: RacePlan) -> SamplingRecord:
@@ -89,6 +94,7 @@ class SamplingRecord:
             "precision": self.precision,
             "variants": self.variants,
             "rounds": self.rounds,
+            **({"priors": self.priors} if self.priors else {}),
         }
 
 
@@ -186,7 +192,9 @@ def turn_blocks(sampler: Any) -> int:
     when it is not (a call that outlasts the re-warm, or a multi-worker run, whose workers
     must all make the same calls). The same rule as the re-warm's, not a count fitted to this
     run's times, so a seed gives the same rounds unless a variant's call sits at `REWARM_S`."""
-    if getattr(sampler, "fixed_calls", None) or sampler.per_call_s() >= REWARM_S:
+    if sampler.confirming or getattr(sampler, "fixed_calls", None):
+        return 1  # a confirming variant's one block; a multi-worker run's same calls
+    if sampler.per_call_s() >= REWARM_S:
         return 1
     return TURN_BLOCKS
 
@@ -201,10 +209,19 @@ def take_samples(
     on_failure: Callable[[Prepared, BaseException], None],
     on_done: Callable[[Prepared], None] | None = None,
     load: Callable[[], float] | None = None,
+    priors: Mapping[str, Prior] | None = None,
+    elsewhere: Mapping[str, Sequence[float]] | None = None,
+    announce: bool = False,
 ) -> SamplingRecord:
     """Sample every variant until it stops; returns what was run, in order. `load`: other
-    processes' CPU share so far (default: measured, from the start of sampling)."""
+    processes' CPU share so far (default: measured, from the start of sampling). `priors`:
+    what the history says of the confirming variants (`analysis/history_prior.py`), whose
+    one block is judged against this run's best, `elsewhere`'s samples (other processes')
+    among them. `announce`: the answer so far is said after each round (`provisional.py`):
+    the run's own process does, a peer's (which sees only its own variants) does not."""
     record = SamplingRecord.for_plan(order, seed, [p.result.variant for p in prepared], plan)
+    confirm = Confirmation(prepared, priors or {}, emit, elsewhere)
+    so_far = ProvisionalAnswer(prepared, emit if announce else silent, elsewhere)
     shuffle = random.Random(seed)
     reported: set[int] = set()
     if load is None:  # a busy machine widens the race's floor, as it widens the ties
@@ -259,31 +276,40 @@ def take_samples(
 
     report_finished()  # those that failed before sampling
     if order == "sequential":
-        for index, item in enumerate(prepared):
-            taken = []
+        for index in sorted(range(len(prepared)), key=confirm.waits):
+            item, taken = prepared[index], []
             while _still_sampling(item, plan) and one_block(index):
                 taken.append(index)
+                if not confirm.judge(index):
+                    taken.pop()
                 _race_round(prepared, plan.under_load(load()), emit)
             if taken:
                 record.rounds.append(taken)
             report_finished()
+        record.priors = confirm.judged
         return record
 
     while True:
         waiting = [i for i, item in enumerate(prepared) if _still_sampling(item, plan)]
         if not waiting:
             report_finished()
+            record.priors = confirm.judged
             return record
         shuffle.shuffle(waiting)
+        waiting.sort(key=confirm.waits)  # a confirming block is judged against this run's best
         blocks: list[int] = []
         record.rounds.append(blocks)  # filled as the turns run: read by each finished variant
         for index in waiting:
             if prepared[index].result.stop_reason is not None:
                 continue  # grossly slower than a variant that sampled earlier in this round
             blocks += one_turn(index)
+            if not confirm.judge(index):
+                blocks.pop()  # its dropped block: the record's blocks are its samples
             # An eager loop 200x the best is gone at its turn's end, not the round's: its
             # result is on the page seconds sooner, and a later turn of it is never taken.
             _race_round(prepared, plan, emit, gross_only=True)
             report_finished(stopped_only=True)
-        _race_round(prepared, plan.under_load(load()), emit)
+        round_plan = plan.under_load(load())
+        _race_round(prepared, round_plan, emit)
         report_finished()
+        so_far.update(round_plan)

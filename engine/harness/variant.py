@@ -105,8 +105,11 @@ def prepare_variant(
     build: Callable[[], Callable[..., Any]],
     run_device_kind: str,
     emit: Progress = silent,
+    confirm: bool = False,
 ) -> Prepared:
-    """Build, first-call, warm up and check one variant; `build` makes its callable."""
+    """Build, first-call, warm up and check one variant; `build` makes its callable.
+    `confirm`: the history shows it far slower than the best here: its first call is the
+    check, and its one block is judged in the sampling (`execution/confirmation.py`)."""
     strategy, option = variant
     result = blank_result(config, strategy, option, "ok")
     reason = runtime.unsupported(config.dtype)
@@ -156,7 +159,11 @@ def prepare_variant(
         with runtime.placement(), call_limit(call_limit_s() if found else None):
             try:
                 sampler = Sampler(
-                    kernel, warmup=config.warmup, budget_s=config.time_budget_s, check=check
+                    kernel,
+                    warmup=config.warmup,
+                    budget_s=config.time_budget_s,
+                    check=check,
+                    confirm=confirm,  # never a user's kernel: it has no check call here
                 )
             except WrongTimedOutput as error:  # the check below says how, if it is wrong there
                 wrong_when_timed = error

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Literal
@@ -72,6 +72,9 @@ RACE_AFTER = 3  # samples each side has before it can be eliminated
 CLEARLY_SLOWER = 2.5
 # One sample this many times every sample of the best is eliminated at once (see above).
 GROSSLY_SLOWER = 10.0
+# A variant the history shows at least this much slower than its runs' best is confirmed by
+# one sample this much over every sample of the best (`confirmed_slower`).
+CONFIRMED_SLOWER = CLEARLY_SLOWER
 RACE_ALPHA = 0.05
 MAD_TO_SD = 1.4826  # a normal's standard deviation from its median absolute deviation
 
@@ -184,10 +187,15 @@ def race(
 
 
 def grossly_slower(
-    candidates: dict[str, Sequence[float]], running: set[str]
+    candidates: dict[str, Sequence[float]],
+    running: set[str],
+    factor: float = GROSSLY_SLOWER,
+    among: Collection[str] | None = None,
 ) -> dict[str, RatioBound]:
-    """The running candidates whose every sample is over `GROSSLY_SLOWER` times every sample
-    of the best (the lowest median among those with a sample): gone after one sample."""
+    """The running candidates (of `among`, when given) whose every sample is over `factor`
+    times every sample of the best (the lowest median among those with a sample): gone after
+    one sample. `GROSSLY_SLOWER` for any variant; `CONFIRMED_SLOWER` for one the history
+    shows that much slower (`confirmed_slower`)."""
     sampled = {name: s for name, s in candidates.items() if len(s)}
     if len(sampled) < 2:
         return {}
@@ -200,8 +208,22 @@ def grossly_slower(
             min(samples) / ceiling,
         )
         for name, samples in sampled.items()
-        if name != best and name in running and min(samples) > GROSSLY_SLOWER * ceiling
+        if name != best
+        and name in running
+        and (among is None or name in among)
+        and min(samples) > factor * ceiling
     }
+
+
+def confirmed_slower(
+    candidates: dict[str, Sequence[float]], running: set[str], confirming: Collection[str]
+) -> dict[str, RatioBound]:
+    """The confirming variants (the history showed each at least `CONFIRMED_SLOWER` times its
+    run's best) whose one sample is again more than that over every sample of this run's
+    best: two readings agree, so it goes without a full turn. The factor is above the 2× no
+    slow phase of a shared machine was seen to exceed, so the slow phase alone cannot
+    confirm one."""
+    return grossly_slower(candidates, running, CONFIRMED_SLOWER, confirming)
 
 
 def settled_ties(

@@ -177,32 +177,66 @@ class Sampler:
         clock: Clock = time.perf_counter,
         fixed_calls: int | None = None,
         check: CheckCall | None = None,
+        confirm: bool = False,
     ) -> None:
         self.kernel = kernel
         self.clock = clock
         self.budget_s = budget_s
+        self.min_block_s = min_block_s
+        self.warmup = warmup
         self.counter = _Counter()
         self.deadline = Deadline(budget_s, clock)
         self.warnings: list[str] = []
         self.samples: list[float] = []
         self.last_block_s = 0.0
         self.fixed_calls = fixed_calls
-
+        self.checked = False  # whether `check` was made (it is, with any warm-up)
+        # A variant the history shows far slower than the best (`analysis/history_prior.py`)
+        # is confirmed by one block: its first call is the check, no warm-up, no autorange.
+        self.confirming = confirm and check is not None and fixed_calls is None
+        if self.confirming:
+            assert check is not None
+            self.first_call_s = self._checked_call(check)[1]
+            self.calls = ladder_calls(min_block_s / max(self.first_call_s, 1e-9))
+            self.dispatch_s = self.dispatch_block_s = self.first_call_s  # until its block
+            return
         # The first call (tracing, compiling: seconds for torch.compile) is reported on its own
         # and not charged to the budget, which is for warm-up, autorange and samples.
         self.first_call_s = _run_block(kernel, self.counter, 1, clock)
-        self.checked = False  # whether `check` was made (it is, with any warm-up)
-        last = self._warm_up(warmup, every_call=fixed_calls is not None, check=check)
-        if fixed_calls is None and last is not None and last[1] >= min_block_s:
+        self._settle(self._warm_up(warmup, every_call=fixed_calls is not None, check=check))
+
+    def _settle(self, last: tuple[float, float] | None) -> None:
+        """The calls per block and the dispatch time, after the warm-up (`last`: its last
+        call's times both ways)."""
+        if self.fixed_calls is None and last is not None and last[1] >= self.min_block_s:
             # One call already fills a block: autorange would only run it again, and the
             # last warm-up call was timed both ways, so it gives the dispatch time too.
             self.calls = 1
             self.dispatch_s, self.dispatch_block_s = last
         else:
-            self.calls = fixed_calls or autorange(
-                kernel, self.counter, self.deadline, min_block_s, clock
+            self.calls = self.fixed_calls or autorange(
+                self.kernel, self.counter, self.deadline, self.min_block_s, self.clock
             )
             self.dispatch_s, self.dispatch_block_s = self._timed_calls(self.calls)
+
+    def measure_in_full(self) -> None:
+        """A confirming variant its block did not confirm: its sample is dropped, and it is
+        warmed up and autoranged as every other variant was, before its next block."""
+        self.confirming = False
+        self.samples.clear()
+        self.last_block_s = 0.0
+        self._settle(self._warm_up(self.warmup, every_call=False))
+
+    def _checked_call(self, check: CheckCall) -> tuple[float, float]:
+        """The check's call, timed both ways, its output kept (outside the timing)."""
+        start = self.clock()
+        out = check.call()
+        returned = self.clock() - start
+        check.sync(out)
+        synced = self.clock() - start
+        check.keep(out)
+        self.checked = True
+        return returned, synced
 
     def _timed_calls(self, calls: int) -> tuple[float, float]:
         """Per call: the time to return without a sync (dispatch), and with it."""
@@ -227,15 +261,9 @@ class Sampler:
         Returns the last call's dispatch and synced times (None without a warm-up call)."""
         done, spent, last = 0, 0.0, None
         if check is not None and warmup > 0 and not every_call:
-            start = self.clock()
-            out = check.call()
-            returned = self.clock() - start
-            check.sync(out)
-            synced = self.clock() - start
-            check.keep(out)
-            self.checked = True
-            self.deadline.spend(synced)
-            last, spent, done = (returned, synced), synced, 1
+            last = self._checked_call(check)
+            self.deadline.spend(last[1])
+            spent, done = last[1], 1
         while done < warmup and self.deadline.allows(self.first_call_s):
             if done and spent >= WARMUP_S and not every_call:
                 return last
@@ -278,7 +306,13 @@ class Sampler:
         return not self.samples or self.deadline.allows(self.last_block_s)
 
     def sample(self) -> float:
-        """Time one block of `calls` calls, ending in a sync; returns seconds per call."""
+        """Time one block of `calls` calls, ending in a sync; returns seconds per call. A
+        confirming variant's one block is timed both ways: it gives the dispatch time too."""
+        if self.confirming and not self.samples:
+            self.dispatch_s, self.dispatch_block_s = self._timed_calls(self.calls)
+            self.last_block_s = self.dispatch_block_s * self.calls
+            self.samples.append(self.dispatch_block_s)
+            return self.samples[-1]
         self.last_block_s = self._block(self.calls)
         self.samples.append(self.last_block_s / self.calls)
         return self.samples[-1]

@@ -98,6 +98,24 @@ class Eliminated(Event):
 
 
 @dataclass(frozen=True)
+class Provisional(Event):
+    """The answer so far: the winner rule (`uncertainty.winner_and_ties`) over the samples so
+    far names `leader` and those `tied_with` it, while the `running` variants still sample.
+    The run's answer is the same rule over its whole record; this one says it is not that."""
+
+    name: ClassVar[str] = "provisional"
+    leader: str
+    tied_with: tuple[str, ...] = ()
+    running: tuple[str, ...] = ()
+
+    def words(self) -> str:
+        """ "provisional: numpy leads, tied so far with einsum; 2 still sampling"."""
+        tied = f", tied so far with {', '.join(self.tied_with)}" if self.tied_with else ""
+        left = f"{len(self.running)} still sampling" if self.running else "sampling done"
+        return f"provisional: {self.leader} leads{tied}; {left}"
+
+
+@dataclass(frozen=True)
 class Done(Event):
     name: ClassVar[str] = "done"
 
@@ -155,6 +173,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         Exit,
         Sample,
         Eliminated,
+        Provisional,
         Done,
         ResultWritten,
         SweepStarted,

@@ -22,6 +22,7 @@ from engine.analysis.calibration import observed_floor, same_measurement
 from engine.measure.uncertainty import NoiseFloor
 from engine.results.reader import ResultsRejected
 from engine.results.run_result import RunResult
+from engine.spec.config import BenchConfig
 from engine.storage.run_rows import (
     CEILING_COLUMNS,
     LIST_COLUMNS,
@@ -229,16 +230,27 @@ class History(Store):
     def like_runs(self, run: RunResult, limit: int = LIKE_RUNS) -> list[RunResult]:
         """`run` and the newest stored runs of the same measurement (`same_measurement`), at
         most `limit` in all: what the machine's spread between processes is read from."""
-        config, env = run.config, run.environment
-        with self._connect() as conn:
-            same = " AND ".join(f"{column} = ?" for column in PROBLEM_COLUMNS)
-            rows = conn.execute(
-                f"SELECT payload FROM runs WHERE hostname = ? AND device_kind = ? AND {same} "
-                f"AND run_id != ? ORDER BY created_at DESC, {self.dialect.order_key} DESC LIMIT ?",
-                (env.hostname, env.device_kind, *problem_of(config), run.run_id, 2 * limit),
-            ).fetchall()
-        stored = [found for found in map(_readable, rows) if found is not None]
+        env = run.environment
+        stored = self.problem_runs(run.config, env.hostname, env.device_kind, 2 * limit, run.run_id)
         return [r for r in (run, *stored) if same_measurement(run, r)][:limit]
+
+    def problem_runs(
+        self,
+        config: BenchConfig,
+        hostname: str | None,
+        device_kind: str,
+        limit: int,
+        other_than: str = "",
+    ) -> list[RunResult]:
+        """The newest `limit` stored runs of `config`'s problem (`PROBLEM_COLUMNS`) on this
+        machine and device, newest first (`other_than`: a run id left out)."""
+        same = " AND ".join(f"{column} = ?" for column in PROBLEM_COLUMNS)
+        rows = self._query(
+            f"SELECT payload FROM runs WHERE hostname = ? AND device_kind = ? AND {same} "
+            f"AND run_id != ? ORDER BY created_at DESC, {self.dialect.order_key} DESC LIMIT ?",
+            (hostname or "", device_kind, *problem_of(config), other_than, limit),
+        )
+        return [found for found in map(_readable, rows) if found is not None]
 
     def noise_floor(self, hostname: str | None, device_kind: str | None) -> NoiseFloor | None:
         """The newest calibration of this machine and device, if any."""

@@ -50,6 +50,9 @@ class RunContext:
     emit: Progress
     distribution: Any = None  # the tf.distribute.Strategy of modes replicated and sharded
     shared: dict[Any, Any] = field(default_factory=dict)  # placements the variants share
+    # The variants the history shows far slower than the best here: one block confirms each
+    # (`execution/confirmation.py`); the single mode's executor reads it.
+    confirming: frozenset[str] = frozenset()
 
 
 Executor = Callable[[RunContext, str, str], Prepared]

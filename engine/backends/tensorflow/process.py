@@ -160,10 +160,13 @@ class TensorflowProcess:
         variants: list[tuple[str, str]],
         ready: Mapping[tuple[str, str], Prepared],
         emit: Progress,
+        confirming: frozenset[str] = frozenset(),
     ) -> tuple[list[Prepared], bool]:
         """Every variant prepared (or a peer's, measured already); SIGINT while one is
-        prepared stops there: it and the variants not reached say so."""
+        prepared stops there: it and the variants not reached say so. `confirming`: the
+        variants the history shows far slower than the best here (one block confirms each)."""
         assert self.ctx is not None
+        self.ctx.confirming = confirming
         prepared: list[Prepared] = []
         for index, variant in enumerate(variants):
             try:

@@ -13,7 +13,7 @@ from typing import Any
 from engine.backends.tensorflow.context import Prepared, RunContext
 from engine.backends.tensorflow.runtime import TensorflowRuntime
 from engine.harness.variant import PlacedInputs, prepare_variant
-from engine.spec.catalog import strategy_info
+from engine.spec.catalog import strategy_info, variant_name
 
 
 def run_single(ctx: RunContext, strategy: str, option: str) -> Prepared:
@@ -38,4 +38,5 @@ def run_single(ctx: RunContext, strategy: str, option: str) -> Prepared:
         build=build,
         run_device_kind=setup.kind,
         emit=ctx.emit,
+        confirm=variant_name(strategy, option) in ctx.confirming,
     )

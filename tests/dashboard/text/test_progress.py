@@ -11,8 +11,10 @@ from dashboard.services.job_status import JobStatus, apply_event
 from dashboard.text.progress import describe_run, run_fraction
 from engine.cli.progress import BarProgress
 from engine.results.events import (
+    Done,
     Eliminated,
     Phase,
+    Provisional,
     Sample,
     Started,
     VariantDone,
@@ -70,6 +72,22 @@ def test_the_cli_bar_follows_the_work_left_and_says_each_elimination():
     assert "preparing einsum" in output
     assert "eliminated python_loop: slower than numpy" in output
     assert "110.90" not in output  # the answer's ratio is the record's, said once, at the end
+
+
+def test_the_answer_so_far_is_said_as_provisional_on_the_page_and_the_bar():
+    provisional = Provisional("numpy", ("einsum",), ("einsum", "numpy"))
+    status = JobStatus(elapsed_s=2.0, max_samples=20)
+    for event in (*events_until_one_is_eliminated(), provisional):
+        apply_event(status, event)
+    text = describe_run(status)
+    assert "provisional: numpy leads, tied so far with einsum; 2 still sampling" in text
+    stream = io.StringIO()
+    progress = BarProgress(stream)
+    for event in (*events_until_one_is_eliminated(), provisional):
+        progress(event)
+    assert "provisional: numpy leads (tied so far: einsum)" in str(progress.bar)
+    progress(Done())
+    assert Provisional.name == "provisional" and provisional.to_dict()["leader"] == "numpy"
 
 
 def test_a_sweep_label_never_says_point_1_of_0_and_follows_each_point():

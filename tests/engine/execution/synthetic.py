@@ -24,6 +24,7 @@ class SyntheticSampler:
         self.samples: list[float] = []
         self.budget_blocks = budget_blocks
         self.rewarms = 0
+        self.confirming = False
 
     def can_sample(self) -> bool:
         return not self.samples or len(self.samples) < self.budget_blocks

@@ -196,3 +196,68 @@ def test_a_multi_worker_sampler_makes_every_warm_up_call_whatever_the_time():
         device.kernel(), warmup=3, repeats=1, budget_s=1e9, clock=device.clock, fixed_calls=1
     )
     assert len(device.calls) == 1 + 3 + 1 + 1  # first, 3 warm-up, the dispatch block, a sample
+
+
+def test_a_confirming_sampler_makes_the_check_its_first_call_and_then_one_block():
+    """A variant the history shows far slower than the best: its first call is the check
+    (output kept, time reported as the first call's), then no warm-up and no autorange; its
+    one block is timed both ways, so it gives the dispatch time too."""
+    device = AsyncDevice(work_s=0.5, dispatch_s=0.001, first_extra_s=0.3)
+    kept = []
+    check = CheckCall(call=lambda: device.call(-1), sync=device.sync, keep=kept.append)
+    sampler = Sampler(
+        device.kernel(), warmup=3, budget_s=100, clock=device.clock, check=check, confirm=True
+    )
+    assert device.calls == [-1] and kept == [-1] and sampler.checked and sampler.confirming
+    assert sampler.first_call_s == pytest.approx(0.801, rel=1e-3)
+    assert sampler.sample() == pytest.approx(0.501, rel=1e-3)
+    assert device.calls == [-1, 0]
+    assert sampler.calls == 1 and sampler.dispatch_s == pytest.approx(0.001)
+
+
+def test_a_fast_confirming_variants_block_still_lasts_a_block():
+    """Far slower than the best and still fast: its one block takes enough calls, as read
+    from its first call, to last about `MIN_BLOCK_S`."""
+    device = AsyncDevice(work_s=0.004)
+    check = CheckCall(call=lambda: device.call(-1), sync=device.sync, keep=lambda _o: None)
+    sampler = Sampler(
+        device.kernel(), warmup=3, budget_s=100, clock=device.clock, check=check, confirm=True
+    )
+    sampler.sample()
+    assert sampler.calls == ladder_calls(MIN_BLOCK_S / 0.004)
+    assert sampler.last_block_s >= MIN_BLOCK_S
+
+
+def test_a_confirming_variant_measured_in_full_drops_its_block_and_warms_up():
+    device = AsyncDevice(work_s=0.01)
+    check = CheckCall(call=lambda: device.call(-1), sync=device.sync, keep=lambda _o: None)
+    sampler = Sampler(
+        device.kernel(), warmup=3, budget_s=100, clock=device.clock, check=check, confirm=True
+    )
+    sampler.sample()
+    before = len(device.calls)
+    sampler.measure_in_full()
+    assert not sampler.confirming and sampler.samples == []
+    # three warm-up calls, then autorange (1, 2) and the dispatch block (2): as any variant
+    assert len(device.calls) - before == 3 + 1 + 2 + 2
+    sampler.sample()
+    assert sampler.samples[0] == pytest.approx(0.01, rel=1e-3)
+
+
+def test_without_a_check_or_with_fixed_calls_nothing_is_confirmed():
+    """A user's kernel (checked after its timed calls) and a multi-worker run (every worker
+    the same calls) are always measured in full."""
+    device = AsyncDevice(work_s=0.01)
+    assert not Sampler(
+        device.kernel(), warmup=1, budget_s=100, clock=device.clock, confirm=True
+    ).confirming
+    check = CheckCall(call=lambda: device.call(-1), sync=device.sync, keep=lambda _o: None)
+    assert not Sampler(
+        device.kernel(),
+        warmup=1,
+        budget_s=1e9,
+        clock=device.clock,
+        check=check,
+        fixed_calls=2,
+        confirm=True,
+    ).confirming

@@ -1,0 +1,131 @@
+"""What this machine's history already knows about a run before it starts: which variants
+were far slower than the best at this very problem.
+
+A variant that every one of its recent runs of the same problem on this machine (at most
+`PRIOR_RUNS`, from the last `PRIOR_DAYS` days) measured at least `PRIOR_SLOWER` times its
+run's best is a *prior*: the next run spends one checked call and one timed block on it
+instead of a warm-up, an autorange and full turns, and eliminates it when that block agrees
+(`racing.confirmed_slower`); a block that does not agree sends it back to full measurement.
+The history's ratio is said as the history's ("from history: …"), never shown as measured:
+the run's own numbers for the variant are its one block's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from engine.machine.load import BUSY_FRACTION
+from engine.results.run_result import RunResult
+
+PRIOR_RUNS = 5  # the newest runs of a variant its prior reads
+PRIOR_DAYS = 7  # older runs say nothing about today's machine and versions
+# The least ratio to its runs' best that makes a prior: headroom over the `CONFIRMED_SLOWER`
+# its one block must show, so a variant near that edge is not confirmed in one run and sent
+# back to full measurement (a wasted block) in the next.
+PRIOR_SLOWER = 4.0
+
+
+@dataclass(frozen=True)
+class Prior:
+    """`variant` was at least `ratio` times its run's best (`best`, in the newest of those
+    runs) in each of `runs` recent runs, the newest made at `newest`."""
+
+    variant: str
+    ratio: float
+    best: str
+    runs: int
+    newest: str
+
+    def words(self) -> str:
+        runs = "run" if self.runs == 1 else f"{self.runs} runs"
+        return (
+            f"from history: at least {self.ratio:.1f}× the best's time ({self.best}) at this "
+            f"problem in {'its last' if self.runs == 1 else 'each of its last'} {runs} on "
+            f"this machine"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ratio": self.ratio,
+            "best": self.best,
+            "runs": self.runs,
+            "newest": self.newest,
+        }
+
+    @classmethod
+    def from_dict(cls, variant: str, data: dict[str, Any]) -> Prior:
+        return cls(
+            variant,
+            float(data["ratio"]),
+            str(data["best"]),
+            int(data["runs"]),
+            str(data["newest"]),
+        )
+
+
+def run_ratios(run: RunResult) -> tuple[str, dict[str, float]] | None:
+    """Each correct variant's median over the run's fastest correct one (an accuracy class of
+    its own is never the best), with that one's name; None without two such variants."""
+    medians = {
+        r.variant: r.median_s
+        for r in run.results
+        if r.status == "ok" and r.correct and r.median_s and r.samples_s
+    }
+    candidates = {
+        r.variant: r.median_s
+        for r in run.results
+        if r.variant in medians and not r.accuracy_class and r.median_s
+    }
+    if len(medians) < 2 or not candidates:
+        return None
+    best = min(candidates, key=lambda name: candidates[name])
+    return best, {name: median / candidates[best] for name, median in medians.items()}
+
+
+def quiet(run: RunResult) -> bool:
+    load = run.machine_load
+    return load is None or load.other_cpu_fraction <= BUSY_FRACTION
+
+
+def priors_from(runs: Iterable[RunResult], now: datetime | None = None) -> dict[str, Prior]:
+    """The priors `runs` (this problem on this machine, newest first) give. Never a user's
+    kernel's: its file may have changed under the same name."""
+    now = now or datetime.now(timezone.utc)
+    since = now - timedelta(days=PRIOR_DAYS)
+    seen: dict[str, list[tuple[float, str, str]]] = {}
+    users: set[str] = set()
+    for run in runs:
+        users |= {r.variant for r in run.results if r.user_kernel}
+        if not quiet(run) or created(run) < since:
+            continue
+        found = run_ratios(run)
+        if found is None:
+            continue
+        best, ratios = found
+        for variant, ratio in ratios.items():
+            readings = seen.setdefault(variant, [])
+            if len(readings) < PRIOR_RUNS:  # the best of a run reads 1.0: no prior
+                readings.append((ratio, best, run.created_at))
+    priors = {}
+    for variant, readings in seen.items():
+        if (
+            variant not in users
+            and readings
+            and all(ratio >= PRIOR_SLOWER for ratio, _, _ in readings)
+        ):
+            _, best, newest = readings[0]
+            least = min(ratio for ratio, _, _ in readings)
+            priors[variant] = Prior(variant, least, best, len(readings), newest)
+    return priors
+
+
+def created(run: RunResult) -> datetime:
+    """When the run was made (a time without a zone is UTC's)."""
+    try:
+        made = datetime.fromisoformat(run.created_at)
+    except ValueError:
+        return datetime.min.replace(tzinfo=timezone.utc)
+    return made if made.tzinfo else made.replace(tzinfo=timezone.utc)
