@@ -8,6 +8,10 @@ instead of a warm-up, an autorange and full turns, and eliminates it when that b
 (`racing.confirmed_slower`); a block that does not agree sends it back to full measurement.
 The history's ratio is said as the history's ("from history: …"), never shown as measured:
 the run's own numbers for the variant are its one block's.
+
+A run made on a busy machine counts like any other: a load that slows one variant's samples
+more than another's is what the block guards against (a prior it does not confirm costs one
+dropped block), and a ratio of 4× or more is not a tie the busy widening was made for.
 """
 
 from __future__ import annotations
@@ -17,7 +21,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from engine.machine.load import BUSY_FRACTION
 from engine.results.run_result import RunResult
 
 PRIOR_RUNS = 5  # the newest runs of a variant its prior reads
@@ -85,11 +88,6 @@ def run_ratios(run: RunResult) -> tuple[str, dict[str, float]] | None:
     return best, {name: median / candidates[best] for name, median in medians.items()}
 
 
-def quiet(run: RunResult) -> bool:
-    load = run.machine_load
-    return load is None or load.other_cpu_fraction <= BUSY_FRACTION
-
-
 def priors_from(runs: Iterable[RunResult], now: datetime | None = None) -> dict[str, Prior]:
     """The priors `runs` (this problem on this machine, newest first) give. Never a user's
     kernel's: its file may have changed under the same name."""
@@ -99,7 +97,7 @@ def priors_from(runs: Iterable[RunResult], now: datetime | None = None) -> dict[
     users: set[str] = set()
     for run in runs:
         users |= {r.variant for r in run.results if r.user_kernel}
-        if not quiet(run) or created(run) < since:
+        if created(run) < since:
             continue
         found = run_ratios(run)
         if found is None:

@@ -56,6 +56,12 @@ def executor_for(config: BenchConfig, strategy: str) -> Executor:
     return DISTRIBUTED_EXECUTORS.get(how or "", run_not_distributable)
 
 
+KEPT_FUNCTION = (
+    "first call: its function was traced and compiled by an earlier run of this warm worker "
+    "(same problem and device), so this run's first call is a warm call"
+)
+
+
 def prepare_variant(ctx: RunContext, strategy: str, option: str) -> Prepared:
     """A TensorFlow variant prepared by its mode's executor, with what TensorFlow warned."""
     ctx.emit(VariantStarted(variant_name(strategy, option)))
@@ -152,6 +158,8 @@ class TensorflowProcess:
         keep_host = keeps_host_inputs(config)
         inputs, self.inputs_reused = self.state.inputs_for(config, self.device, copies, keep_host)
         build = builder_with(self.builders)
+        if self.builders is None:  # a test's builders are made afresh each run
+            build = self.state.kept_builder(build, config, self.device)
         self.ctx = RunContext(config, self.setup, inputs, build, emit, self.distributed)
 
     def prepare(
@@ -171,6 +179,8 @@ class TensorflowProcess:
         for index, variant in enumerate(variants):
             try:
                 prepared.append(ready.get(variant) or prepare_variant(self.ctx, *variant))
+                if variant_name(*variant) in self.state.reused and variant not in ready:
+                    prepared[-1].result.notes.append(KEPT_FUNCTION)
             except KeyboardInterrupt:
                 prepared.append(not_started(config, variant, WHILE_PREPARED))
                 rest = variants[index + 1 :]

@@ -3,16 +3,20 @@ buffers, and the last inputs with their float64 reference.
 
 A one-shot CLI run starts with an empty state and drops it at the end; `python -m engine serve`
 keeps one for its whole life, so a repeated run skips TensorFlow's start, the probe buffers'
-allocation and the inputs. Nothing kept here is ever inside a timed region: every strategy's
-function is built afresh in each run (its first call still traces and compiles), and inputs are
-reused only between runs, never within one, with the same cold-cache rotation.
+allocation and the inputs. Nothing kept here is ever inside a timed region: inputs are reused
+only between runs, never within one, with the same cold-cache rotation. A kept worker keeps
+each strategy's function too (`kept_builder`), for the next run of the same problem (shape,
+dtype, mode, device): its first call there does not trace or compile again, and its result
+says so, since its first-call time is then a warm call's.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from engine.backends.tensorflow.bandwidth import ProbeBuffers
+from engine.backends.tensorflow.build import Builder
 from engine.backends.tensorflow.devices import DeviceSetup, setup_devices
 from engine.backends.tensorflow.placement import Inputs, keeps_host_inputs, prepare
 from engine.backends.tensorflow.threads import configure_threads
@@ -21,6 +25,7 @@ from engine.machine.host import last_level_cache_bytes
 from engine.measure import memory
 from engine.measure.host_bandwidth import FULL, WARM, ProbeEffort
 from engine.measure.memory import MemoryEstimate
+from engine.spec.catalog import strategy_info, variant_name
 from engine.spec.config import BenchConfig
 
 
@@ -56,6 +61,9 @@ class WarmState:
         self.inputs_key: InputsKey | None = None
         self.runs = 0
         self.thread_layout: tuple[int | None] | None = None  # (threads,) once TF took them
+        self.functions: dict[tuple[str, tuple[tuple[str, Any], ...]], Any] = {}
+        self.functions_key: tuple[Any, ...] | None = None
+        self.reused: set[str] = set()  # the variants of this run whose function was kept
 
     @property
     def warm(self) -> bool:
@@ -150,6 +158,30 @@ class WarmState:
         self.preflight(expected, self.setup.kind, llc_bytes, device)
         copies = memory.cold_copies(expected, llc_bytes)
         self.inputs_for(expected, device, copies, keeps_host_inputs(expected))
+
+    def kept_builder(self, build: Builder, config: BenchConfig, device: str) -> Builder:
+        """`build`, keeping each traced function (a graph kernel's) it makes for the next run
+        of the same problem in a kept worker (a one-shot process builds afresh); another
+        problem drops them all."""
+        self.reused = set()
+        if not self.keep_inputs:
+            return build
+        key = (config.matrices, config.rows, config.columns, config.dtype, config.mode)
+        key += (config.replicas, config.dataset_batch, device)
+        if key != self.functions_key:
+            self.functions, self.functions_key = {}, key
+
+        def kept(strategy: str, **options: Any) -> Any:
+            if strategy_info(strategy).kind != "graph":  # nothing traced: nothing to keep
+                return build(strategy, **options)
+            name = (strategy, tuple(sorted(options.items())))
+            if name in self.functions:
+                self.reused.add(variant_name(strategy, "xla" if options.get("xla") else ""))
+            else:
+                self.functions[name] = build(strategy, **options)
+            return self.functions[name]
+
+        return kept
 
     def forget_inputs(self) -> None:
         self.inputs = None

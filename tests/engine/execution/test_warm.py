@@ -171,3 +171,41 @@ def test_a_one_shot_run_places_the_inputs_drawn_while_tensorflow_imported():
     assert all(np.array_equal(a, b) for a, b in zip(inputs.check_host, check, strict=True))
     assert np.array_equal(inputs.reference, reference(*check))
     assert np.array_equal(inputs.timed[0][0].numpy(), drawn[0])
+
+
+def test_a_kept_worker_keeps_its_functions_for_the_same_problem_and_says_so():
+    """Compiled functions stay warm between runs of one problem: the second run's first call
+    does not trace again, and its result says its first call is a warm call; another shape
+    builds afresh and says nothing."""
+    from engine.backends.tensorflow.process import KEPT_FUNCTION
+
+    state = WarmState(keep_inputs=True)
+    config = BenchConfig(**SMALL, strategies=("einsum", "numpy"))
+    first = run(config, state=state)
+    kept = dict(state.functions)
+    second = run(config, state=state)
+    same_functions = kept and all(state.functions.get(name) is fn for name, fn in kept.items())
+    other = run(BenchConfig(**{**SMALL, "dim": 7}, strategies=("einsum",)), state=state)
+
+    def einsum(result):
+        return next(r for r in result.results if r.variant == "einsum")
+
+    assert KEPT_FUNCTION not in einsum(first).notes
+    assert KEPT_FUNCTION in einsum(second).notes and einsum(second).correct
+    assert same_functions and all(fn not in kept.values() for fn in state.functions.values())
+    assert KEPT_FUNCTION not in einsum(other).notes
+    numpy = next(r for r in second.results if r.variant == "numpy")
+    assert KEPT_FUNCTION not in numpy.notes  # nothing traced: built afresh, nothing to say
+
+
+def test_a_one_shot_run_builds_afresh():
+    state = WarmState()  # the CLI's: nothing outlives the run
+    config = BenchConfig(**SMALL, strategies=("einsum",))
+    run(config, state=state)
+    again = run(config, state=state)
+    assert state.functions == {} and not any(
+        KEPT_FUNCTION_WORDS in n for n in again.results[0].notes
+    )
+
+
+KEPT_FUNCTION_WORDS = "traced and compiled by an earlier run"
