@@ -47,7 +47,7 @@ from engine.results.formatting import one_line
 from engine.results.parts import ProfileSummary
 from engine.spec.catalog import ONE_THREAD, is_known, strategy_info, variant_name
 from engine.spec.config import BenchConfig
-from engine.spec.strategy_info import framework_info
+from engine.spec.strategy_info import declared_call, framework_info
 
 RESULT_KEY = "peer_result"
 TOKEN_KEY = "token"  # the run's per-process token, on every protocol line
@@ -162,8 +162,9 @@ def run(request: dict[str, Any], write: Callable[[dict[str, Any]], None]) -> dic
     start = time.perf_counter()
     threads_before = set(threading.enumerate())
     emit(Phase(f"starting {framework}"))
-    if split:  # before the framework starts: a runtime may lay replicas over devices
-        os.environ["MATVEC_REPLICAS"] = str(config.replicas)
+    lay_out = framework_info(framework).lay_out_replicas
+    if split and lay_out:  # before the framework starts: a runtime may lay replicas over devices
+        declared_call(lay_out, config.replicas)
     runtime = load_runtime(framework, config.dtype, framework_threads)
     started_s = time.perf_counter() - start
     probe_bytes = int(request.get("probe_bytes", 256 * 2**20))

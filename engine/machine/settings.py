@@ -94,7 +94,6 @@ VARIABLES: dict[str, Variable] = {
         Variable("MATVEC_NICENESS", whole(0, 19), internal=True),
         Variable("MATVEC_PARENT_PID", whole(1, 2**31), internal=True),
         Variable("MATVEC_END_WITH_PARENT", flag, internal=True),
-        Variable("MATVEC_REPLICAS", whole(1, 4096), internal=True),
         Variable("MATVEC_DASHBOARD_SERVER", pid_and_port, internal=True),
     )
 }

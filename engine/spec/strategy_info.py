@@ -221,6 +221,10 @@ class FrameworkInfo:
     # its own teardown at exit is slow and has nothing left to do but this (TensorFlow's:
     # AutoGraph's generated sources); "" where a normal exit is fine.
     at_exit: str = ""
+    # "module:function" called with the run's replica count in its process before its
+    # runtime is loaded, in modes replicated and sharded, where the framework must lay out its
+    # devices before it starts (JAX's host devices); "" where nothing is needed.
+    lay_out_replicas: str = ""
     # What its runtime can do beyond the core, by name (`harness/capabilities.py`: a protocol
     # each); checked when the runtime is made, and against its class by the layering test.
     capabilities: tuple[str, ...] = ()

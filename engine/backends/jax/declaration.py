@@ -86,5 +86,6 @@ FRAMEWORK = FrameworkInfo(
     wrappers={("jit", ""): "@jax.jit\n"},
     user_kind="jit",
     calibration=("jax_vmap",),
+    lay_out_replicas="engine.backends.jax.host_devices:show_replicas",
     capabilities=("device_ceiling", "replica_devices"),
 )

@@ -3,9 +3,6 @@ the dashboard shows to copy (with `jax.jit` around it)."""
 
 from __future__ import annotations
 
-from engine.backends.jax import host_devices  # noqa: F401 - before JAX starts
-
-# isort: split
 import jax
 import jax.numpy as jnp
 

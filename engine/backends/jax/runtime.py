@@ -15,7 +15,6 @@ from typing import Any
 
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 
-from engine.backends.jax import host_devices  # noqa: F401 - before JAX starts
 from engine.machine.settings import seconds_from_environment
 
 # isort: split
