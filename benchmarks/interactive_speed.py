@@ -124,10 +124,11 @@ def dashboard(chromium: str, repeats: int) -> None:
                     continue
                 for index in range(repeats):
                     wait_until_ready(page)
-                    _, _, complete, run_id = click_and_time(page)
+                    samples, finished, complete, run_id = click_and_time(page)
                     timings = timings_of(history, run_id)
                     print(
-                        f"repeated run {index + 1}: click -> complete {complete:.2f} s, "
+                        f"repeated run {index + 1}: click -> first samples {samples:.2f} s, "
+                        f"-> first finished result {finished:.2f} s, -> complete {complete:.2f} s, "
                         f"variants_s + 1 = {timings['variants_s'] + 1:.2f} s "
                         f"(over variants_s by {complete - timings['variants_s']:.2f} s; warm "
                         f"worker: {timings['warm']}); phases: {phases(timings)}"

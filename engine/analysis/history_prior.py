@@ -34,13 +34,16 @@ PRIOR_SLOWER = 4.0
 @dataclass(frozen=True)
 class Prior:
     """`variant` was at least `ratio` times its run's best (`best`, in the newest of those
-    runs) in each of `runs` recent runs, the newest made at `newest`."""
+    runs) in each of `runs` recent runs, the newest made at `newest`, where its median was
+    `median_s` per call (what its confirming block's calls and re-warm are sized by, never a
+    number shown as this run's)."""
 
     variant: str
     ratio: float
     best: str
     runs: int
     newest: str
+    median_s: float
 
     def words(self) -> str:
         runs = "run" if self.runs == 1 else f"{self.runs} runs"
@@ -56,6 +59,7 @@ class Prior:
             "best": self.best,
             "runs": self.runs,
             "newest": self.newest,
+            "median_s": self.median_s,
         }
 
     @classmethod
@@ -66,12 +70,14 @@ class Prior:
             str(data["best"]),
             int(data["runs"]),
             str(data["newest"]),
+            float(data["median_s"]),
         )
 
 
-def run_ratios(run: RunResult) -> tuple[str, dict[str, float]] | None:
+def run_ratios(run: RunResult) -> tuple[str, dict[str, float], dict[str, float]] | None:
     """Each correct variant's median over the run's fastest correct one (an accuracy class of
-    its own is never the best), with that one's name; None without two such variants."""
+    its own is never the best), with that one's name, and the medians; None without two such
+    variants."""
     medians = {
         r.variant: r.median_s
         for r in run.results
@@ -85,7 +91,7 @@ def run_ratios(run: RunResult) -> tuple[str, dict[str, float]] | None:
     if len(medians) < 2 or not candidates:
         return None
     best = min(candidates, key=lambda name: candidates[name])
-    return best, {name: median / candidates[best] for name, median in medians.items()}
+    return best, {name: m / candidates[best] for name, m in medians.items()}, medians
 
 
 def priors_from(runs: Iterable[RunResult], now: datetime | None = None) -> dict[str, Prior]:
@@ -93,7 +99,7 @@ def priors_from(runs: Iterable[RunResult], now: datetime | None = None) -> dict[
     kernel's: its file may have changed under the same name."""
     now = now or datetime.now(timezone.utc)
     since = now - timedelta(days=PRIOR_DAYS)
-    seen: dict[str, list[tuple[float, str, str]]] = {}
+    seen: dict[str, list[tuple[float, str, str, float]]] = {}
     users: set[str] = set()
     for run in runs:
         users |= {r.variant for r in run.results if r.user_kernel}
@@ -102,21 +108,21 @@ def priors_from(runs: Iterable[RunResult], now: datetime | None = None) -> dict[
         found = run_ratios(run)
         if found is None:
             continue
-        best, ratios = found
+        best, ratios, medians = found
         for variant, ratio in ratios.items():
             readings = seen.setdefault(variant, [])
             if len(readings) < PRIOR_RUNS:  # the best of a run reads 1.0: no prior
-                readings.append((ratio, best, run.created_at))
+                readings.append((ratio, best, run.created_at, medians[variant]))
     priors = {}
     for variant, readings in seen.items():
         if (
             variant not in users
             and readings
-            and all(ratio >= PRIOR_SLOWER for ratio, _, _ in readings)
+            and all(reading[0] >= PRIOR_SLOWER for reading in readings)
         ):
-            _, best, newest = readings[0]
-            least = min(ratio for ratio, _, _ in readings)
-            priors[variant] = Prior(variant, least, best, len(readings), newest)
+            _, best, newest, median_s = readings[0]
+            least = min(reading[0] for reading in readings)
+            priors[variant] = Prior(variant, least, best, len(readings), newest, median_s)
     return priors
 
 

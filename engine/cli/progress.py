@@ -63,8 +63,8 @@ class BarProgress:
             if event.phase.startswith("sampling"):  # each process samples its own variants
                 self.taken, self.stopped, self.most, self.so_far = {}, set(), 0, ""
             self.stream.write(f"{event.phase}...\n")
-        elif isinstance(event, VariantStarted):
-            self.stream.write(f"  preparing {event.variant}\n")
+        elif isinstance(event, VariantStarted):  # a deferred one's comes while the bar runs
+            self.write(f"  preparing {event.variant}")
         elif isinstance(event, Sample):
             self.taken[event.variant] = event.sample
             self.most = max(self.most, event.of)

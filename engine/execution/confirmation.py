@@ -1,6 +1,7 @@
 """The confirming variants of one run: those the history shows far slower than the best at
 this problem (`analysis/history_prior.py`), prepared with one checked call and no warm-up
-(`Sampler(confirm=True)`).
+(`Sampler(confirm=True)`), in the run's own process at their first turn (`Prepared.deferred`),
+so the others' first samples come without waiting for an eager loop's check.
 
 Each takes one block, after every other variant has had its turn in that round, so the
 block is judged against this run's own best: when it is again more than `CONFIRMED_SLOWER`
@@ -41,9 +42,16 @@ class Confirmation:
         self.pending = {
             index
             for index, item in enumerate(prepared)
-            if item.sampler is not None and item.sampler.confirming
+            if item.deferred is not None or (item.sampler is not None and item.sampler.confirming)
         }
         self.judged: dict[str, dict[str, Any]] = {}
+
+    def prepared_now(self, index: int) -> None:
+        """A deferred variant was prepared at its turn: still to confirm only if its sampler
+        is a confirming one (a failed preparation is final, and says why)."""
+        sampler = self.prepared[index].sampler
+        if sampler is None or not sampler.confirming:
+            self.pending.discard(index)
 
     def waits(self, index: int) -> bool:
         """Whether `index` takes its turn after the others (its block is judged against them)."""

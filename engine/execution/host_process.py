@@ -86,7 +86,7 @@ class HostProcess:
         variants: list[tuple[str, str]],
         ready: Mapping[tuple[str, str], Prepared],
         emit: Progress,
-        confirming: frozenset[str] = frozenset(),
+        confirming: Mapping[str, float] | None = None,
     ) -> tuple[list[Prepared], bool]:
         """The peers' results; TensorFlow's variants say why they did not run (`confirming`:
         none is prepared here)."""

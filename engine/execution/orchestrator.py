@@ -135,7 +135,7 @@ def measure(
     clock.lap("startup_s")
     plan = race_plan(config, floor)
     priors = priors if plan.adaptive and worker_count() <= 1 else None
-    confirming = frozenset(priors or ())
+    confirming = {name: prior.median_s for name, prior in (priors or {}).items()}
     peers = run_peers(
         config,
         # TensorFlow's stay in this process (or run nowhere); every other framework's in its own
@@ -155,8 +155,8 @@ def measure(
     clock.lap("peers_s")
     elsewhere = samples_of(peers.results.values())
     here_names = {variant_name(*v) for v in variants if v not in peers.results}
-    if not elsewhere and here_names <= confirming:
-        confirming = frozenset()  # nothing here to judge a confirming block against
+    if not elsewhere and here_names <= set(confirming):
+        confirming = {}  # nothing here to judge a confirming block against
     warnings = own.start(config)
     environment = own.environment(config, llc_bytes, llc_source, peers.environments)
     interrupted = peers.interrupted  # then nothing more is measured: what finished is saved

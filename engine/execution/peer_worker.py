@@ -97,7 +97,7 @@ def prepare_peer_variant(
     inputs: PlacedInputs,
     variant: tuple[str, str],
     run_device_kind: str,
-    confirm: bool = False,
+    confirm: float | None = None,
 ) -> Prepared:
     strategy, option = variant
 
@@ -190,7 +190,8 @@ def run(request: dict[str, Any], write: Callable[[dict[str, Any]], None]) -> dic
         if split:
             prepared.append(prepare_split_variant(runtime, config, inputs, variant))
         else:
-            confirm = name in priors and capabilities.process_count(runtime) <= 1
+            one = capabilities.process_count(runtime) <= 1
+            confirm = priors[name].median_s if name in priors and one else None
             prepared.append(
                 prepare_peer_variant(runtime, config, inputs, variant, run_kind, confirm)
             )

@@ -35,7 +35,8 @@ class ProvisionalAnswer:
         running = tuple(
             item.result.variant
             for item in self.prepared
-            if item.sampler is not None and item.result.stop_reason is None
+            if item.deferred is not None
+            or (item.sampler is not None and item.result.stop_reason is None)
         )
         if not running:
             return  # the run's own answer comes next

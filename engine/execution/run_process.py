@@ -53,7 +53,7 @@ class OwnProcess(Protocol):
         variants: list[Variant],
         ready: Mapping[Variant, Prepared],
         emit: Progress,
-        confirming: frozenset[str] = frozenset(),
+        confirming: Mapping[str, float] | None = None,
     ) -> tuple[list[Prepared], bool]:
         """Every variant it measures prepared, the others taken from `ready`; True when SIGINT
         stopped it (the variants not reached say so). `confirming`: those the history shows

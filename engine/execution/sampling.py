@@ -100,6 +100,8 @@ class SamplingRecord:
 
 def _still_sampling(item: Prepared, plan: RacePlan) -> bool:
     """Whether the variant takes another block; when it stops, its `stop_reason` says why."""
+    if item.deferred is not None:
+        return True  # prepared at its first turn
     sampler, result = item.sampler, item.result
     if sampler is None or result.stop_reason is not None:
         return False
@@ -247,8 +249,14 @@ def take_samples(
 
     def one_block(index: int) -> bool:
         item = prepared[index]
-        assert item.sampler is not None
         hang_watch.step(item.result.variant)  # whose calls a watch of this process waits on
+        if item.deferred is not None:
+            item.take(item.deferred())  # its first call and check, now that others sampled
+            confirm.prepared_now(index)
+            last[:] = [-1]  # its preparation ran other work: the next block re-warms
+            if item.sampler is None:  # failed, unsupported or wrong: final as it is
+                return False
+        assert item.sampler is not None
         try:
             with item.guard() if item.guard else contextlib.nullcontext():
                 if last[-1] != index:

@@ -32,6 +32,16 @@ class Prepared:
     elsewhere: bool = False  # measured in a process of its own (a peer's): final here
     # The scope each of its sampling blocks runs in (a user kernel's time limit), if any.
     guard: Callable[[], AbstractContextManager[Any]] | None = None
+    # Prepared at its first turn, not before the sampling: a confirming variant's (the history
+    # shows it far slower), whose check call (seconds, for an eager loop) then waits until the
+    # others have their first samples on the page. Its result is a placeholder until then.
+    deferred: Callable[[], Prepared] | None = None
+
+    def take(self, ready: Prepared) -> None:
+        """Become `ready` (this variant, prepared now), in place: whoever holds this item
+        (the run's list, its finished map) sees the prepared variant."""
+        self.result, self.sampler, self.finish = ready.result, ready.sampler, ready.finish
+        self.guard, self.deferred = ready.guard, None
 
 
 STORAGE_ITEMSIZE = {"bfloat16": 2, "float16": 2}
@@ -141,6 +151,11 @@ def not_started(config: BenchConfig, variant: tuple[str, str], why: str = NOT_ST
 def stop_unfinished(item: Prepared) -> None:
     """A variant still being sampled when the run was interrupted: it keeps its samples
     (`interrupted`), or, with none yet, says it never got one."""
+    if item.deferred is not None:  # its turn never came, or came and was interrupted
+        item.result.status = "skipped"
+        item.result.error = WHILE_PREPARED
+        item.deferred = None
+        return
     if item.sampler is None or item.result.stop_reason is not None:
         return
     if item.sampler.samples:

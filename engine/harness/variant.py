@@ -105,11 +105,12 @@ def prepare_variant(
     build: Callable[[], Callable[..., Any]],
     run_device_kind: str,
     emit: Progress = silent,
-    confirm: bool = False,
+    confirm: float | None = None,
 ) -> Prepared:
     """Build, first-call, warm up and check one variant; `build` makes its callable.
-    `confirm`: the history shows it far slower than the best here: its first call is the
-    check, and its one block is judged in the sampling (`execution/confirmation.py`)."""
+    `confirm`: the history shows it far slower than the best here, at this time per call:
+    its first call is the check, and its one block is judged in the sampling
+    (`execution/confirmation.py`)."""
     strategy, option = variant
     result = blank_result(config, strategy, option, "ok")
     reason = runtime.unsupported(config.dtype)

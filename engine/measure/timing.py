@@ -177,7 +177,7 @@ class Sampler:
         clock: Clock = time.perf_counter,
         fixed_calls: int | None = None,
         check: CheckCall | None = None,
-        confirm: bool = False,
+        confirm: float | None = None,
     ) -> None:
         self.kernel = kernel
         self.clock = clock
@@ -192,13 +192,15 @@ class Sampler:
         self.fixed_calls = fixed_calls
         self.checked = False  # whether `check` was made (it is, with any warm-up)
         # A variant the history shows far slower than the best (`analysis/history_prior.py`)
-        # is confirmed by one block: its first call is the check, no warm-up, no autorange.
-        self.confirming = confirm and check is not None and fixed_calls is None
+        # is confirmed by one block: its first call is the check, no warm-up, no autorange;
+        # `confirm` is its time per call in the history, which sizes its block and the
+        # re-warm before it (its first call, tracing included, would size neither right).
+        self.confirming = confirm is not None and check is not None and fixed_calls is None
         if self.confirming:
-            assert check is not None
+            assert check is not None and confirm is not None
             self.first_call_s = self._checked_call(check)[1]
-            self.calls = ladder_calls(min_block_s / max(self.first_call_s, 1e-9))
-            self.dispatch_s = self.dispatch_block_s = self.first_call_s  # until its block
+            self.calls = ladder_calls(min_block_s / max(confirm, 1e-9))
+            self.dispatch_s = self.dispatch_block_s = confirm  # until its block
             return
         # The first call (tracing, compiling: seconds for torch.compile) is reported on its own
         # and not charged to the budget, which is for warm-up, autorange and samples.

@@ -10,7 +10,7 @@ calls each `finish(timing)`. The TensorFlow context and sampler are here; the fr
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,9 +50,10 @@ class RunContext:
     emit: Progress
     distribution: Any = None  # the tf.distribute.Strategy of modes replicated and sharded
     shared: dict[Any, Any] = field(default_factory=dict)  # placements the variants share
-    # The variants the history shows far slower than the best here: one block confirms each
-    # (`execution/confirmation.py`); the single mode's executor reads it.
-    confirming: frozenset[str] = frozenset()
+    # The variants the history shows far slower than the best here, each with its time per
+    # call there: one block confirms each (`execution/confirmation.py`); the single mode's
+    # executor reads it.
+    confirming: Mapping[str, float] = field(default_factory=dict)
 
 
 Executor = Callable[[RunContext, str, str], Prepared]

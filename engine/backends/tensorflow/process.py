@@ -168,25 +168,37 @@ class TensorflowProcess:
         variants: list[tuple[str, str]],
         ready: Mapping[tuple[str, str], Prepared],
         emit: Progress,
-        confirming: frozenset[str] = frozenset(),
+        confirming: Mapping[str, float] | None = None,
     ) -> tuple[list[Prepared], bool]:
         """Every variant prepared (or a peer's, measured already); SIGINT while one is
         prepared stops there: it and the variants not reached say so. `confirming`: the
         variants the history shows far slower than the best here (one block confirms each)."""
         assert self.ctx is not None
-        self.ctx.confirming = confirming
+        self.ctx.confirming = confirming or {}
         prepared: list[Prepared] = []
         for index, variant in enumerate(variants):
             try:
-                prepared.append(ready.get(variant) or prepare_variant(self.ctx, *variant))
-                if variant_name(*variant) in self.state.reused and variant not in ready:
-                    prepared[-1].result.notes.append(KEPT_FUNCTION)
+                if variant in ready:
+                    prepared.append(ready[variant])
+                elif variant_name(*variant) in self.ctx.confirming and config.mode == "single":
+                    later = blank_result(config, *variant, "ok")
+                    prepared.append(Prepared(later, deferred=lambda v=variant: self.prepared(v)))
+                else:
+                    prepared.append(self.prepared(variant))
             except KeyboardInterrupt:
                 prepared.append(not_started(config, variant, WHILE_PREPARED))
                 rest = variants[index + 1 :]
                 prepared += [ready.get(v) or not_started(config, v) for v in rest]
                 return prepared, True
         return prepared, False
+
+    def prepared(self, variant: tuple[str, str]) -> Prepared:
+        """One variant prepared now, saying when its function was kept from an earlier run."""
+        assert self.ctx is not None
+        found = prepare_variant(self.ctx, *variant)
+        if variant_name(*variant) in self.state.reused:
+            found.result.notes.append(KEPT_FUNCTION)
+        return found
 
     def sampling_place(self) -> AbstractContextManager[Any]:
         return tf.device(self.device)

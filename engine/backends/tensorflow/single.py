@@ -38,5 +38,5 @@ def run_single(ctx: RunContext, strategy: str, option: str) -> Prepared:
         build=build,
         run_device_kind=setup.kind,
         emit=ctx.emit,
-        confirm=variant_name(strategy, option) in ctx.confirming,
+        confirm=ctx.confirming.get(variant_name(strategy, option)),
     )

@@ -23,7 +23,7 @@ def test_a_variant_far_slower_in_every_recent_run_is_a_prior_with_its_least_rati
     found = priors_from(runs, now=NOW)
     assert set(found) == {"python_loop"}
     prior = found["python_loop"]
-    assert prior.best == "numpy" and prior.runs == 2
+    assert prior.best == "numpy" and prior.runs == 2 and prior.median_s == 1.5  # the newest
     assert abs(prior.ratio - 120.0) < 1e-6  # the least of 150× and 120×
     assert "from history" in prior.words() and "120.0×" in prior.words()
 
@@ -72,7 +72,7 @@ def test_a_users_kernel_never_has_a_prior():
 
 
 def test_a_prior_travels_as_data():
-    prior = Prior("python_loop", 112.4, "numpy", 3, "2026-12-04T12:00:00+00:00")
+    prior = Prior("python_loop", 112.4, "numpy", 3, "2026-12-04T12:00:00+00:00", 0.9)
     assert Prior.from_dict("python_loop", prior.to_dict()) == prior
 
 

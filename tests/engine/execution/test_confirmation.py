@@ -33,7 +33,7 @@ class ConfirmingSampler(SyntheticSampler):
 
 
 def prior(variant: str, ratio: float = 100.0) -> Prior:
-    return Prior(variant, ratio, "fast", 3, "2026-12-04T12:00:00+00:00")
+    return Prior(variant, ratio, "fast", 3, "2026-12-04T12:00:00+00:00", 1.0)
 
 
 def items(times: dict[str, float], confirming: set[str], seed: int = 0) -> list[Prepared]:
@@ -154,3 +154,37 @@ def test_the_answer_so_far_is_said_after_rounds_when_it_changes_and_only_when_as
     quiet = items({"fast": 0.01, "slow": 0.02}, set())
     _, events = sample(quiet, {})
     assert not any(isinstance(e, Provisional) for e in events)
+
+
+def test_a_deferred_variant_is_prepared_at_its_turn_after_the_others_first_samples():
+    """The run's own process defers a confirming variant's preparation (its check call, an
+    eager loop's seconds) to its turn: the others' first samples come first; a preparation
+    that fails is final and says why; an interrupt before its turn marks it skipped."""
+    from engine.harness.recording import stop_unfinished
+
+    prepared = items({"fast": 0.01, "mid": 0.012}, set())
+    seen_before: list[int] = []
+
+    def prepare_loop() -> Prepared:
+        seen_before.extend(len(item.sampler.samples) for item in prepared[:2])
+        ready = items({"loop": 1.0}, {"loop"})[0]
+        return ready
+
+    placeholder = StrategyResult("loop", "loop", "single", "ok", 1, 1, 1)
+    prepared.append(Prepared(placeholder, deferred=prepare_loop))
+    record, _ = sample(prepared, {"loop": prior("loop")})
+    loop = prepared[2]
+    assert seen_before and all(count >= 1 for count in seen_before)
+    assert loop.deferred is None and loop.result.stop_reason == "eliminated"
+    assert record.priors["loop"]["confirmed"] is True
+
+    failing = items({"fast": 0.01}, set())
+    wrong = StrategyResult("loop", "loop", "single", "failed", 1, 1, 1)
+    wrong.error = "its first call raised"
+    failing.append(Prepared(placeholder, deferred=lambda: Prepared(wrong)))
+    sample(failing, {"loop": prior("loop")})
+    assert failing[1].result.status == "failed" and failing[1].sampler is None
+
+    never = Prepared(StrategyResult("loop", "loop", "single", "ok", 1, 1, 1), deferred=lambda: 1)
+    stop_unfinished(never)
+    assert never.result.status == "skipped" and "interrupted" in never.result.error
