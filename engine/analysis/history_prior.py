@@ -16,12 +16,15 @@ dropped block), and a ratio of 4× or more is not a tie the busy widening was ma
 
 from __future__ import annotations
 
+import platform
+import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from engine.results.run_result import RunResult
+from engine.spec.config import BenchConfig
 
 PRIOR_RUNS = 5  # the newest runs of a variant its prior reads
 PRIOR_DAYS = 7  # older runs say nothing about today's machine and versions
@@ -124,6 +127,16 @@ def priors_from(runs: Iterable[RunResult], now: datetime | None = None) -> dict[
             least = min(reading[0] for reading in readings)
             priors[variant] = Prior(variant, least, best, len(readings), newest, median_s)
     return priors
+
+
+def stored_priors(history: Any, config: BenchConfig, device_kind: str) -> dict[str, Prior]:
+    """The priors an opened history (`storage.history.History`) gives for `config`'s problem
+    on this machine; none where it cannot be read (the run then measures everything in full)."""
+    try:
+        runs = history.problem_runs(config, platform.node(), device_kind, 4 * PRIOR_RUNS)
+    except (OSError, sqlite3.Error, ValueError):
+        return {}
+    return priors_from(runs)
 
 
 def created(run: RunResult) -> datetime:

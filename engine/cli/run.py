@@ -96,18 +96,10 @@ def history_priors(history: Any, config: BenchConfig, device_kind: str) -> dict[
     """The variants this machine's history shows far slower than the best at `config`'s
     problem (`analysis/history_prior.py`), from the history (an opened one, or its path);
     none where it cannot be read."""
-    from engine.analysis.history_prior import PRIOR_RUNS, priors_from
+    from engine.analysis.history_prior import stored_priors
 
     opened = usable_history(history)
-    try:
-        runs = (
-            opened.problem_runs(config, platform.node(), device_kind, 4 * PRIOR_RUNS)
-            if opened
-            else []
-        )
-    except (OSError, sqlite3.Error, ValueError):
-        return {}
-    return priors_from(runs)
+    return stored_priors(opened, config, device_kind) if opened else {}
 
 
 def from_tensorflow(module: str, name: str) -> tuple[Any, str | None]:

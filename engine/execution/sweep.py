@@ -2,7 +2,9 @@
 
 Every point is a run of the one orchestrator, with whatever frameworks are installed. One
 own process serves the whole sweep (TensorFlow, when usable, starts once, with one replica
-layout), and the read bandwidth is measured by the first point and reused by the rest.
+layout), and the read bandwidth is measured by the first point and reused by the rest. A
+point the history has measured before (in another sweep, or a run) learns from it as a run
+does (`analysis/history_prior.py`).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import time
 from datetime import datetime, timezone
 from typing import Any
 
+from engine.analysis.history_prior import stored_priors
 from engine.execution.orchestrator import measure
 from engine.execution.run_process import own_process
 from engine.measure import memory
@@ -56,7 +59,8 @@ def run_sweep(spec: SweepSpec, history: Any, progress: Progress | None = None) -
         emit(SweepPoint(key, index, len(todo), eta_s(started, index, len(todo))))
         within = PointProgress(emit, key, index, len(todo), started)
         try:
-            result = measure(config, own, progress=within, peak=peak)
+            priors = stored_priors(history, config, own.kind)  # earlier runs of this point
+            result = measure(config, own, progress=within, peak=peak, priors=priors)
         except memory.PreflightError as error:
             refused.append(f"{key}: {error}")
             emit(SweepRefused(key, str(error)))

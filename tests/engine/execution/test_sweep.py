@@ -80,3 +80,20 @@ def test_a_killed_sweep_keeps_its_points_and_resumes(tmp_path):
     assert len(stored) == 6 and stored["sweep_id"].eq(sweep_id).all()
     payload = json.loads((tmp_path / "s.json").read_text())
     assert sorted(r["config"]["matrices"] for r in payload["runs"]) == [8, 16, 32, 64, 128, 256]
+
+
+def test_a_sweep_point_the_history_measured_before_learns_from_it(tmp_path):
+    """A second sweep over points a first one stored (another sweep: its label differs)
+    confirms the eager loop at each point with one block, as a run does."""
+    from engine.execution.sweep import run_sweep
+    from engine.spec.sweep import SweepSpec
+
+    history = History(tmp_path / "h.sqlite3")
+    raw = {"matrices": "300,400", "dim": 16, "strategy": "python_loop,numpy", "warmup": 1}
+    run_sweep(SweepSpec.from_raw({**raw, "label": "first"}), history)
+    second = SweepSpec.from_raw({**raw, "label": "second"})
+    run_sweep(second, history)
+    for run in history.sweep_runs(second.sweep_id):
+        loop = next(r for r in run.results if r.variant == "python_loop")
+        assert run.sampling["priors"]["python_loop"]["confirmed"] is True
+        assert loop.stop_reason == "eliminated" and len(loop.samples_s) == 1
