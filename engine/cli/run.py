@@ -7,7 +7,6 @@ import contextlib
 import importlib
 import json
 import os
-import platform
 import sqlite3
 import sys
 import time
@@ -16,12 +15,17 @@ from typing import Any
 from engine.backends.tensorflow.availability import tensorflow_problem
 from engine.backends.tensorflow.import_guard import import_failure
 from engine.cli.flags import config_from_args
+from engine.cli.history_reads import (
+    history_priors,
+    machine_floor,
+    session_ceilings_of,
+    usable_history,
+)
 from engine.machine.accelerators import probe_kind
 from engine.machine.cluster import worker_count
 from engine.machine.host import last_level_cache_bytes
 from engine.machine.jax_cluster import ClusterError, check_layout, jax_processes
 from engine.measure import memory, predraw
-from engine.measure.uncertainty import NoiseFloor
 from engine.results.events import Phase, Queued, ResultWritten, silent
 from engine.results.files import check_output_file, save_fallback, write_text_atomically
 from engine.results.run_result import RunInterrupted
@@ -47,59 +51,6 @@ def reporter(kind: str) -> Any:
 
 
 REPETITIONS = Setting(kind="int", help="", label="", limits=(1, 1000))
-
-
-def usable_history(history: Any) -> Any:
-    """An opened history (`history`: one already, or its path), or None where it cannot be
-    used: what the run reads from it before measuring then falls back to defaults."""
-    from engine.storage.history import History
-
-    if isinstance(history, History):
-        return history
-    try:
-        return History(history)
-    except (OSError, sqlite3.Error, ValueError):
-        return None
-
-
-def machine_floor(history: Any, device_kind: str) -> NoiseFloor:
-    """This machine's calibrated noise floor from the history (an opened one, or its path),
-    else the documented default."""
-    opened = usable_history(history)
-    try:
-        found = opened.noise_floor(platform.node(), device_kind) if opened else None
-    except (OSError, sqlite3.Error, ValueError):  # an unusable history: the default floor
-        found = None
-    return found or NoiseFloor()
-
-
-def session_ceilings_of(history: Any, device_kind: str) -> Any:
-    """What this machine's runs of the last hour read, each level (a run's ceilings are the
-    best of these and its own: `analysis/session_ceiling.py`), from the history (an opened
-    one, or its path); none where it cannot be read."""
-    from engine.analysis.session_ceiling import SESSION_RUNS, window_start
-
-    opened = usable_history(history)
-    try:
-        return (
-            opened.machine_ceilings(
-                platform.node(), device_kind, SESSION_RUNS, since=window_start()
-            )
-            if opened
-            else {}
-        )
-    except (OSError, sqlite3.Error, ValueError):
-        return {}
-
-
-def history_priors(history: Any, config: BenchConfig, device_kind: str) -> dict[str, Any]:
-    """The variants this machine's history shows far slower than the best at `config`'s
-    problem (`analysis/history_prior.py`), from the history (an opened one, or its path);
-    none where it cannot be read."""
-    from engine.analysis.history_prior import stored_priors
-
-    opened = usable_history(history)
-    return stored_priors(opened, config, device_kind) if opened else {}
 
 
 def from_tensorflow(module: str, name: str) -> tuple[Any, str | None]:
@@ -146,7 +97,7 @@ def command_run(args: argparse.Namespace, warm: Any = None) -> int:
     from engine.execution.run_process import needs_run_framework, own_process
 
     with queue:
-        history = usable_history(args.history)  # opened once for both reads
+        history = usable_history(args.history)  # opened once for every read below
         floor = machine_floor(history, probe_kind())  # ties and the race both use it
         earlier = {} if args.no_history else session_ceilings_of(history, probe_kind())
         priors = {} if args.no_history else history_priors(history, config, probe_kind())

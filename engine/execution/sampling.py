@@ -23,6 +23,10 @@ turn, not of the round, and takes no later turn. A variant
 whose block raises is marked failed and leaves the rotation; the others go on. `on_done` is
 called for each variant as soon as it has stopped, so its result can be finished and shown
 while the others are still sampling; nothing it does runs inside another variant's block.
+
+A variant the history shows far slower than the best takes its turn last in its first round
+and one block only, judged against this run's best (`confirmation.py`); after each round the
+run's own process says the answer so far, as provisional (`provisional.py`).
 """
 
 from __future__ import annotations

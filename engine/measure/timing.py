@@ -13,39 +13,32 @@ alike. A variant's time budget counts only the time spent on that variant.
 
 from __future__ import annotations
 
-import contextlib
 import math
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from engine.measure.blocks import (
+    MAX_CALLS_PER_SAMPLE,
+    MIN_BLOCK_S,
+    Clock,
+    Counter,
+    Deadline,
+    Kernel,
+    autorange,
+    ladder_calls,
+    run_block,
+    untimed_around,
+)
 from engine.measure.stats import Measurement
 
-Clock = Callable[[], float]
-# A timed block should be far above perf_counter's resolution (well under a microsecond) and
-# long enough that the per-block sync cost is amortised.
-MIN_BLOCK_S = 0.02
-MAX_CALLS_PER_SAMPLE = 100_000
 # Untimed running before a block that follows other work (`Sampler.rewarm`): measured here,
 # a fast kernel's calls after an eager Python loop of 3,000 ops were up to 2x slow for about
 # 0.1 s of running it (benchmarks/neighbours.py).
 REWARM_S = 0.12
 # Warm-up stops early once its calls have lasted this long (at least one call is made).
 WARMUP_S = 0.25
-
-
-@dataclass(frozen=True)
-class Kernel:
-    """`call(i)` and `sync(output)`; for a kernel the harness does not trust (a user's),
-    `before_block(calls)` and `after_block()` run outside the clock around every block (fresh
-    inputs in, a sampled output checked), and `max_calls` bounds a block's calls."""
-
-    call: Callable[[int], Any]
-    sync: Callable[[Any], None]
-    before_block: Callable[[int], None] | None = None
-    after_block: Callable[[], None] | None = None
-    max_calls: int = 100_000  # MAX_CALLS_PER_SAMPLE
 
 
 @dataclass(frozen=True)
@@ -59,24 +52,6 @@ class CheckCall:
     keep: Callable[[Any], None]
 
 
-class Deadline:
-    """A time budget that counts only the time spent on its own variant."""
-
-    def __init__(self, budget_s: float, clock: Clock = time.perf_counter) -> None:
-        self.budget_s = budget_s
-        self.clock = clock
-        self.spent_s = 0.0
-
-    def spend(self, seconds: float) -> None:
-        self.spent_s += seconds
-
-    def remaining_s(self) -> float:
-        return self.budget_s - self.spent_s
-
-    def allows(self, estimate_s: float) -> bool:
-        return self.remaining_s() >= estimate_s
-
-
 @dataclass(frozen=True)
 class Timing:
     first_call_s: float
@@ -84,79 +59,6 @@ class Timing:
     measurement: Measurement
     warnings: tuple[str, ...]
     budget_exhausted: bool
-
-
-class _Counter:
-    """Hands out call indices so cold-cache rotation never re-uses the previous input set."""
-
-    def __init__(self) -> None:
-        self.next = 0
-
-    def take(self) -> int:
-        self.next += 1
-        return self.next - 1
-
-
-@contextlib.contextmanager
-def _untimed_around(kernel: Kernel, calls: int) -> Iterator[None]:
-    """A block's untimed work for a kernel the harness does not trust: before it, and after
-    it (only when the block ended normally)."""
-    if kernel.before_block is not None:
-        kernel.before_block(calls)
-    yield
-    if kernel.after_block is not None:
-        kernel.after_block()
-
-
-def _run_block(kernel: Kernel, counter: _Counter, calls: int, clock: Clock) -> float:
-    with _untimed_around(kernel, calls):
-        start = clock()
-        out = None
-        for _ in range(calls):
-            out = kernel.call(counter.take())
-        kernel.sync(out)
-        elapsed = clock() - start
-    return elapsed
-
-
-# Calls per block come from this ladder (1, 2, 3, 4, 5, 7, 10, 15, 20, 30, 40, 50, 70, ...):
-# steps of at most 1.5x from 2 on, so a block lasts at most about 1.5x `min_block_s` (the
-# 1-2-5 ladder made an 8.5 ms call's blocks 42 ms where 25 ms was the need).
-LADDER = (1, 1.5, 2, 3, 4, 5, 7)
-
-
-def ladder_calls(at_least: float) -> int:
-    """The smallest ladder value >= `at_least`."""
-    decade = 1
-    while True:
-        for step in LADDER:
-            value = step * decade
-            if value == int(value) and value >= at_least:  # 1.5 is a step from 10 on
-                return int(value)
-        decade *= 10
-
-
-def autorange(
-    kernel: Kernel,
-    counter: _Counter,
-    deadline: Deadline,
-    min_block_s: float = MIN_BLOCK_S,
-    clock: Clock = time.perf_counter,
-) -> int:
-    """Calls per block so a block lasts at least `min_block_s`: from one call up the ladder,
-    each step to the first value the last block's time per call says could be enough (a
-    short block's time per call includes its one sync, so the estimate errs low and the
-    climb goes on)."""
-    calls = 1
-    limit = min(MAX_CALLS_PER_SAMPLE, kernel.max_calls)
-    while calls < limit:
-        elapsed = _run_block(kernel, counter, calls, clock)
-        deadline.spend(elapsed)
-        if elapsed >= min_block_s or not deadline.allows(elapsed * 5):
-            return calls
-        wanted = min_block_s / (elapsed / calls) if elapsed > 0 else calls * 10
-        calls = min(limit, ladder_calls(max(calls + 1, wanted)))
-    return limit
 
 
 class Sampler:
@@ -184,7 +86,7 @@ class Sampler:
         self.budget_s = budget_s
         self.min_block_s = min_block_s
         self.warmup = warmup
-        self.counter = _Counter()
+        self.counter = Counter()
         self.deadline = Deadline(budget_s, clock)
         self.warnings: list[str] = []
         self.samples: list[float] = []
@@ -204,7 +106,7 @@ class Sampler:
             return
         # The first call (tracing, compiling: seconds for torch.compile) is reported on its own
         # and not charged to the budget, which is for warm-up, autorange and samples.
-        self.first_call_s = _run_block(kernel, self.counter, 1, clock)
+        self.first_call_s = run_block(kernel, self.counter, 1, clock)
         self._settle(self._warm_up(warmup, every_call=fixed_calls is not None, check=check))
 
     def _settle(self, last: tuple[float, float] | None) -> None:
@@ -242,7 +144,7 @@ class Sampler:
 
     def _timed_calls(self, calls: int) -> tuple[float, float]:
         """Per call: the time to return without a sync (dispatch), and with it."""
-        with _untimed_around(self.kernel, calls):
+        with untimed_around(self.kernel, calls):
             start = self.clock()
             out = None
             for _ in range(calls):
@@ -277,7 +179,7 @@ class Sampler:
         return last
 
     def _block(self, calls: int) -> float:
-        elapsed = _run_block(self.kernel, self.counter, calls, self.clock)
+        elapsed = run_block(self.kernel, self.counter, calls, self.clock)
         self.deadline.spend(elapsed)
         return elapsed
 

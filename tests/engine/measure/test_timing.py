@@ -64,11 +64,11 @@ def test_first_call_is_timed_alone():
 
 def test_autorange_grows_blocks_until_above_the_minimum():
     device = AsyncDevice(work_s=0.0007)
-    from engine.measure.timing import Deadline, _Counter
+    from engine.measure.blocks import Counter, Deadline
 
     calls = autorange(
         device.kernel(),
-        _Counter(),
+        Counter(),
         Deadline(100, device.clock),
         min_block_s=0.02,
         clock=device.clock,
@@ -84,10 +84,10 @@ def test_autorange_grows_blocks_until_above_the_minimum():
 
 @pytest.mark.parametrize("work_ms", [0.013, 0.3, 0.7, 1.1, 2.4, 4.1, 6.9, 8.5, 11.0, 19.9])
 def test_autoranged_blocks_last_between_the_minimum_and_half_as_much_again(work_ms):
-    from engine.measure.timing import Deadline, _Counter
+    from engine.measure.blocks import Counter, Deadline
 
     device = AsyncDevice(work_s=work_ms / 1000)
-    calls = autorange(device.kernel(), _Counter(), Deadline(100, device.clock), clock=device.clock)
+    calls = autorange(device.kernel(), Counter(), Deadline(100, device.clock), clock=device.clock)
     block_s = calls * work_ms / 1000
     assert MIN_BLOCK_S <= block_s + 1e-9 <= 1.5 * MIN_BLOCK_S + work_ms / 1000
     assert calls == ladder_calls(calls)  # always a ladder value
