@@ -87,6 +87,22 @@ def group_by_framework(
     return groups
 
 
+def confirming_last(
+    groups: dict[str, list[Variant]], priors: Mapping[str, Prior] | None
+) -> dict[str, list[Variant]]:
+    """The processes in their order, except that one whose every variant the history says to
+    confirm goes after the rest: its one block is judged against the best measured before it
+    (`elsewhere`), and first in line it would have none and be measured in full (on a GPU
+    machine NumPy's process, 140x the GPUs', came first)."""
+    if not priors:
+        return groups
+    only_priors = {
+        process: all(variant_name(*v) in priors for v in wanted)
+        for process, wanted in groups.items()
+    }
+    return dict(sorted(groups.items(), key=lambda item: only_priors[item[0]]))
+
+
 def _ended(config: BenchConfig, wanted: list[Variant], status: str, error: str) -> dict:
     ended = {}
     for strategy, option in wanted:
@@ -164,6 +180,15 @@ def device_levels(probes: list[Probe], memory_bytes_per_s: float) -> tuple[Level
     return level_ceilings(levels, probes, memory_bytes_per_s)[0]
 
 
+def own_device_words(warning: str, framework: str) -> str:
+    """The process's "ran on the GPU, not on the run's CPU" warning, told once its own
+    device's probe placed it (it was written before: against the run's peak)."""
+    if not warning.startswith(f"{framework} ran on the ") or ": its roofline" not in warning:
+        return warning
+    ran = warning.partition(": its roofline")[0]
+    return f"{ran}: it is placed against that device's own read bandwidth"
+
+
 def _probes_from(payload: Any, framework: str) -> list[Probe]:
     """The peer's device probes, validated like any imported file (none on a CPU peer)."""
     entries = payload.get("probes") if isinstance(payload, dict) else None
@@ -193,7 +218,7 @@ def run_peers(
     noise floor, for each peer process's own race; `priors`: what the history says of the
     variants to confirm with one block (`execution/confirmation.py`)."""
     outcome = PeerOutcome()
-    groups = group_by_framework(variants, run_framework_here, config.mode)
+    groups = confirming_last(group_by_framework(variants, run_framework_here, config.mode), priors)
     for process, wanted in groups.items():
         if outcome.interrupted:
             outcome.results.update(_ended(config, wanted, "skipped", NOT_STARTED))
@@ -246,6 +271,7 @@ def run_peers(
             for result in found.values():
                 result.ceiling_bytes_per_s = ceiling
                 result.device_levels = levels
+                result.warnings = [own_device_words(w, framework) for w in result.warnings]
                 result.notes.append(
                     f"placed against its own device's read bandwidth: {ceiling / 1e9:.1f} GB/s, "
                     f"measured by {framework} in its process before and after"

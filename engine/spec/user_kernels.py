@@ -169,10 +169,11 @@ def detect_framework(tree: ast.Module, filename: str) -> str:
     hosts = [f.name for f in declared if f.process == "host" and f.module in imported]
     if not others and hosts:
         return hosts[0]
+    choices = ", ".join(f"@{name}" for name in user_frameworks())
     raise ConfigError(
         FIELD,
         f"cannot tell the framework of {filename} from its imports; declare it: "
-        "PATH.py:FUNCTION@numpy, @jax or @torch",
+        f"PATH.py:FUNCTION with one of {choices}",
     )
 
 

@@ -50,5 +50,6 @@ FRAMEWORK = FrameworkInfo(
     rank=9,
     accelerator_only=True,
     strategies=STRATEGIES,
+    user_kind="eager",
     capabilities=("device_ceiling", "l2_ceiling", "replica_gpus"),
 )

@@ -188,3 +188,16 @@ def test_a_deferred_variant_is_prepared_at_its_turn_after_the_others_first_sampl
     never = Prepared(StrategyResult("loop", "loop", "single", "ok", 1, 1, 1), deferred=lambda: 1)
     stop_unfinished(never)
     assert never.result.status == "skipped" and "interrupted" in never.result.error
+
+
+def test_a_process_of_confirming_variants_alone_runs_after_the_others():
+    """On a GPU machine NumPy's process came first and its prior, with nothing measured yet to
+    judge it against, was measured in full: such a process now goes after the rest."""
+    from engine.execution.peers import confirming_last
+
+    groups = {"numpy": [("numpy", "")], "jax": [("jax_vmap", "")], "torch": [("torch_bmm", "")]}
+    prior = Prior("numpy", 140.0, "torch_bmm", 1, "2026-12-04T17:46:41+00:00", 9e-3)
+    assert list(confirming_last(groups, {"numpy": prior})) == ["jax", "torch", "numpy"]
+    assert list(confirming_last(groups, {})) == ["numpy", "jax", "torch"]
+    mixed = {"numpy": [("numpy", ""), ("numpy_einsum", "")], "jax": [("jax_vmap", "")]}
+    assert list(confirming_last(mixed, {"numpy": prior})) == ["numpy", "jax"]  # one to measure

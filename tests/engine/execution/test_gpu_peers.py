@@ -81,7 +81,8 @@ def test_a_gpu_framework_runs_beside_the_host_against_its_own_ceiling(tmp_path):
         entry = by_name[name]
         assert entry["status"] == "ok" and entry["correct"], entry
         assert entry["ceiling_bytes_per_s"] == own_memory  # its own device's, not the host's
-        assert any("cupy ran on the GPU, not on the run's CPU" in w for w in entry["warnings"])
+        placed = "cupy ran on the GPU, not on the run's CPU: it is placed against that device's"
+        assert f"{placed} own read bandwidth" in entry["warnings"]
         assert entry["ceiling_level"] == ("L2" if l2_kept else "memory")  # 16 KiB fits its L2
         assert [level["level"] for level in entry["device_levels"]] == (["L2"] if l2_kept else [])
     note = [w for w in data["warnings"] if w.startswith("cupy_matmul, cupy_einsum ran on an")]

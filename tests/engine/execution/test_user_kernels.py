@@ -33,7 +33,7 @@ def installed(module: str) -> bool:
         ("import numpy\ndef f(A, x): return A\n", "k.py", "is not PATH.py:FUNCTION"),
         ("def f(A, x): return A\n", "k.py:f", "cannot tell the framework of k.py"),
         ("import numpy\ndef numpy(A, x): return A\n", "k.py:numpy", "name of a catalogue"),
-        ("import numpy\ndef f(A, x): return A\n", "k.py:f@cupy", "'cupy' kernels cannot"),
+        ("import numpy\ndef f(A, x): return A\n", "k.py:f@torch_xla", "'torch_xla' kernels cannot"),
         ("def f(:\n", "k.py:f", "is not valid Python"),
     ],
 )
@@ -321,3 +321,16 @@ def test_the_dashboard_command_takes_its_kernels_and_refuses_a_bad_one_in_one_li
     assert done.returncode == 2
     assert done.stderr.strip().splitlines()[-1].startswith("error: kernel: cannot read")
     assert "Traceback" not in done.stderr
+
+
+def test_a_cupy_kernel_is_told_from_its_imports(tmp_path):
+    """CuPy's kernels run in CuPy's process (on a GPU run by `benchmarks/gpu_check.py`); the
+    file that imports it beside NumPy is CuPy's, and the refusal of an undeclared file names
+    every framework a kernel may be written with."""
+    from engine.spec.user_kernels import parse_kernel_spec
+
+    (tmp_path / "k.py").write_text("import numpy\nimport cupy as cp\ndef f(A, x): return A\n")
+    assert parse_kernel_spec(f"{tmp_path / 'k.py'}:f").framework == "cupy"
+    (tmp_path / "plain.py").write_text("def f(A, x): return A\n")
+    with pytest.raises(ConfigError, match="one of @tensorflow, @numpy, @jax, @torch, @cupy"):
+        parse_kernel_spec(f"{tmp_path / 'plain.py'}:f")
