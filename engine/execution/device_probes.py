@@ -72,7 +72,7 @@ L2_READ_PER_LAUNCH = 256 * 2**20
 
 
 def device_l2_probes(runtime: Runtime, when: str) -> list[dict[str, Any]]:
-    """The read bandwidth of the accelerator's L2 (`l2_cache_bytes`, `probe_view`), over a
+    """The read bandwidth of the accelerator's L2 (`l2_cache_bytes`, `l2_read`), over a
     buffer of half its size read many times in one launch; tagged with its level and size.
     None where the runtime cannot say its L2's size (JAX) or runs on the host."""
     if runtime.device_kind == "CPU" or not isinstance(runtime, ProbesL2):
@@ -85,9 +85,7 @@ def device_l2_probes(runtime: Runtime, when: str) -> list[dict[str, Any]]:
     elements = max(1, size // 2 // 4)
     buffer = runtime.probe_buffer(elements)
     times = max(1, L2_READ_PER_LAUNCH // (elements * 4))
-    view = runtime.probe_view(buffer, times)
-    read = runtime.probe_read()
-    timing = timed_read(runtime, lambda: read(view))
+    timing = timed_read(runtime, runtime.l2_read(buffer, times))
     return [
         Probe(
             kernel=f"{runtime.framework} sum over a {elements * 4 / 2**20:.1f} MiB float32 "

@@ -40,8 +40,8 @@ class ProbesL2(Protocol):
     def l2_cache_bytes(self) -> int | None:
         """The L2's size in bytes."""
 
-    def probe_view(self, buffer: Any, times: int) -> Any:
-        """`buffer` read `times` over in one launch (a stride-0 view)."""
+    def l2_read(self, buffer: Any, times: int) -> Callable[[], Any]:
+        """A call that reads `buffer` (from `probe_buffer`) `times` over in one launch."""
 
 
 @runtime_checkable

@@ -99,9 +99,11 @@ class CupyRuntime:
         size = cp.cuda.runtime.getDeviceProperties(self.device.id).get("l2CacheSize")
         return int(size) if size else None
 
-    def probe_view(self, buffer: Any, times: int) -> Any:
-        """`buffer` read `times` over in one reduction: rows that all alias it (stride 0)."""
-        return cp.broadcast_to(buffer, (times, buffer.size))
+    def l2_read(self, buffer: Any, times: int) -> Callable[[], Any]:
+        """`buffer` read `times` over in one launch: a kernel of its own (`l2_read.py`)."""
+        from engine.backends.cupy.l2_read import l2_read
+
+        return l2_read(buffer, times)
 
     def memory_stats(self) -> dict[str, int] | None:
         pool = cp.get_default_memory_pool()

@@ -210,3 +210,26 @@ def test_an_accelerators_l2_is_kept_only_where_it_reads_faster_than_its_memory()
     (kept,) = device_levels([memory, l2(5e12), l2(9e12)], 3e12)
     assert (kept.level, kept.bytes, kept.bandwidth_bytes_per_s) == ("L2", 4 * 2**20, 9e12)
     assert device_levels([memory, l2(2.9e12), l2(3e12)], 3e12) == ()  # no faster: dropped
+
+
+def test_an_accelerators_l2_probe_reads_half_of_it_at_least_256_mib_a_launch():
+    from engine.execution.device_probes import device_l2_probes
+
+    class WithL2(FakeAcceleratorRuntime):
+        def __init__(self) -> None:
+            self.asked: list[tuple[int, int]] = []
+
+        def l2_cache_bytes(self):
+            return 4 * 2**20
+
+        def l2_read(self, buffer, times):
+            self.asked.append((buffer.size, times))
+            return lambda: buffer.sum() * times
+
+    runtime = WithL2()
+    (probe,) = device_l2_probes(runtime, "after")
+    assert runtime.asked == [(2**19, 128)]  # 2 MiB of float32, read 128 times: 256 MiB
+    assert probe["level"] == "L2" and probe["level_bytes"] == 4 * 2**20
+    assert "2.0 MiB float32 buffer read 128 times in one launch" in probe["kernel"]
+    median = sorted(probe["samples_s"])[len(probe["samples_s"]) // 2]
+    assert probe["bandwidth_bytes_per_s"] > 0 and median > 0
