@@ -40,6 +40,7 @@ class HostProcess:
 
     framework_here = False
     device = HOST_DEVICE
+    probed_kind = "CPU"  # its probe reads the host's memory, whatever the machine's device
 
     def __init__(self, problem: str) -> None:
         self.problem = problem

@@ -161,7 +161,8 @@ def measure(
     environment = own.environment(config, llc_bytes, llc_source, peers.environments)
     interrupted = peers.interrupted  # then nothing more is measured: what finished is saved
     probes: list[Probe] = []
-    levels = LevelProber(own.kind, *cache_levels()) if peak is None else None
+    # the host's levels beside the host's memory probe, on a GPU machine too (NumPy there)
+    levels = LevelProber(own.probed_kind, *cache_levels()) if peak is None else None
     clock.lap("startup_s")
     prepared: list[Prepared] | None = None
     try:  # SIGINT from here to the sampling: the peers' results are kept, the rest skipped

@@ -29,6 +29,7 @@ class OwnProcess(Protocol):
     framework_here: bool  # whether it measures the run framework's variants (TensorFlow's)
     absent: str | None  # a framework whose variants run nowhere here ("tensorflow"), or None
     kind: str  # CPU | GPU | TPU: the device kind the run is planned for
+    probed_kind: str  # the kind whose memory `probe` reads (the host's CPU for the host's)
 
     def preflight(self, config: BenchConfig, llc_bytes: int) -> memory.MemoryEstimate: ...
 

@@ -115,6 +115,7 @@ class TensorflowProcess:
         self.replicas = replicas  # a layout fixed for every run (a sweep's), else each run's
         known = setup or self.state.setup
         self.kind = known.kind if known else probe_kind()
+        self.probed_kind = self.kind  # its probe reads the device its variants run on
         self.distributed: Any = None
         self.ctx: RunContext | None = None
         self.inputs_reused = False

@@ -233,3 +233,24 @@ def test_an_accelerators_l2_probe_reads_half_of_it_at_least_256_mib_a_launch():
     assert "2.0 MiB float32 buffer read 128 times in one launch" in probe["kernel"]
     median = sorted(probe["samples_s"])[len(probe["samples_s"]) // 2]
     assert probe["bandwidth_bytes_per_s"] > 0 and median > 0
+
+
+def test_numpy_on_a_gpu_machine_is_placed_against_the_hosts_cache_levels(monkeypatch):
+    """On a GPU machine without TensorFlow the run's ceiling is the host's memory read, and
+    NumPy's results are the host's: its cache levels are probed beside it (an H200 box read
+    NumPy at 117% of host memory with a warm 256 MB working set in its 300 MiB L3, placed
+    against memory alone)."""
+    import engine.execution.host_process as host_process
+    from engine import notebook
+    from engine.machine.caches import cache_levels
+
+    if not cache_levels()[0]:
+        pytest.skip(f"this machine reports no cache sizes: {cache_levels()[1]}")
+    monkeypatch.setattr(host_process, "probe_kind", lambda: "GPU")
+    result = notebook.run(
+        strategies=["numpy"], matrices=64, dim=8, repeats=3, warmup=1, progress=False
+    )
+    assert result.environment.device_kind == "GPU"
+    assert result.peak.levels, result.warnings  # the host's, probed
+    (entry,) = result.results
+    assert result.ceiling_of(entry).level != "memory"  # 16 KiB of inputs fit the L2
