@@ -141,7 +141,7 @@ def measure(
         # TensorFlow's stay in this process (or run nowhere); every other framework's in its own
         [v for v in variants if strategy_info(v[0]).framework != own.absent],
         copies=copies,
-        device_kind=own.kind,
+        device_kind=own.probed_kind,  # the kind the run's peak reads: a fraction's ceiling
         emit=emit,
         floor=floor,
         run_framework_here=own.framework_here,

@@ -254,3 +254,4 @@ def test_numpy_on_a_gpu_machine_is_placed_against_the_hosts_cache_levels(monkeyp
     assert result.peak.levels, result.warnings  # the host's, probed
     (entry,) = result.results
     assert result.ceiling_of(entry).level != "memory"  # 16 KiB of inputs fit the L2
+    assert not any("ran on the CPU" in w for w in entry.warnings)  # against the host's peak
