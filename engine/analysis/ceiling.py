@@ -206,8 +206,9 @@ def accelerator_note(results: Sequence[Any]) -> str | None:
     placed = [r.variant for r in results if r.ceiling_bytes_per_s and not r.device_levels]
     if not placed:
         return None
+    verb = "is" if len(placed) == 1 else "are"
     return (
-        f"{', '.join(placed)} ran on an accelerator and are placed against its memory's "
+        f"{', '.join(placed)} ran on an accelerator and {verb} placed against its memory's "
         "ceiling: no cache of it has a ceiling (its framework does not say its L2's size, or "
         "the L2 read no faster than memory), so a warm working set that fits one may read "
         "above it"
