@@ -100,18 +100,16 @@ class Confirmation:
     def candidates(self) -> dict[str, list[float]]:
         """The correct variants with samples that a block can be judged against (as the race's),
         those measured elsewhere in this run among them."""
+        here = samples_so_far(self.prepared)
         return {
             **{name: list(samples) for name, samples in self.elsewhere.items() if samples},
-            **{
-                item.result.variant: list(item.sampler.samples)
-                for item in self.prepared
-                if item.sampler is not None
-                and item.sampler.samples
-                and item.result.correct
-                and item.result.stop_reason != "eliminated"
-                and not item.result.accuracy_class
-            },
+            **{name: s for name, s in here.items() if self.stop_of(name) != "eliminated"},
         }
+
+    def stop_of(self, variant: str) -> str | None:
+        return next(
+            (i.result.stop_reason for i in self.prepared if i.result.variant == variant), None
+        )
 
     def reading(self, variant: str) -> str | None:
         """What `variant`'s block read against the best so far, in words; None without a
@@ -125,11 +123,22 @@ class Confirmation:
         return f"{ratio:.1f}× the slowest sample of {best}"
 
 
+def comparable(result: StrategyResult) -> bool:
+    """A result another's samples may be judged against: correct, of the run's accuracy."""
+    return result.status == "ok" and bool(result.correct) and not result.accuracy_class
+
+
 def samples_of(results: Iterable[StrategyResult]) -> dict[str, list[float]]:
-    """The samples of the correct results (of the run's accuracy) measured in other
-    processes: what a confirming block may be judged against."""
+    """The samples of the comparable results measured in other processes: what a confirming
+    block may be judged against."""
+    return {r.variant: list(r.samples_s) for r in results if comparable(r) and r.samples_s}
+
+
+def samples_so_far(prepared: Iterable[Prepared]) -> dict[str, list[float]]:
+    """The samples taken so far in this process of each comparable variant (the provisional
+    answer's and a confirming block's candidates)."""
     return {
-        r.variant: list(r.samples_s)
-        for r in results
-        if r.status == "ok" and r.correct and r.samples_s and not r.accuracy_class
+        item.result.variant: list(item.sampler.samples)
+        for item in prepared
+        if item.sampler is not None and item.sampler.samples and comparable(item.result)
     }

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from engine.execution.confirmation import samples_so_far
 from engine.harness.recording import Prepared
 from engine.measure.racing import RacePlan
 from engine.measure.uncertainty import NoiseFloor, winner_and_ties
@@ -40,14 +41,7 @@ class ProvisionalAnswer:
         )
         if not running:
             return  # the run's own answer comes next
-        here = {
-            item.result.variant: list(item.sampler.samples)
-            for item in self.prepared
-            if item.sampler is not None
-            and item.sampler.samples
-            and item.result.correct
-            and not item.result.accuracy_class
-        }
+        here = samples_so_far(self.prepared)
         candidates = {**self.elsewhere, **here}
         if len(candidates) < 2:
             return
