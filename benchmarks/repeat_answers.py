@@ -24,8 +24,8 @@ from pathlib import Path
 
 from benchmarks.engine_cli import engine
 from benchmarks.server import CHROMIUM_ARGS, streamlit_server
+from engine.catalogue.catalog import interactive_strategies
 from engine.machine.load import BUSY_FRACTION
-from engine.spec.catalog import interactive_strategies
 from engine.storage.history import History
 
 

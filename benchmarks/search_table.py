@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from benchmarks.engine_cli import engine
-from engine.spec.catalog import strategy_info
+from engine.catalogue.catalog import strategy_info
 
 ROWS = (
     ((100_000, 8, 8), "tensorflow"),

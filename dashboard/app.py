@@ -22,7 +22,7 @@ from dashboard.components.server_check import (  # noqa: E402
     refuse_unsafe_server,
 )
 from engine.machine.settings import check_environment  # noqa: E402
-from engine.spec.fields import ConfigError  # noqa: E402
+from engine.run_settings.fields import ConfigError  # noqa: E402
 from engine.storage.history_file import HistoryUnavailable  # noqa: E402
 
 VIEWS = Path(__file__).parent / "views"

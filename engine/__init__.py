@@ -12,26 +12,26 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from engine.catalogue.catalog import StrategyInfo, register, strategies, strategy_names
     from engine.measure.memory import PreflightError
     from engine.results.events import Progress
     from engine.results.model import StrategyResult
     from engine.results.reader import ResultsRejected
     from engine.results.run_result import RunResult
-    from engine.spec.catalog import StrategyInfo, register, strategies, strategy_names
-    from engine.spec.config import BenchConfig
-    from engine.spec.fields import ConfigError
+    from engine.run_settings.config import BenchConfig
+    from engine.run_settings.fields import ConfigError
 
 _WHERE = {
-    "BenchConfig": "engine.spec.config",
-    "ConfigError": "engine.spec.fields",
+    "BenchConfig": "engine.run_settings.config",
+    "ConfigError": "engine.run_settings.fields",
     "PreflightError": "engine.measure.memory",
     "ResultsRejected": "engine.results.reader",
     "RunResult": "engine.results.run_result",
-    "StrategyInfo": "engine.spec.catalog",
+    "StrategyInfo": "engine.catalogue.catalog",
     "StrategyResult": "engine.results.model",
-    "register": "engine.spec.catalog",
-    "strategies": "engine.spec.catalog",
-    "strategy_names": "engine.spec.catalog",
+    "register": "engine.catalogue.catalog",
+    "strategies": "engine.catalogue.catalog",
+    "strategy_names": "engine.catalogue.catalog",
 }
 
 __all__ = [

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 from engine.machine.accelerators import DeviceError
 from engine.results.files import write_text_atomically
-from engine.spec.config import BenchConfig
-from engine.spec.fields import ConfigError
+from engine.run_settings.config import BenchConfig
+from engine.run_settings.fields import ConfigError
 
 if TYPE_CHECKING:  # the result model is not imported here: it would close an import circle
     from engine.results.run_result import RunResult

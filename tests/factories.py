@@ -8,7 +8,7 @@ from engine.measure.peak import Peak
 from engine.results.model import StrategyResult
 from engine.results.parts import Environment
 from engine.results.run_result import RunResult
-from engine.spec.config import BenchConfig
+from engine.run_settings.config import BenchConfig
 
 
 def make_run(

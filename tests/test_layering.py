@@ -124,7 +124,8 @@ def test_no_import_circles():
 # The house from the ground up: a layer may import its own and those before it, never one after.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("engine.machine", "engine.process"),
-    ("engine.spec",),
+    ("engine.catalogue",),
+    ("engine.run_settings",),
     ("engine.measure",),
     ("engine.results",),
     ("engine.analysis",),
@@ -198,7 +199,7 @@ def test_no_docstring_points_outside_the_repository():
 
 FRAMEWORK_NAMES = {"tensorflow", "numpy", "jax", "torch", "torch_xla", "cupy"}
 # The framework folders say what they are; the registry reads their declarations.
-MAY_NAME_FRAMEWORKS = ("engine/backends/", "engine/spec/strategy_info.py")
+MAY_NAME_FRAMEWORKS = ("engine/backends/", "engine/catalogue/strategy_info.py")
 
 
 def framework_branches(path: Path) -> list[str]:
@@ -248,8 +249,8 @@ def test_each_runtime_has_exactly_the_capabilities_its_framework_declares():
     """A capability is declared where the framework lives, and its runtime holds every method
     of it; a runtime that holds all of one it does not declare is asked to declare it (so the
     declaration stays the list of what it can do)."""
+    from engine.catalogue.strategy_info import framework_info
     from engine.harness.capabilities import CAPABILITIES, members
-    from engine.spec.strategy_info import framework_info
 
     checked = 0
     for path in sorted((ROOT / "engine" / "backends").glob("*/runtime.py")):
@@ -278,8 +279,8 @@ def test_a_runtime_missing_a_declared_capability_fails_registration():
 
 
 def test_a_framework_declaring_an_unknown_capability_is_refused():
+    from engine.catalogue.strategy_info import CAPABILITY_NAMES, FrameworkInfo
     from engine.harness.capabilities import CAPABILITIES
-    from engine.spec.strategy_info import CAPABILITY_NAMES, FrameworkInfo
 
     assert set(CAPABILITY_NAMES) == set(CAPABILITIES)
     with pytest.raises(ValueError, match="unknown capabilities \\['teleport'\\]"):

@@ -85,7 +85,7 @@ def test_wrong_arguments_say_what_to_pass(call, fragment):
 
 
 def test_save_needs_a_file_name(tmp_path):
-    from engine.spec.fields import ConfigError
+    from engine.run_settings.fields import ConfigError
 
     run = make_run()
     for bad in ("", "   ", tmp_path):

@@ -18,13 +18,13 @@ from dashboard.services.links import (
     params_from_settings,
     settings_from_params,
 )
-from engine.spec.catalog import (
+from engine.catalogue.catalog import (
     framework_label,
     install_hints,
     missing_frameworks,
 )
-from engine.spec.config import browser_fields
-from engine.spec.fields import ConfigError, Setting
+from engine.run_settings.config import browser_fields
+from engine.run_settings.fields import ConfigError, Setting
 
 PREFIX = "setting_"
 SECTIONS: dict[str, tuple[str, ...]] = {

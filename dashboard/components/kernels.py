@@ -11,9 +11,9 @@ import os
 import streamlit as st
 
 from dashboard.components.plain import plain
-from engine.spec.fields import ConfigError
-from engine.spec.user_kernels import DASHBOARD_KERNELS_VARIABLE as KERNELS_VARIABLE
-from engine.spec.user_kernels import parse_kernel_spec
+from engine.run_settings.fields import ConfigError
+from engine.run_settings.user_kernels import DASHBOARD_KERNELS_VARIABLE as KERNELS_VARIABLE
+from engine.run_settings.user_kernels import parse_kernel_spec
 
 
 @st.cache_resource(show_spinner=False)

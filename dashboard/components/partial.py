@@ -14,7 +14,7 @@ import streamlit as st
 from dashboard.figures import run as charts
 from dashboard.services.job_status import JobStatus
 from dashboard.tables import partial
-from engine.spec.config import BenchConfig
+from engine.run_settings.config import BenchConfig
 
 REDRAW_S = 2.0
 SNAPSHOT_KEY = "partial_snapshot"

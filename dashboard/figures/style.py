@@ -9,7 +9,7 @@ import zlib
 import pandas as pd
 import plotly.graph_objects as go
 
-from engine.spec.catalog import strategy_names
+from engine.catalogue.catalog import strategy_names
 
 OK_COLOR = "#2563eb"
 WRONG_COLOR = "#dc2626"

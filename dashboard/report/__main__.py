@@ -17,7 +17,7 @@ from dashboard.report.sweep import sweep_report
 from engine.results.files import check_output_file, write_text_atomically
 from engine.results.parse import load_json, read_run_group, read_text
 from engine.results.reader import ResultsRejected
-from engine.spec.fields import ConfigError
+from engine.run_settings.fields import ConfigError
 
 
 def report_of(paths: Sequence[str]) -> str:

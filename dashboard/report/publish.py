@@ -26,7 +26,7 @@ from dashboard.report.html import STYLE, escape, figure_html
 from engine.analysis.change_points import Series, series_of, step_words
 from engine.results.files import write_text_atomically
 from engine.results.formatting import format_seconds
-from engine.spec.fields import ConfigError
+from engine.run_settings.fields import ConfigError
 
 PLOTLY_FILE = "plotly.min.js"
 

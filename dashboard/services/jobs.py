@@ -25,8 +25,8 @@ from engine.process.children import (
 )
 from engine.process.parent_watch import END_WITH_PARENT
 from engine.results.events import Event
-from engine.spec.config import BenchConfig
-from engine.spec.sweep import SweepSpec
+from engine.run_settings.config import BenchConfig
+from engine.run_settings.sweep import SweepSpec
 
 
 def spawn_engine(command: list[str], stdin: int) -> Child:

@@ -12,9 +12,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.spec.catalog import interactive_strategies
-from engine.spec.config import BenchConfig, browser_fields, field_setting, url_name_of
-from engine.spec.fields import ConfigError, shown
+from engine.catalogue.catalog import interactive_strategies
+from engine.run_settings.config import BenchConfig, browser_fields, field_setting, url_name_of
+from engine.run_settings.fields import ConfigError, shown
 
 Settings = dict[str, Any]
 

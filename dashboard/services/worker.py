@@ -20,14 +20,14 @@ from dataclasses import dataclass
 
 from dashboard.services.job_status import event_of_line
 from dashboard.services.jobs import Job, TrackedRun, spawn_engine
+from engine.catalogue.catalog import strategy_info
 from engine.cli.flags import cli_args
 from engine.cli.serve import MAX_IDLE_TIMEOUT_S
 from engine.machine.settings import seconds_from_environment
 from engine.process.children import engine_command, exchange
 from engine.results.events import Exit
-from engine.spec.catalog import strategy_info
-from engine.spec.config import BenchConfig
-from engine.spec.sweep import SweepSpec
+from engine.run_settings.config import BenchConfig
+from engine.run_settings.sweep import SweepSpec
 
 DEFAULT_IDLE_TIMEOUT_S = 600.0
 

@@ -14,6 +14,7 @@ import statistics
 import pandas as pd
 
 from dashboard.tables import run as data
+from engine.catalogue.catalog import framework_label
 from engine.measure.peak import Peak
 from engine.measure.uncertainty import median_ci
 from engine.results.decode import result_from_dict
@@ -22,8 +23,7 @@ from engine.results.model import StrategyResult
 from engine.results.parts import Environment
 from engine.results.reader import ResultsRejected
 from engine.results.run_result import RunResult
-from engine.spec.catalog import framework_label
-from engine.spec.config import BenchConfig
+from engine.run_settings.config import BenchConfig
 
 PENDING = "pending"
 

@@ -7,11 +7,11 @@ import math
 import pandas as pd
 
 from dashboard.text.controls import in_page_words
+from engine.catalogue.catalog import baseline_strategies
 from engine.results.formatting import format_entry, format_number, format_seconds, verdict
 from engine.results.frames import levels_frame
 from engine.results.run_result import RunResult
 from engine.results.verdict import run_ratio
-from engine.spec.catalog import baseline_strategies
 
 
 def summary(result: RunResult) -> pd.DataFrame:

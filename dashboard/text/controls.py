@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.spec.config import field_setting
+from engine.run_settings.config import field_setting
 
 REPETITIONS = "Repetitions (fresh processes)"  # the Run page's control (views/run.py)
 

@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 
 from dashboard.text.controls import in_page_words
+from engine.catalogue.catalog import baseline_strategies, is_known, split_variant, strategy_info
 from engine.measure.memory import format_bytes, input_set_bytes
 from engine.measure.peak import MEMORY
 from engine.measure.roofline import arithmetic_intensity, regime
@@ -20,8 +21,7 @@ from engine.results.formatting import (
     speed_words,
     tie_words,
 )
-from engine.spec.catalog import baseline_strategies, is_known, split_variant, strategy_info
-from engine.spec.config import BenchConfig
+from engine.run_settings.config import BenchConfig
 
 WHY_BY_KIND = {
     "graph": (

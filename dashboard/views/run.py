@@ -17,7 +17,7 @@ from dashboard.text.progress import describe_run, run_fraction
 from engine.results.parse import read_run_group
 from engine.results.reader import ResultsRejected
 from engine.results.run_result import RunResult
-from engine.spec.fields import ConfigError
+from engine.run_settings.fields import ConfigError
 
 
 def collect(status: JobStatus) -> None:

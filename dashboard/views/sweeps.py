@@ -17,10 +17,10 @@ from dashboard.services import worker
 from dashboard.services.job_status import JobStatus
 from dashboard.tables.sweep import sweep_tables
 from dashboard.text.progress import sweep_progress_text
-from engine.spec.catalog import interactive_strategies, strategy_names
-from engine.spec.config import default_of, field_setting
-from engine.spec.fields import ConfigError
-from engine.spec.sweep import MAX_LIST_CHARS, SweepSpec
+from engine.catalogue.catalog import interactive_strategies, strategy_names
+from engine.run_settings.config import default_of, field_setting
+from engine.run_settings.fields import ConfigError
+from engine.run_settings.sweep import MAX_LIST_CHARS, SweepSpec
 
 AXES = (  # (field, widget label, example values): every other setting is the base config's
     ("matrices", "Matrices B (comma-separated)", "10,100,1000,10000"),

@@ -24,7 +24,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from engine.results.run_result import RunResult
-from engine.spec.config import BenchConfig
+from engine.run_settings.config import BenchConfig
 
 PRIOR_RUNS = 5  # the newest runs of a variant its prior reads
 PRIOR_DAYS = 7  # older runs say nothing about today's machine and versions

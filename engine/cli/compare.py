@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from engine.catalogue.catalog import frameworks, strategy_info
 from engine.cli.flags import raw_settings
 from engine.cli.rerun import NOT_REMEASURED
 from engine.results.codec import floor_dict
@@ -17,10 +18,9 @@ from engine.results.formatting import format_interval, format_seconds
 from engine.results.parse import read_run_group
 from engine.results.reader import ResultsRejected
 from engine.results.run_result import RunResult
-from engine.spec.catalog import frameworks, strategy_info
-from engine.spec.config import BenchConfig
-from engine.spec.fields import ConfigError, Setting
-from engine.spec.user_kernels import UserKernel, parse_kernel_spec
+from engine.run_settings.config import BenchConfig
+from engine.run_settings.fields import ConfigError, Setting
+from engine.run_settings.user_kernels import UserKernel, parse_kernel_spec
 
 EXIT_OK, EXIT_SLOWER = 0, 1
 PERCENT = Setting(kind="seconds", help="", label="", limits=(0.0, 10_000.0), unit="percentage")

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.process.children import Child
-from engine.spec.fields import ConfigError
+from engine.run_settings.fields import ConfigError
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -72,7 +72,7 @@ def split_kernels(extra: list[str]) -> tuple[list[str], list[str]]:
 def command_dashboard(args: argparse.Namespace) -> int:
     """Streamlit as a child of this process: a stop signal to this one ends it too. Kernels
     named here (`--kernel`, checked now) are the only ones its pages can offer."""
-    from engine.spec.user_kernels import DASHBOARD_KERNELS_VARIABLE, parse_kernel_spec
+    from engine.run_settings.user_kernels import DASHBOARD_KERNELS_VARIABLE, parse_kernel_spec
 
     kernels, extra = split_kernels(list(args.streamlit_args))
     specs = [parse_kernel_spec(kernel).spec for kernel in kernels]

@@ -10,8 +10,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from engine.spec.config import BenchConfig, config_fields, flag_of
-from engine.spec.sweep import SweepSpec
+from engine.run_settings.config import BenchConfig, config_fields, flag_of
+from engine.run_settings.sweep import SweepSpec
 
 
 def _help(setting: Any, default: Any, lists: bool) -> str:

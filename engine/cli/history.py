@@ -17,8 +17,8 @@ from engine.measure.memory import PreflightError
 from engine.results.files import check_output_file
 from engine.results.parse import read_results_file
 from engine.results.reader import ResultsRejected
-from engine.spec.fields import ConfigError, Setting
-from engine.spec.sweep import SweepSpec
+from engine.run_settings.fields import ConfigError, Setting
+from engine.run_settings.sweep import SweepSpec
 from engine.storage.history_file import check_history_path, check_history_readable
 
 EXIT_OK, EXIT_SLOWER, EXIT_INVALID = 0, 1, 2

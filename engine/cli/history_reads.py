@@ -11,7 +11,7 @@ import sqlite3
 from typing import Any
 
 from engine.measure.uncertainty import NoiseFloor
-from engine.spec.config import BenchConfig
+from engine.run_settings.config import BenchConfig
 
 
 def usable_history(history: Any) -> Any:

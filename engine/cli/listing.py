@@ -8,9 +8,9 @@ import json
 from typing import Any
 
 from engine.backends.tensorflow.availability import tensorflow_problem
+from engine.catalogue.catalog import strategies
 from engine.cli.run import EXIT_OK, from_tensorflow, quiet_tensorflow
 from engine.machine.accelerators import probe_kind
-from engine.spec.catalog import strategies
 
 
 def command_devices(args: argparse.Namespace) -> int:
@@ -52,7 +52,7 @@ def devices_without_tensorflow(problem: str) -> dict[str, Any]:
     from importlib import metadata
 
     from engine.backends.tensorflow.availability import tensorflow_install_hint
-    from engine.spec.catalog import frameworks
+    from engine.catalogue.catalog import frameworks
 
     kind = probe_kind()
     found = {}

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from engine.backends.tensorflow.availability import FrameworkMissing
+from engine.catalogue.catalog import declared_call, frameworks
 from engine.cli import compare, dashboard, history, listing, run, serve
 from engine.cli.flags import add_config_flags, config_from_args
 from engine.cli.repetitions import RepetitionFailed
@@ -26,9 +27,8 @@ from engine.measure.memory import PreflightError
 from engine.process.children import end_children_on_signals
 from engine.process.parent_watch import die_with_parent, end_with_parent
 from engine.results.reader import ResultsRejected
-from engine.spec.catalog import declared_call, frameworks
-from engine.spec.config import BenchConfig, config_fields, flag_of
-from engine.spec.fields import ConfigError
+from engine.run_settings.config import BenchConfig, config_fields, flag_of
+from engine.run_settings.fields import ConfigError
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INVALID = 0, 1, 2
 EXIT_INTERRUPTED = 130

@@ -19,7 +19,7 @@ from engine.cli.flags import cli_args
 from engine.process.children import ENGINE_ROOT, Child, engine_command, engine_environment
 from engine.results.parse import read_results_file
 from engine.results.run_result import RunResult
-from engine.spec.config import BenchConfig
+from engine.run_settings.config import BenchConfig
 
 CHILD_TIMEOUT_S = 24 * 3600
 # A run that finished and wrote its JSON: 0, or 3 when no variant was correct (its results

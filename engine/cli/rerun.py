@@ -25,12 +25,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine.catalogue.catalog import is_known, strategy_info
 from engine.cli.repetitions import run_fresh
 from engine.results.run_result import RunResult
-from engine.spec.catalog import is_known, strategy_info
-from engine.spec.config import BenchConfig
-from engine.spec.fields import ConfigError
-from engine.spec.user_kernels import UserKernel, kernel_name
+from engine.run_settings.config import BenchConfig
+from engine.run_settings.fields import ConfigError
+from engine.run_settings.user_kernels import UserKernel, kernel_name
 
 NOT_REMEASURED = (
     "not re-measured: a kernel is measured again only from a --kernel PATH.py:FUNCTION given "

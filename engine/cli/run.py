@@ -29,8 +29,8 @@ from engine.measure import memory, predraw
 from engine.results.events import Phase, Queued, ResultWritten, silent
 from engine.results.files import check_output_file, save_fallback, write_text_atomically
 from engine.results.run_result import RunInterrupted
-from engine.spec.config import BenchConfig
-from engine.spec.fields import ConfigError, Setting
+from engine.run_settings.config import BenchConfig
+from engine.run_settings.fields import ConfigError, Setting
 from engine.storage.history_file import check_history_path
 from engine.storage.run_queue import RunQueue
 

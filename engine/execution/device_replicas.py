@@ -25,7 +25,7 @@ from engine.measure import sharding
 from engine.measure.timing import Kernel, Sampler, Timing
 from engine.results.formatting import one_line
 from engine.results.parts import DistributionSummary, ReplicaTiming
-from engine.spec.config import BenchConfig
+from engine.run_settings.config import BenchConfig
 
 
 def shards_for(config: BenchConfig, padded: bool) -> list[sharding.Shard]:

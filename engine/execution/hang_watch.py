@@ -124,13 +124,13 @@ def partial_run(config: Any, hung: Hung, device_kind: str) -> Any:
     import uuid
     from datetime import datetime, timezone
 
+    from engine.catalogue.catalog import variant_name
     from engine.execution.plan import plan_variants
     from engine.harness.recording import blank_result
     from engine.measure.peak import Peak
     from engine.results.decode import result_from_dict
     from engine.results.parts import Environment
     from engine.results.run_result import RunResult
-    from engine.spec.catalog import variant_name
 
     done = {}
     for index, entry in enumerate(hung.finished):

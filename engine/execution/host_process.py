@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.catalogue.catalog import install_hint, run_framework, strategy_info
 from engine.harness.recording import Prepared, blank_result
 from engine.machine.accelerators import probe_kind
 from engine.machine.host import host_facts
@@ -28,8 +29,7 @@ from engine.measure.peak import Peak, Probe
 from engine.results.events import Progress
 from engine.results.formatting import classify_error
 from engine.results.parts import Environment
-from engine.spec.catalog import install_hint, run_framework, strategy_info
-from engine.spec.config import BenchConfig
+from engine.run_settings.config import BenchConfig
 
 HOST_DEVICE = "host CPU (NumPy threads)"
 

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.catalogue.catalog import strategy_info
 from engine.execution.device_replicas import prepare_over_devices
 from engine.harness.capabilities import PlacesOverDevices, PlacesPerGpu
 from engine.harness.recording import Prepared, blank_result, check_outputs, record_timing
@@ -38,8 +39,7 @@ from engine.measure import sharding
 from engine.measure.timing import Kernel, Sampler, Timing
 from engine.results.formatting import one_line
 from engine.results.parts import DistributionSummary, ReplicaTiming
-from engine.spec.catalog import strategy_info
-from engine.spec.config import BenchConfig
+from engine.run_settings.config import BenchConfig
 
 STRATEGY = "host threads"
 GPU_STRATEGY = "one GPU per replica, each driven by a host thread"

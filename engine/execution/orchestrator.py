@@ -25,6 +25,11 @@ from typing import Any
 from engine.analysis.ceiling import run_ceiling
 from engine.analysis.history_prior import Prior
 from engine.analysis.session_ceiling import Earlier
+from engine.catalogue.catalog import (
+    not_installed_note,
+    strategy_info,
+    variant_name,
+)
 from engine.execution.confirmation import samples_of
 from engine.execution.peers import run_peers
 from engine.execution.plan import plan_variants
@@ -53,12 +58,7 @@ from engine.results.events import Done, Phase, Progress, Started, VariantDone, V
 from engine.results.formatting import one_line
 from engine.results.model import StrategyResult
 from engine.results.run_result import RunInterrupted, RunResult
-from engine.spec.catalog import (
-    not_installed_note,
-    strategy_info,
-    variant_name,
-)
-from engine.spec.config import BenchConfig
+from engine.run_settings.config import BenchConfig
 
 Variant = tuple[str, str]
 

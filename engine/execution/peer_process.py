@@ -19,8 +19,8 @@ from engine.machine.jax_cluster import cluster_from_environment
 from engine.measure.memory import input_set_bytes
 from engine.process.children import Child, engine_environment, exchange
 from engine.results.events import Progress, VariantDone, VariantStarted, event_from_dict
-from engine.spec.config import BenchConfig
-from engine.spec.user_kernels import call_limit_s
+from engine.run_settings.config import BenchConfig
+from engine.run_settings.user_kernels import call_limit_s
 
 STARTUP_ALLOWANCE_S = 180.0  # importing a framework and compiling, on a slow shared machine
 # A user kernel's process that says nothing for its call limit and this much more is ended

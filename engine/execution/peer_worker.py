@@ -25,6 +25,8 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from engine.analysis.history_prior import Prior
+from engine.catalogue.catalog import ONE_THREAD, is_known, strategy_info, variant_name
+from engine.catalogue.strategy_info import declared_call, framework_info
 from engine.execution.device_probes import device_l2_probes, device_probes
 from engine.execution.host_replicas import prepare_host_replicas
 from engine.execution.sampling import fixed_plan, race_plan, take_samples
@@ -45,9 +47,7 @@ from engine.results.codec import result_to_dict
 from engine.results.events import Event, Phase, VariantStarted
 from engine.results.formatting import one_line
 from engine.results.parts import ProfileSummary
-from engine.spec.catalog import ONE_THREAD, is_known, strategy_info, variant_name
-from engine.spec.config import BenchConfig
-from engine.spec.strategy_info import declared_call, framework_info
+from engine.run_settings.config import BenchConfig
 
 RESULT_KEY = "peer_result"
 TOKEN_KEY = "token"  # the run's per-process token, on every protocol line

@@ -15,6 +15,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.analysis.history_prior import Prior
+from engine.catalogue.catalog import (
+    ONE_THREAD,
+    install_hint,
+    own_process,
+    strategy_info,
+    variant_name,
+)
 from engine.execution.confirmation import samples_of
 from engine.execution.peer_process import (
     ENDED_PREFIX,
@@ -40,14 +47,7 @@ from engine.results.events import (
 from engine.results.model import StrategyResult
 from engine.results.parts import read_probe
 from engine.results.reader import ResultsRejected
-from engine.spec.catalog import (
-    ONE_THREAD,
-    install_hint,
-    own_process,
-    strategy_info,
-    variant_name,
-)
-from engine.spec.config import BenchConfig
+from engine.run_settings.config import BenchConfig
 
 Variant = tuple[str, str]
 

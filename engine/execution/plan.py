@@ -6,9 +6,9 @@ one thread too."""
 
 from __future__ import annotations
 
+from engine.catalogue.catalog import ONE_THREAD, strategy_info
 from engine.machine.host import usable_cores
-from engine.spec.catalog import ONE_THREAD, strategy_info
-from engine.spec.config import BenchConfig
+from engine.run_settings.config import BenchConfig
 
 
 def plan_variants(config: BenchConfig, device_kind: str = "CPU") -> list[tuple[str, str]]:

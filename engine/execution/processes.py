@@ -13,7 +13,7 @@ process policy its folder declares (`FrameworkInfo.process`):
 
 from __future__ import annotations
 
-from engine.spec.catalog import framework_info
+from engine.catalogue.catalog import framework_info
 
 
 def runs_in_own_process(framework: str, run_framework_here: bool, mode: str = "single") -> bool:

@@ -11,14 +11,14 @@ from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 from engine.backends.tensorflow.import_guard import import_failure
+from engine.catalogue.catalog import declared_call, is_known, run_framework, strategy_info
+from engine.catalogue.strategy_info import BACKENDS
 from engine.harness.recording import Prepared
 from engine.measure import memory
 from engine.measure.peak import Peak, Probe
 from engine.results.events import Progress
 from engine.results.parts import Environment
-from engine.spec.catalog import declared_call, is_known, run_framework, strategy_info
-from engine.spec.config import BenchConfig
-from engine.spec.strategy_info import BACKENDS
+from engine.run_settings.config import BenchConfig
 
 Variant = tuple[str, str]
 

@@ -49,7 +49,7 @@ from engine.measure.racing import RacePlan, grossly_slower, race, settled_ties
 from engine.measure.timing import REWARM_S
 from engine.measure.uncertainty import NoiseFloor
 from engine.results.events import Eliminated, Progress, Sample, silent
-from engine.spec.config import BenchConfig
+from engine.run_settings.config import BenchConfig
 
 
 def race_plan(config: BenchConfig, floor: NoiseFloor | None = None) -> RacePlan:

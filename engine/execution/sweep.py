@@ -29,7 +29,7 @@ from engine.results.events import (
     VariantStarted,
     silent,
 )
-from engine.spec.sweep import SweepSpec
+from engine.run_settings.sweep import SweepSpec
 
 
 def run_sweep(spec: SweepSpec, history: Any, progress: Progress | None = None) -> SweepDone:

@@ -14,11 +14,11 @@ from typing import Any
 
 import numpy as np
 
+from engine.catalogue.catalog import is_known, strategy_info, variant_name
 from engine.measure import correctness, roofline
 from engine.measure.timing import Sampler, Timing
 from engine.results.model import Status, StrategyResult
-from engine.spec.catalog import is_known, strategy_info, variant_name
-from engine.spec.config import BenchConfig
+from engine.run_settings.config import BenchConfig
 
 
 @dataclass

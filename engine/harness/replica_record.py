@@ -9,7 +9,7 @@ from typing import Any
 from engine.measure import roofline, sharding
 from engine.measure.timing import Kernel, time_kernel
 from engine.results.parts import ReplicaTiming
-from engine.spec.config import BenchConfig
+from engine.run_settings.config import BenchConfig
 
 CONTEXT_REPEATS = 10  # each replica alone is context, not the headline (as distributed.py)
 

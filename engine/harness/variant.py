@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.catalogue.catalog import import_kernel, strategy_info
 from engine.harness.recording import (
     Prepared,
     blank_result,
@@ -32,9 +33,8 @@ from engine.harness.untrusted import FreshInputs, WrongTimedOutput
 from engine.measure.timing import CheckCall, Kernel, Sampler
 from engine.results.events import Phase, Progress, silent
 from engine.results.formatting import one_line
-from engine.spec.catalog import import_kernel, strategy_info
-from engine.spec.config import BenchConfig
-from engine.spec.user_kernels import call_limit_s, load_kernel, user_kernel
+from engine.run_settings.config import BenchConfig
+from engine.run_settings.user_kernels import call_limit_s, load_kernel, user_kernel
 
 
 @dataclass

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from engine.catalogue.catalog import strategy_info
 from engine.machine.host import available_bytes
 from engine.machine.settings import read
 from engine.measure.correctness import (
@@ -16,8 +17,7 @@ from engine.measure.correctness import (
     REFERENCE_CHUNK_ELEMENTS,
     draw_threads,
 )
-from engine.spec.catalog import strategy_info
-from engine.spec.config import BenchConfig
+from engine.run_settings.config import BenchConfig
 
 # Cold cache: enough input copies that the rotating footprint is this many times the LLC.
 COLD_FOOTPRINT_LLC_MULTIPLE = 4

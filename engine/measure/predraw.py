@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.measure.correctness import CHECK_STREAM, make_inputs, reference
-from engine.spec.config import BenchConfig
+from engine.run_settings.config import BenchConfig
 
 Shape = tuple[int, int, int, str, int]  # matrices, rows, columns, dtype, seed
 Pair = tuple[np.ndarray, np.ndarray]

@@ -50,7 +50,7 @@ from engine.measure.uncertainty import (
     median_ci,
     winner_and_ties,
 )
-from engine.spec.config import DEFAULT_PRECISION
+from engine.run_settings.config import DEFAULT_PRECISION
 
 # `interrupted`: the run was stopped (SIGINT) while the variant was still being sampled; it
 # keeps the samples it had.

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.catalogue.catalog import is_known, strategy_info
 from engine.measure.correctness import tolerance
 from engine.measure.memory import format_bytes, input_set_bytes
 from engine.measure.plausible import (
@@ -26,7 +27,6 @@ from engine.measure.plausible import (
     is_cache_resident,
     refuse,
 )
-from engine.spec.catalog import is_known, strategy_info
 
 READ_CHECK = "checked on reading"
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, TypeVar
 
+from engine.catalogue.catalog import split_variant
 from engine.machine.load import MachineLoad
 from engine.measure.memory import MemoryEstimate
 from engine.measure.peak import MEMORY
@@ -43,9 +44,8 @@ from engine.results.reader import (
     check_number,
     load_json,
 )
-from engine.spec.catalog import split_variant
-from engine.spec.config import MODES, BenchConfig
-from engine.spec.fields import ConfigError, reading_stored_results
+from engine.run_settings.config import MODES, BenchConfig
+from engine.run_settings.fields import ConfigError, reading_stored_results
 
 Run = TypeVar("Run", bound=RunRecord)
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import platformdirs
 
-from engine.spec.fields import ConfigError
+from engine.run_settings.fields import ConfigError
 
 
 def check_output_file(flag: str, path: str | Path) -> Path:

@@ -9,11 +9,11 @@ from typing import Any
 
 import pandas as pd
 
+from engine.catalogue.catalog import framework_label, is_known
 from engine.measure.peak import CEILING_MOVED
 from engine.results.ceiling_text import ceiling_words, ceilings_line
 from engine.results.codec import run_entries
 from engine.results.run_result import RunResult
-from engine.spec.catalog import framework_label, is_known
 
 TIME_UNITS: tuple[tuple[str, float], ...] = (("s", 1.0), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9))
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from engine.catalogue.catalog import code_to_copy, is_known
 from engine.machine.load import MachineLoad
 from engine.measure import roofline
 from engine.measure.memory import MemoryEstimate, working_set_bytes
@@ -24,8 +25,7 @@ from engine.results.parts import (
     ProfileSummary,
     ReplicaTiming,
 )
-from engine.spec.catalog import code_to_copy, is_known
-from engine.spec.config import BenchConfig
+from engine.run_settings.config import BenchConfig
 
 Status = Literal["ok", "failed", "unsupported", "skipped"]
 STAT_FIELDS: tuple[str, ...] = ("median_s", "mean_s", "min_s", "p5_s", "p95_s", "iqr_s", "std_s")

@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from engine.spec.fields import shown
+from engine.run_settings.fields import shown
 
 T = TypeVar("T")
 MAX_TEXT_CHARS = 20_000

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.catalogue.catalog import ONE_THREAD, is_known, split_variant, strategy_info
 from engine.results.model import RunRecord
 from engine.results.verdict import run_reduced_precision, run_winner_record
-from engine.spec.catalog import ONE_THREAD, is_known, split_variant, strategy_info
 
 
 def point_axes(variant: str) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from statistics import median
 from typing import Any
 
+from engine.catalogue.catalog import is_known, own_process, strategy_info
 from engine.machine.load import MachineLoad
 from engine.measure.phases import phase_ties
 from engine.measure.uncertainty import (
@@ -23,7 +24,6 @@ from engine.measure.uncertainty import (
     winner_and_ties,
 )
 from engine.results.model import RunRecord, StrategyResult
-from engine.spec.catalog import is_known, own_process, strategy_info
 
 
 def effective_floor(floor: NoiseFloor, load: MachineLoad | None) -> NoiseFloor:

@@ -22,7 +22,7 @@ from engine.analysis.calibration import observed_floor, same_measurement
 from engine.measure.uncertainty import NoiseFloor
 from engine.results.reader import ResultsRejected
 from engine.results.run_result import RunResult
-from engine.spec.config import BenchConfig
+from engine.run_settings.config import BenchConfig
 from engine.storage.run_rows import (
     CEILING_COLUMNS,
     LIST_COLUMNS,

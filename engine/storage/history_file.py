@@ -16,7 +16,7 @@ from pathlib import Path
 import platformdirs
 
 from engine.results.files import check_output_file
-from engine.spec.fields import ConfigError
+from engine.run_settings.fields import ConfigError
 from engine.storage.postgres import check_postgres, is_database_url
 from engine.storage.schema import RUN_COLUMNS, SCHEMA_VERSION
 from engine.storage.unavailable import HistoryLocation, HistoryUnavailable

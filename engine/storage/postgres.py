@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from engine.spec.fields import ConfigError
+from engine.run_settings.fields import ConfigError
 from engine.storage.schema import (
     POSTGRESQL,
     RUN_COLUMNS,

@@ -24,7 +24,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from engine.spec.fields import ConfigError
+from engine.run_settings.fields import ConfigError
 
 POLL_S = 0.2
 QUEUE_VARIABLE = "MATVEC_QUEUE_DIR"

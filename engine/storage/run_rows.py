@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.results.run_result import RunResult
-from engine.spec.config import BenchConfig
+from engine.run_settings.config import BenchConfig
 from engine.storage.schema import SQLITE, Dialect
 
 # The indexed columns that say which problem a run measured, in `problem_of`'s order.

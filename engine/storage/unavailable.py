@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.spec.fields import ConfigError
+from engine.run_settings.fields import ConfigError
 
 HistoryLocation = Path | str  # an SQLite file, or a PostgreSQL URL (`postgres.is_database_url`)
 

@@ -16,6 +16,7 @@ from streamlit.testing.v1 import AppTest
 from dashboard.figures import run as run_figures
 from dashboard.report import comparison_report, run_report, sweep_report
 from dashboard.tables import run as run_tables
+from engine.catalogue.catalog import PEER_INSTALL_HINT
 from engine.measure.peak import LevelCeiling
 from engine.results.parts import (
     DistributionSummary,
@@ -24,8 +25,7 @@ from engine.results.parts import (
     ReplicaTiming,
 )
 from engine.results.run_result import RunResult
-from engine.spec.catalog import PEER_INSTALL_HINT
-from engine.spec.fields import reading_stored_results
+from engine.run_settings.fields import reading_stored_results
 from engine.storage.history import History
 from tests.conftest import ROOT
 from tests.factories import make_run

@@ -4,7 +4,7 @@ machine without a GPU. Imports no framework."""
 
 from __future__ import annotations
 
-from engine.spec.strategy_info import FrameworkInfo, StrategyInfo, peer_kernel
+from engine.catalogue.strategy_info import FrameworkInfo, StrategyInfo, peer_kernel
 
 CUPY_INSTALL_HINT = (
     "CuPy runs on an NVIDIA GPU only: install the build for its CUDA, e.g. "

@@ -4,7 +4,7 @@ TPU has one owner at a time); its kernels compiled by jax.jit; its replicas devi
 
 from __future__ import annotations
 
-from engine.spec.strategy_info import (
+from engine.catalogue.strategy_info import (
     PEER_INSTALL_HINT,
     SEARCH_ONLY,
     FrameworkInfo,

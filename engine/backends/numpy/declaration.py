@@ -5,7 +5,12 @@ nothing but the engine's descriptions."""
 
 from __future__ import annotations
 
-from engine.spec.strategy_info import PEER_INSTALL_HINT, SEARCH_ONLY, FrameworkInfo, StrategyInfo
+from engine.catalogue.strategy_info import (
+    PEER_INSTALL_HINT,
+    SEARCH_ONLY,
+    FrameworkInfo,
+    StrategyInfo,
+)
 
 STRATEGIES: tuple[StrategyInfo, ...] = (
     StrategyInfo(

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from engine.backends.tensorflow.loader import tf
-from engine.spec.catalog import import_kernel, strategy_info
+from engine.catalogue.catalog import import_kernel, strategy_info
 
 Builder = Callable[..., Callable[..., Any]]
 

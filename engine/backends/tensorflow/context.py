@@ -27,7 +27,7 @@ from engine.harness.recording import (
 )
 from engine.measure.timing import Kernel, Sampler
 from engine.results.events import Progress
-from engine.spec.config import BenchConfig
+from engine.run_settings.config import BenchConfig
 
 __all__ = [
     "Executor",

@@ -6,7 +6,7 @@ which accelerator). Imports no framework: the catalogue reads it in every proces
 from __future__ import annotations
 
 from engine.backends.tensorflow.availability import INSTALL_HINT
-from engine.spec.strategy_info import SEARCH_ONLY, FrameworkInfo, StrategyInfo, tf_kernel
+from engine.catalogue.strategy_info import SEARCH_ONLY, FrameworkInfo, StrategyInfo, tf_kernel
 
 STRATEGIES: tuple[StrategyInfo, ...] = (
     StrategyInfo(

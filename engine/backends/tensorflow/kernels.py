@@ -1,8 +1,8 @@
 """One small kernel per strategy: y[i] = A[i] @ x[i] for A of shape (B, m, n), x of shape (B, n).
 
 Each function body is what the dashboard shows users as "the code to copy", so keep them plain.
-The catalogue (`engine.spec.catalog`) names each one; `build.build_kernel` wraps graph kernels in
-`tf.function` (optionally `jit_compile=True`).
+The catalogue (`engine.catalogue.catalog`) names each one; `build.build_kernel` wraps graph
+kernels in `tf.function` (optionally `jit_compile=True`).
 """
 
 from __future__ import annotations

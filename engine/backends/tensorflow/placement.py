@@ -13,10 +13,10 @@ import numpy as np
 
 from engine.backends.tensorflow.loader import tf
 from engine.backends.tensorflow.sync import sync_all
+from engine.catalogue.catalog import strategy_info
 from engine.measure import predraw
 from engine.measure.correctness import CHECK_STREAM, make_inputs, reference
-from engine.spec.catalog import strategy_info
-from engine.spec.config import BenchConfig
+from engine.run_settings.config import BenchConfig
 
 
 @dataclass

@@ -29,6 +29,7 @@ from engine.backends.tensorflow.profiling import profile_variant
 from engine.backends.tensorflow.single import run_single
 from engine.backends.tensorflow.warm import WarmState
 from engine.backends.tensorflow.warnings import as_note, tensorflow_warnings
+from engine.catalogue.catalog import split_variant, strategy_info, variant_name
 from engine.harness.recording import WHILE_PREPARED, mark_tpu_padding, not_started
 from engine.machine.accelerators import probe_kind
 from engine.machine.cluster import worker_count
@@ -36,8 +37,7 @@ from engine.measure import memory
 from engine.measure.peak import Peak, Probe
 from engine.results.events import Phase, Progress, VariantStarted
 from engine.results.parts import Environment
-from engine.spec.catalog import split_variant, strategy_info, variant_name
-from engine.spec.config import BenchConfig
+from engine.run_settings.config import BenchConfig
 
 # Modes other than single, by how the strategy distributes (its catalogue `distribution`).
 DISTRIBUTED_EXECUTORS: dict[str, Executor] = {"graph": run_distributed, "dataset": run_dataset}

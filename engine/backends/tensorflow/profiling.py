@@ -18,10 +18,10 @@ from engine.backends.tensorflow.profile import (
     profile_first_call,
     profile_kernel,
 )
+from engine.catalogue.catalog import strategy_info
 from engine.harness.recording import Prepared
 from engine.measure.trace_analysis import profile_calls
 from engine.results.parts import ProfiledOp, ProfileSummary
-from engine.spec.catalog import strategy_info
 from engine.storage.profiles import variant_dir
 
 

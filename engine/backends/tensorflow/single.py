@@ -12,8 +12,8 @@ from typing import Any
 
 from engine.backends.tensorflow.context import Prepared, RunContext
 from engine.backends.tensorflow.runtime import TensorflowRuntime
+from engine.catalogue.catalog import strategy_info, variant_name
 from engine.harness.variant import PlacedInputs, prepare_variant
-from engine.spec.catalog import strategy_info, variant_name
 
 
 def run_single(ctx: RunContext, strategy: str, option: str) -> Prepared:

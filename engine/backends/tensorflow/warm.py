@@ -20,13 +20,13 @@ from engine.backends.tensorflow.build import Builder
 from engine.backends.tensorflow.devices import DeviceSetup, setup_devices
 from engine.backends.tensorflow.placement import Inputs, keeps_host_inputs, prepare
 from engine.backends.tensorflow.threads import configure_threads
+from engine.catalogue.catalog import strategy_info, variant_name
 from engine.machine.accelerators import DeviceError
 from engine.machine.host import last_level_cache_bytes
 from engine.measure import memory
 from engine.measure.host_bandwidth import FULL, WARM, ProbeEffort
 from engine.measure.memory import MemoryEstimate
-from engine.spec.catalog import strategy_info, variant_name
-from engine.spec.config import BenchConfig
+from engine.run_settings.config import BenchConfig
 
 
 @dataclass(frozen=True)

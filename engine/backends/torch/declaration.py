@@ -3,7 +3,7 @@ points under torch.compile. Imports no framework."""
 
 from __future__ import annotations
 
-from engine.spec.strategy_info import (
+from engine.catalogue.strategy_info import (
     PEER_INSTALL_HINT,
     SEARCH_ONLY,
     FrameworkInfo,

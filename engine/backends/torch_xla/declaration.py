@@ -5,7 +5,7 @@ are not built. Imports no framework."""
 
 from __future__ import annotations
 
-from engine.spec.strategy_info import FrameworkInfo, StrategyInfo, peer_kernel
+from engine.catalogue.strategy_info import FrameworkInfo, StrategyInfo, peer_kernel
 
 INSTALL_HINT = (
     "install PyTorch/XLA with the PyTorch it was built for, e.g. "

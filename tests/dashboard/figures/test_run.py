@@ -191,7 +191,7 @@ def test_a_figure_with_nothing_to_say_is_one_line_saying_why():
 
 def test_every_catalogue_strategy_has_its_own_colour_and_none_is_the_wrong_red():
     from dashboard.figures.style import WRONG_COLOR, variant_color
-    from engine.spec.catalog import strategy_names
+    from engine.catalogue.catalog import strategy_names
 
     names = strategy_names()
     colours = {variant_color(name) for name in names}

@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 
 from dashboard.report.publish import PLOTLY_FILE, publish
-from engine.spec.fields import ConfigError
+from engine.run_settings.fields import ConfigError
 from tests.cli import run_cli
 from tests.engine.analysis.test_change_points import runs_with_a_step
 

@@ -6,7 +6,7 @@ from dashboard.services.links import (
 )
 from engine.cli.flags import cli_args, config_from_args
 from engine.cli.main import build_parser
-from engine.spec.config import BenchConfig
+from engine.run_settings.config import BenchConfig
 
 DEFAULTS = defaults()
 
@@ -82,7 +82,7 @@ def test_cli_args_reproduce_the_config_exactly():
 
 
 def test_every_field_of_the_config_has_a_url_name_and_round_trips():
-    from engine.spec.config import config_fields
+    from engine.run_settings.config import config_fields
 
     names = {item.name for item, setting in config_fields() if setting.browser}
     assert set(DEFAULTS) == names
@@ -110,7 +110,7 @@ def test_the_longest_link_the_app_writes_stays_short():
     """Every strategy and the longest label: far below what the server takes (docs say 2 KB)."""
     from urllib.parse import urlencode
 
-    from engine.spec.catalog import strategy_names
+    from engine.catalogue.catalog import strategy_names
 
     settings = defaults()
     settings["strategies"] = list(strategy_names())

@@ -67,7 +67,7 @@ def test_a_finished_job_nobody_collects_is_forgotten_not_cancelled():
 
 
 def test_the_grace_is_a_validated_setting(monkeypatch):
-    from engine.spec.fields import ConfigError
+    from engine.run_settings.fields import ConfigError
 
     monkeypatch.delenv("MATVEC_ORPHAN_JOB_S", raising=False)
     assert orphan_grace_s() == 30.0

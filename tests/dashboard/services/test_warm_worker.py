@@ -14,7 +14,7 @@ import pytest
 
 from dashboard.services.worker import WORKER_ENDED, Job, WarmJob, WorkerPool, start_run
 from engine.results.run_result import RunResult
-from engine.spec.config import BenchConfig
+from engine.run_settings.config import BenchConfig
 from tests.dashboard.services.test_worker import LONG, TINY, fake_python, wait
 
 __all__ = ["fake_python"]  # a fixture of this module too
@@ -177,7 +177,7 @@ def test_repetitions_get_fresh_processes_and_single_runs_a_warm_worker(monkeypat
 @pytest.mark.slow  # real engine processes
 def test_on_an_accelerator_a_sweep_frees_the_device_first(monkeypatch, pool):
     from dashboard.services.worker import start_sweep
-    from engine.spec.sweep import SweepSpec
+    from engine.run_settings.sweep import SweepSpec
 
     monkeypatch.setattr("dashboard.services.worker.POOL", pool)
     pool.prewarm(BenchConfig(**TINY), accelerator=True)
@@ -191,7 +191,7 @@ def test_on_an_accelerator_a_sweep_frees_the_device_first(monkeypatch, pool):
 @pytest.mark.parametrize("raw", ["abc", "-5", "0", "inf", "", " "])
 def test_a_bad_idle_timeout_setting_is_refused_naming_it(raw, monkeypatch):
     from dashboard.services.worker import idle_timeout_s
-    from engine.spec.fields import ConfigError
+    from engine.run_settings.fields import ConfigError
 
     monkeypatch.setenv("MATVEC_WORKER_IDLE_S", raw)
     with pytest.raises(ConfigError, match="MATVEC_WORKER_IDLE_S"):

@@ -15,7 +15,7 @@ from dashboard.services.job_status import JobStatus, apply_event, finish
 from dashboard.services.worker import Job
 from engine.cli.flags import cli_args
 from engine.results.events import Phase, Queued, Sample, Started, VariantStarted, event_from_dict
-from engine.spec.config import BenchConfig
+from engine.run_settings.config import BenchConfig
 
 TINY = {"matrices": 16, "dim": 4, "repeats": 2, "warmup": 0}
 LONG = {"matrices": 3000, "dim": 100, "repeats": 1000, "time_budget_s": 600}
@@ -155,7 +155,7 @@ def test_exit_codes_map_to_states(code, cancelled, state):
 
 @pytest.mark.slow  # a real engine process
 def test_a_sweep_job_reports_points_and_stores_them(tmp_path, monkeypatch):
-    from engine.spec.sweep import SweepSpec
+    from engine.run_settings.sweep import SweepSpec
     from engine.storage.history import History
 
     monkeypatch.setenv("MATVEC_HISTORY", str(tmp_path / "h.sqlite3"))

@@ -97,7 +97,7 @@ def app_with(
     def script(results, variants, running):
         from dashboard.components.partial import show_partial
         from dashboard.services.job_status import JobStatus
-        from engine.spec.config import BenchConfig
+        from engine.run_settings.config import BenchConfig
 
         config = BenchConfig(matrices=100, dim=10, strategies=variants)
         show_partial(JobStatus(results=results, variants=variants, running=running), config)

@@ -8,11 +8,11 @@ import sys
 
 import numpy as np
 
+from engine.catalogue.catalog import strategies, strategy_info
 from engine.execution.peer_worker import load_runtime
 from engine.harness.variant import kernel_function
 from engine.measure.correctness import check, fill, make_inputs, poisoned_output, reference
 from engine.results.formatting import classify_error
-from engine.spec.catalog import strategies, strategy_info
 
 SHAPES = [(5, 3, 3), (7, 4, 9), (1, 6, 6), (9, 1, 1), (4, 1, 5), (3, 8, 1), (1, 1, 1)]
 DTYPES = ("float32", "float64", "float16", "bfloat16")

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from engine.spec.strategy_info import declared_call, framework_info
+from engine.catalogue.strategy_info import declared_call, framework_info
 from tests.conftest import ROOT
 
 pytest.importorskip("jax")
@@ -17,7 +17,7 @@ pytest.importorskip("jax")
 SHOWN = """
 import os, sys
 os.environ.pop("XLA_FLAGS", None)
-from engine.spec.strategy_info import declared_call, framework_info
+from engine.catalogue.strategy_info import declared_call, framework_info
 declared_call(framework_info("jax").lay_out_replicas, 3)
 import jax
 print(len(jax.devices("cpu")))

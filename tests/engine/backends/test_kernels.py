@@ -7,8 +7,8 @@ import tensorflow as tf
 from engine.backends.tensorflow.build import build_kernel
 from engine.backends.tensorflow.context import to_host
 from engine.backends.tensorflow.errors import classify
+from engine.catalogue.catalog import kernel_source, strategy_info, strategy_names
 from engine.measure.correctness import check, fill, make_inputs, poisoned_output, reference
-from engine.spec.catalog import kernel_source, strategy_info, strategy_names
 
 # The peers (JAX, PyTorch) run in processes of their own: tests/engine/execution/test_peers.py.
 TF_AND_NUMPY = tuple(n for n in strategy_names() if not strategy_info(n).in_own_process)

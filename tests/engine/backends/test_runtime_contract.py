@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from engine.spec.catalog import framework_installed
+from engine.catalogue.catalog import framework_installed
 from tests.conftest import ROOT
 
 FAKE_CUPY = ROOT / "tests" / "fixtures" / "fake_cupy"

@@ -72,7 +72,7 @@ def test_a_record_that_is_a_link_is_not_read_and_not_followed(checked, tmp_path)
 @pytest.mark.parametrize("raw", ["", "soon", "-1", "0"])
 def test_a_limit_that_is_not_a_positive_number_is_refused_naming_it(raw, monkeypatch):
     """It was silently replaced by the default; a bad value is now named, like a bad flag."""
-    from engine.spec.fields import ConfigError
+    from engine.run_settings.fields import ConfigError
 
     monkeypatch.setenv(tensorflow_import.LIMIT_VARIABLE, raw)
     with pytest.raises(ConfigError, match=tensorflow_import.LIMIT_VARIABLE):

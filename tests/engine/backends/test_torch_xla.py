@@ -18,8 +18,8 @@ import sys
 import numpy as np
 import pytest
 
+from engine.catalogue.catalog import code_to_copy, strategy_info
 from engine.execution.host_replicas import why_not
-from engine.spec.catalog import code_to_copy, strategy_info
 from tests.conftest import ROOT
 
 FAKE = ROOT / "tests" / "fixtures" / "fake_torch_xla"

@@ -116,7 +116,7 @@ def test_the_sweeps_cli_lines_and_json_say_tie_where_the_run_does(tmp_path):
     import json as json_module
 
     from engine.cli.history import cells_for_json, point_line, write_sweep_json
-    from engine.spec.sweep import SweepSpec
+    from engine.run_settings.sweep import SweepSpec
     from tests.dashboard.figures.test_sweep import tied_sweep
 
     clear, tie = tied_sweep()

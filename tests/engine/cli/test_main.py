@@ -164,8 +164,8 @@ def test_strategies_lists_every_name_as_json():
 
 def test_strategies_lists_the_catalogue_not_kernels_an_earlier_request_registered(tmp_path):
     """`serve` reads many configs in one process: a run's kernel is not in the catalogue."""
-    from engine.spec.catalog import unregister
-    from engine.spec.config import BenchConfig
+    from engine.catalogue.catalog import unregister
+    from engine.run_settings.config import BenchConfig
 
     kernel = tmp_path / "mine.py"
     kernel.write_text("import numpy as np\n\ndef mine_here(A, x):\n    return A @ x\n")

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from engine.results.files import check_output_file, write_text_atomically
-from engine.spec.fields import ConfigError
+from engine.run_settings.fields import ConfigError
 from tests.cli import engine_process, run_cli
 
 SMALL = ("run", "--matrices", "8", "--dim", "4")

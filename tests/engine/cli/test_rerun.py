@@ -14,8 +14,8 @@ import pytest
 
 from engine.cli import rerun
 from engine.cli.repetitions import RepetitionFailed
-from engine.spec.config import BenchConfig
-from engine.spec.fields import ConfigError
+from engine.run_settings.config import BenchConfig
+from engine.run_settings.fields import ConfigError
 from engine.storage.history import History
 from tests.cli import engine_process, run_cli
 from tests.conftest import ROOT
@@ -137,7 +137,7 @@ def test_a_kernel_named_in_a_file_is_never_planned_for_a_rerun(tmp_path):
 def test_a_kernel_given_on_the_command_line_must_be_the_one_measured(tmp_path):
     path, kernel, marker = crafted_side(tmp_path)
     from engine.results.parse import read_results_file
-    from engine.spec.user_kernels import parse_kernel_spec
+    from engine.run_settings.user_kernels import parse_kernel_spec
 
     side = [read_results_file(path)]
     given = parse_kernel_spec(f"{kernel}:evil@numpy")  # read as text, never imported

@@ -10,10 +10,10 @@ import sys
 
 from engine.backends.tensorflow.devices import setup_devices
 from engine.backends.tensorflow.distributed import FORCE_PADDING_VARIABLE
+from engine.catalogue.catalog import strategies
 from engine.execution.orchestrator import run_benchmark
 from engine.measure.peak import Peak
-from engine.spec.catalog import strategies
-from engine.spec.config import BenchConfig
+from engine.run_settings.config import BenchConfig
 
 STRATEGIES = tuple(s.name for s in strategies() if s.distribution)
 

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-import engine.spec.strategy_info as info_module
+import engine.catalogue.strategy_info as info_module
 from tests.conftest import ROOT
 from tests.engine.execution.test_peers import events_and_outcome, peer_config
 

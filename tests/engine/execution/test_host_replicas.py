@@ -9,7 +9,7 @@ import numpy as np
 from engine.backends.numpy.runtime import NumpyRuntime
 from engine.execution.host_replicas import prepare_host_replicas
 from engine.measure.correctness import CHECK_STREAM, make_inputs, reference
-from engine.spec.config import BenchConfig
+from engine.run_settings.config import BenchConfig
 
 
 def prepared_for(mode: str, replicas: int, matrices: int = 10, kernel=None):

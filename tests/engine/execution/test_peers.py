@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-import engine.spec.catalog as catalog
-import engine.spec.strategy_info as info_module
+import engine.catalogue.catalog as catalog
+import engine.catalogue.strategy_info as info_module
+from engine.catalogue.catalog import PEER_INSTALL_HINT, strategy_info
 from engine.execution import peer_process, peers
 from engine.execution.peer_process import spawn_peer
 from engine.execution.peers import peer_threads, process_words, run_peers
 from engine.measure.uncertainty import NoiseFloor, winner_and_ties
 from engine.results.run_result import RunResult
-from engine.spec.catalog import PEER_INSTALL_HINT, strategy_info
-from engine.spec.config import BenchConfig
+from engine.run_settings.config import BenchConfig
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.slow  # real engine processes

@@ -10,10 +10,10 @@ import tensorflow as tf
 
 from engine import BenchConfig, run
 from engine.backends.tensorflow.build import build_kernel
+from engine.catalogue.catalog import strategy_info
 from engine.results.codec import RESULT_FIELDS, RUN_FIELDS
 from engine.results.events import Sample, VariantDone
 from engine.results.run_result import RunResult
-from engine.spec.catalog import strategy_info
 
 SMALL = {"matrices": 40, "dim": 6, "cols": 5, "warmup": 1, "repeats": 3, "time_budget_s": 5}
 

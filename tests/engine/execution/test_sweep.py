@@ -86,7 +86,7 @@ def test_a_sweep_point_the_history_measured_before_learns_from_it(tmp_path):
     """A second sweep over points a first one stored (another sweep: its label differs)
     confirms the eager loop at each point with one block, as a run does."""
     from engine.execution.sweep import run_sweep
-    from engine.spec.sweep import SweepSpec
+    from engine.run_settings.sweep import SweepSpec
 
     history = History(tmp_path / "h.sqlite3")
     raw = {"matrices": "300,400", "dim": 16, "strategy": "python_loop,numpy", "warmup": 1}

@@ -12,8 +12,8 @@ import sys
 
 import pytest
 
-from engine.spec.config import BenchConfig
-from engine.spec.fields import ConfigError
+from engine.run_settings.config import BenchConfig
+from engine.run_settings.fields import ConfigError
 from tests.cli import engine_process
 from tests.conftest import ROOT
 
@@ -286,7 +286,7 @@ def test_a_run_with_user_kernels_opens_renders_and_is_stored_without_the_files(m
     script = f"""
 from dashboard.report import run_report
 from engine.results.run_result import RunResult
-from engine.spec.catalog import is_known
+from engine.catalogue.catalog import is_known
 from engine.storage.history import History
 
 run = RunResult.from_json(open({str(path)!r}).read())
@@ -327,7 +327,7 @@ def test_a_cupy_kernel_is_told_from_its_imports(tmp_path):
     """CuPy's kernels run in CuPy's process (on a GPU run by `benchmarks/gpu_check.py`); the
     file that imports it beside NumPy is CuPy's, and the refusal of an undeclared file names
     every framework a kernel may be written with."""
-    from engine.spec.user_kernels import parse_kernel_spec
+    from engine.run_settings.user_kernels import parse_kernel_spec
 
     (tmp_path / "k.py").write_text("import numpy\nimport cupy as cp\ndef f(A, x): return A\n")
     assert parse_kernel_spec(f"{tmp_path / 'k.py'}:f").framework == "cupy"

@@ -79,7 +79,7 @@ def test_without_a_dashboard_nothing_is_the_tools(monkeypatch):
 
 def test_a_malformed_server_variable_is_refused():
     from engine.machine.settings import check_environment
-    from engine.spec.fields import ConfigError
+    from engine.run_settings.fields import ConfigError
 
     with pytest.raises(ConfigError, match=SERVER_VARIABLE):
         check_environment({SERVER_VARIABLE: "12:notaport"})

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from engine.machine.settings import VARIABLES, check_environment, read
-from engine.spec.fields import ConfigError
+from engine.run_settings.fields import ConfigError
 from tests.cli import engine_process, run_cli
 
 BAD = [

@@ -18,7 +18,7 @@ from engine.measure.cache_ceilings import (
 from engine.measure.host_bandwidth import FULL, WARM, ProbeEffort
 from engine.measure.memory import working_set_bytes
 from engine.measure.peak import LevelCeiling, Peak, Probe
-from engine.spec.config import BenchConfig
+from engine.run_settings.config import BenchConfig
 
 MIB = 2**20
 EPYC = (CacheLevel("L2", 2 * MIB, 2), CacheLevel("L3", 32 * MIB, 1))

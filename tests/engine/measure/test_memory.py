@@ -11,7 +11,7 @@ from engine.measure.memory import (
     preflight,
     probe_size_warning,
 )
-from engine.spec.config import BenchConfig
+from engine.run_settings.config import BenchConfig
 
 MIB = 2**20
 
@@ -69,7 +69,7 @@ def test_bandwidth_buffer_is_several_times_the_llc(monkeypatch):
 @pytest.mark.parametrize("raw", ["", "abc", "1024", str(4 * 2**30)])
 def test_a_probe_size_out_of_range_is_refused_naming_it(monkeypatch, raw):
     """Once silently replaced by the default; now a bad value is named, like a bad flag."""
-    from engine.spec.fields import ConfigError
+    from engine.run_settings.fields import ConfigError
 
     monkeypatch.setenv(PROBE_BYTES_VARIABLE, raw)
     with pytest.raises(ConfigError, match=PROBE_BYTES_VARIABLE):

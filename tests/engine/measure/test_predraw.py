@@ -8,7 +8,7 @@ import pytest
 
 from engine.measure import predraw
 from engine.measure.correctness import CHECK_STREAM, make_inputs, reference
-from engine.spec.config import BenchConfig
+from engine.run_settings.config import BenchConfig
 
 SHAPE = predraw.shape_of(BenchConfig(matrices=30, dim=7, cols=5, dtype="float32", seed=3))
 

@@ -7,7 +7,7 @@ from engine.results.codec import RESULT_FIELDS, result_to_dict
 from engine.results.model import StrategyResult
 from engine.results.parts import Environment
 from engine.results.run_result import RunResult
-from engine.spec.config import BenchConfig
+from engine.run_settings.config import BenchConfig
 
 
 def make_run() -> RunResult:
@@ -122,7 +122,7 @@ def test_memory_estimate_is_its_own_field():
 
 def test_a_result_naming_an_unregistered_strategy_reads_back_as_a_name():
     from engine.results.reader import ResultsRejected
-    from engine.spec.fields import ConfigError
+    from engine.run_settings.fields import ConfigError
     from tests.factories import make_run as make_stored_run
 
     data = make_stored_run({"einsum": [0.001] * 5, "numpy": [0.002] * 5}).to_dict()

@@ -9,11 +9,11 @@ import sys
 
 import pytest
 
+from engine.catalogue.catalog import strategy_info
 from engine.results.formatting import summary_table
 from engine.results.run_result import RunResult
-from engine.spec.catalog import strategy_info
-from engine.spec.config import BenchConfig
-from engine.spec.fields import ConfigError
+from engine.run_settings.config import BenchConfig
+from engine.run_settings.fields import ConfigError
 from tests.conftest import ROOT
 from tests.factories import make_run
 

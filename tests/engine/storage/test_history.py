@@ -159,7 +159,7 @@ def test_a_database_of_another_program_is_refused_before_any_work(tmp_path):
 
 
 def test_a_store_of_a_newer_version_is_refused_naming_both(tmp_path):
-    from engine.spec.fields import ConfigError
+    from engine.run_settings.fields import ConfigError
     from engine.storage.history_file import check_history_path
 
     path = tmp_path / "h.sqlite3"

@@ -11,7 +11,7 @@ import multiprocessing
 import pytest
 
 from engine.measure.uncertainty import NoiseFloor
-from engine.spec.fields import ConfigError
+from engine.run_settings.fields import ConfigError
 from engine.storage.history import History
 from engine.storage.history_file import HistoryUnavailable, check_history_path
 from engine.storage.postgres import is_database_url, shown

@@ -111,7 +111,7 @@ def test_files_that_are_not_tickets_are_ignored(tmp_path):
 def test_a_queue_directory_others_can_write_is_refused(tmp_path):
     import pytest
 
-    from engine.spec.fields import ConfigError
+    from engine.run_settings.fields import ConfigError
 
     shared = tmp_path / "shared"
     shared.mkdir()
@@ -125,7 +125,7 @@ def test_a_queue_directory_others_can_write_is_refused(tmp_path):
 def test_an_unusable_queue_directory_is_a_one_line_refusal(tmp_path):
     import pytest
 
-    from engine.spec.fields import ConfigError
+    from engine.run_settings.fields import ConfigError
 
     blocker = tmp_path / "file"
     blocker.write_text("x")
@@ -158,7 +158,7 @@ def test_anything_in_the_queue_that_is_not_a_ticket_file_is_ignored(tmp_path):
 
 
 def test_a_queue_directory_is_made_one_level_deep_only(tmp_path):
-    from engine.spec.fields import ConfigError
+    from engine.run_settings.fields import ConfigError
 
     with pytest.raises(ConfigError, match=r"its parent .* is not an existing directory"):
         RunQueue(tmp_path / "missing" / "queue")

@@ -90,8 +90,8 @@ class StrategyInfo:
     # (the requested float32 narrowed on the device, outside the timing); it sums in float32.
     # Checked against the storage dtype's tolerance, never a candidate for the answer.
     storage: str = ""
-    # The user's own kernel (`--kernel`, spec/user_kernels.py): `kernel` is "path.py:function"
-    # and `source` the function's source, as read when its config was parsed.
+    # The user's own kernel (`--kernel`, run_settings/user_kernels.py): `kernel` is
+    # "path.py:function" and `source` the function's source, as read when its config was parsed.
     user: bool = False
     source: str = ""
 

@@ -5,11 +5,9 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import engine.spec.strategy_info as info_module
+import engine.catalogue.strategy_info as info_module
 from engine import BenchConfig, run
-from engine.cli.main import main
-from engine.execution.plan import plan_variants
-from engine.spec.catalog import (
+from engine.catalogue.catalog import (
     StrategyInfo,
     baseline_strategies,
     code_to_copy,
@@ -23,13 +21,15 @@ from engine.spec.catalog import (
     strategy_names,
     unregister,
 )
+from engine.cli.main import main
+from engine.execution.plan import plan_variants
 from tests.conftest import ROOT
 
 PLUGIN = StrategyInfo(
     "broadcast_sum",
     "graph",
     "reduce_sum(A * x[:, None, :], axis=-1): a broadcast multiply and a row sum.",
-    "tests.engine.spec.plugin_kernels:broadcast_sum",
+    "tests.engine.catalogue.plugin_kernels:broadcast_sum",
     framework="tensorflow",
     launches="one",
     distribution="graph",
@@ -138,7 +138,7 @@ def test_a_registered_strategy_is_a_dashboard_choice(plugin, monkeypatch, tmp_pa
 
 
 def test_strategy_all_says_which_frameworks_it_left_out_and_what_to_install():
-    from engine.spec.catalog import (
+    from engine.catalogue.catalog import (
         framework_installed,
         installed_strategy_names,
         not_installed_note,

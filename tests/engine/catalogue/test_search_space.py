@@ -5,10 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from engine.execution.plan import plan_variants
-from engine.results.run_result import RunResult
-from engine.results.search import point_axes, search_lines, search_summary
-from engine.spec.catalog import (
+from engine.catalogue.catalog import (
     code_to_copy,
     installed_strategy_names,
     own_process,
@@ -16,7 +13,10 @@ from engine.spec.catalog import (
     strategies,
     strategy_info,
 )
-from engine.spec.config import BenchConfig
+from engine.execution.plan import plan_variants
+from engine.results.run_result import RunResult
+from engine.results.search import point_axes, search_lines, search_summary
+from engine.run_settings.config import BenchConfig
 from tests.factories import make_run
 
 # The points' names are a contract: results and links name them.

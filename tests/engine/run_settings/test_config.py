@@ -2,8 +2,8 @@ import math
 
 import pytest
 
-from engine.spec.catalog import installed_strategy_names, strategy_names
-from engine.spec.config import BenchConfig, ConfigError
+from engine.catalogue.catalog import installed_strategy_names, strategy_names
+from engine.run_settings.config import BenchConfig, ConfigError
 
 
 def test_defaults_are_the_documented_problem():

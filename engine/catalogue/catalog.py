@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import functools
 
-from engine.spec.strategy_info import (
+from engine.catalogue.strategy_info import (
     ONE_THREAD,
     PEER_INSTALL_HINT,
     Distribution,

@@ -204,6 +204,6 @@ PARSERS: dict[Kind, Callable[[Setting, str, Any], Any]] = {
     "bool": _parse_bool,
     "seconds": _parse_seconds,
     "strategies": _parse_strategies,
-    # "kernels": registered by engine.spec.user_kernels (it reads files; this module does not)
+    # "kernels": registered by engine.run_settings.user_kernels (it reads files; this one does not)
     "text": _parse_text,
 }

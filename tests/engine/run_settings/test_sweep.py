@@ -4,9 +4,9 @@ from dataclasses import replace
 
 import pytest
 
-from engine.spec.config import BenchConfig
-from engine.spec.fields import ConfigError
-from engine.spec.sweep import SweepSpec
+from engine.run_settings.config import BenchConfig
+from engine.run_settings.fields import ConfigError
+from engine.run_settings.sweep import SweepSpec
 
 RAW = {"matrices": "10,100", "dim": "4,8,16", "strategies": ["einsum"], "repeats": 2}
 

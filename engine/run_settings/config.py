@@ -3,7 +3,7 @@
 Every front end (CLI flags, dashboard widgets, URL parameters, Python callers, imported JSON)
 funnels raw values through `BenchConfig.from_raw`, so a bad value gets the same message naming
 the field and the allowed values wherever it came from. Each field is declared once, below,
-with its default and its `Setting` (limits, help, flag, URL name): see `engine.spec.fields`.
+with its default and its `Setting` (limits, help, flag, URL name): see `engine.run_settings.fields`.
 """
 
 from __future__ import annotations
@@ -12,15 +12,15 @@ from collections.abc import Iterator, Mapping
 from dataclasses import Field, asdict, dataclass, field, fields
 from typing import Any
 
-from engine.spec import user_kernels  # also registers the `kernels` field's parser
-from engine.spec.catalog import (
+from engine.catalogue.catalog import (
     installed_strategy_names,
     is_known,
     search_strategy_names,
     strategy_info,
     strategy_names,
 )
-from engine.spec.fields import ConfigError, Setting
+from engine.run_settings import user_kernels  # also registers the `kernels` field's parser
+from engine.run_settings.fields import ConfigError, Setting
 
 DTYPES: tuple[str, ...] = ("float16", "bfloat16", "float32", "float64")
 ITEMSIZE: dict[str, int] = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8}

@@ -7,9 +7,9 @@ from dataclasses import fields
 import pytest
 
 from engine.cli.flags import add_config_flags, cli_args, config_from_args, sweep_cli_args
-from engine.spec.config import BenchConfig, config_fields, flag_of, url_name_of
-from engine.spec.fields import ConfigError, shown
-from engine.spec.sweep import SweepSpec
+from engine.run_settings.config import BenchConfig, config_fields, flag_of, url_name_of
+from engine.run_settings.fields import ConfigError, shown
+from engine.run_settings.sweep import SweepSpec
 
 
 def test_every_config_field_has_a_setting_with_help_and_a_label():

@@ -27,8 +27,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.machine.settings import seconds_from_environment
-from engine.spec.catalog import (
+from engine.catalogue.catalog import (
     StrategyInfo,
     framework_info,
     frameworks,
@@ -36,7 +35,15 @@ from engine.spec.catalog import (
     register,
     strategy_info,
 )
-from engine.spec.fields import PARSERS, ConfigError, Setting, is_reading_stored, shown, split_names
+from engine.machine.settings import seconds_from_environment
+from engine.run_settings.fields import (
+    PARSERS,
+    ConfigError,
+    Setting,
+    is_reading_stored,
+    shown,
+    split_names,
+)
 
 FIELD = "kernel"
 SPEC = re.compile(r"^(?P<path>[^,]+\.py):(?P<function>[A-Za-z_][A-Za-z0-9_]*)(?:@(?P<fw>\w+))?$")

@@ -17,8 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from engine.spec.config import BenchConfig, config_fields
-from engine.spec.fields import ConfigError, split_names
+from engine.run_settings.config import BenchConfig, config_fields
+from engine.run_settings.fields import ConfigError, split_names
 
 MAX_POINTS = 10_000
 MAX_LIST_CHARS = 100_000  # one axis's text: far more than any real grid needs

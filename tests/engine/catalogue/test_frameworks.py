@@ -9,8 +9,8 @@ import textwrap
 
 import pytest
 
-from engine.spec import strategy_info as registry
-from engine.spec.catalog import code_to_copy, framework_info, frameworks, strategy_info
+from engine.catalogue import strategy_info as registry
+from engine.catalogue.catalog import code_to_copy, framework_info, frameworks, strategy_info
 from tests.conftest import ROOT
 
 BACKENDS = ROOT / "engine" / "backends"
@@ -67,7 +67,7 @@ def test_a_new_folder_is_a_new_framework(tmp_path, monkeypatch):
     (package / "declaration.py").write_text(
         textwrap.dedent(
             """
-            from engine.spec.strategy_info import FrameworkInfo, StrategyInfo
+            from engine.catalogue.strategy_info import FrameworkInfo, StrategyInfo
 
             FRAMEWORK = FrameworkInfo(
                 name="abacus",
@@ -104,7 +104,7 @@ def test_a_declaration_named_for_another_folder_is_refused(tmp_path, monkeypatch
     (package.parent / "__init__.py").write_text("")
     (package / "__init__.py").write_text("")
     (package / "declaration.py").write_text(
-        "from engine.spec.strategy_info import FrameworkInfo\n"
+        "from engine.catalogue.strategy_info import FrameworkInfo\n"
         "FRAMEWORK = FrameworkInfo(name='there', label='T', module='t', install_hint='', rank=1)\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -118,7 +118,7 @@ def test_a_declaration_named_for_another_folder_is_refused(tmp_path, monkeypatch
 
 
 def test_a_strategy_of_a_framework_no_folder_declares_is_refused_at_the_door():
-    from engine.spec.catalog import StrategyInfo, register
+    from engine.catalogue.catalog import StrategyInfo, register
 
     with pytest.raises(ValueError, match="framework 'mxnet' of 'gluon' has no folder"):
         register(StrategyInfo("gluon", "eager", "x", "m:f", framework="mxnet"))
