@@ -47,7 +47,7 @@ __all__ = [
 ]
 
 
-def own_process(variant: str) -> str:
+def sampling_process(variant: str) -> str:
     """The process of its own a variant's samples are taken in ("" for the run's own): its
     peer framework's ("torch"), a user kernel's alone ("numpy:mine"), or its framework's held
     to one core ("torch@1thread"). Results compare samples across processes with the

@@ -18,7 +18,7 @@ from engine.analysis.history_prior import Prior
 from engine.catalogue.catalog import (
     ONE_THREAD,
     install_hint,
-    own_process,
+    sampling_process,
     strategy_info,
     variant_name,
 )
@@ -81,7 +81,7 @@ def group_by_framework(
     groups: dict[str, list[Variant]] = {}
     for strategy, option in variants:
         info = strategy_info(strategy)
-        process = own_process(variant_name(strategy, option))
+        process = sampling_process(variant_name(strategy, option))
         if process or runs_in_own_process(info.framework, run_framework_here, mode):
             groups.setdefault(process or info.process, []).append((strategy, option))
     return groups

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from statistics import median
 from typing import Any
 
-from engine.catalogue.catalog import is_known, own_process, strategy_info
+from engine.catalogue.catalog import is_known, sampling_process, strategy_info
 from engine.machine.load import MachineLoad
 from engine.measure.phases import phase_ties
 from engine.measure.uncertainty import (
@@ -42,7 +42,7 @@ def winner_of(
     With the run's `sampling` record, a variant within the margin of the winner, or faster,
     on one side of a change of the machine's speed is tied too (`engine.measure.phases`)."""
     candidates = tuple(
-        (r.variant, tuple(r.samples_s), own_process(r.variant))
+        (r.variant, tuple(r.samples_s), sampling_process(r.variant))
         for r in results
         if r.status == "ok" and r.correct and r.samples_s and not r.accuracy_class
     )
@@ -133,7 +133,7 @@ def reduced_precision_record(
     if not reduced or winner is None:
         return None
     best = min(reduced, key=lambda r: r.median_s or math.inf)
-    same = own_process(best.variant) == own_process(winner.variant)
+    same = sampling_process(best.variant) == sampling_process(winner.variant)
     ratio = ratio_interval([winner.samples_s], [best.samples_s], floor.side_log_sd(same), seed)
     return {
         "variant": best.variant,
@@ -174,7 +174,7 @@ def run_ratio(run: RunRecord, variant: str, reference: str) -> RatioEstimate | N
     fast, slow = sorted(
         (reference, variant), key=lambda name: (median(usable[name]), order.index(name))
     )
-    side = run_floor(run).side_log_sd(own_process(fast) == own_process(slow))
+    side = run_floor(run).side_log_sd(sampling_process(fast) == sampling_process(slow))
     found = ratio_interval([usable[fast]], [usable[slow]], side, run.config.seed)
     if slow == variant:
         return found

@@ -8,7 +8,7 @@ import dataclasses
 from engine.catalogue.catalog import (
     code_to_copy,
     installed_strategy_names,
-    own_process,
+    sampling_process,
     search_strategy_names,
     strategies,
     strategy_info,
@@ -83,10 +83,10 @@ def test_a_search_on_a_cpu_with_cores_tries_each_point_on_one_thread_when_asked(
 
 
 def test_a_one_thread_point_has_its_process_axes_and_code():
-    assert own_process("numpy_einsum+1thread") == "numpy@1thread"
-    assert own_process("torch_bmm+1thread") == "torch@1thread"
-    assert own_process("torch_bmm") == "torch" and own_process("numpy_einsum") == ""
-    assert own_process("einsum+xla") == "" and own_process("not_registered") == ""
+    assert sampling_process("numpy_einsum+1thread") == "numpy@1thread"
+    assert sampling_process("torch_bmm+1thread") == "torch@1thread"
+    assert sampling_process("torch_bmm") == "torch" and sampling_process("numpy_einsum") == ""
+    assert sampling_process("einsum+xla") == "" and sampling_process("not_registered") == ""
     assert point_axes("torch_bmm+1thread")["threads"] == 1
     assert point_axes("torch_bmm")["threads"] is None
     assert code_to_copy("torch_bmm+1thread").startswith("torch.set_num_threads(1)")
