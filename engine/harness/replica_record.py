@@ -11,7 +11,7 @@ from engine.measure.timing import Kernel, time_kernel
 from engine.results.parts import ReplicaTiming
 from engine.run_settings.config import BenchConfig
 
-CONTEXT_REPEATS = 10  # each replica alone is context, not the headline (as distributed.py)
+CONTEXT_REPEATS = 10  # each replica alone is context, not the headline (as replica_modes.py)
 
 
 def time_alone(

@@ -19,13 +19,13 @@ from engine.backends.tensorflow.build import Builder, builder_with
 from engine.backends.tensorflow.context import Executor, Prepared, RunContext, blank_result
 from engine.backends.tensorflow.dataset import run_dataset
 from engine.backends.tensorflow.devices import DeviceSetup
-from engine.backends.tensorflow.distribute import make_strategy
-from engine.backends.tensorflow.distributed import run_distributed
 from engine.backends.tensorflow.environment import capture
 from engine.backends.tensorflow.errors import classify, one_line
 from engine.backends.tensorflow.loader import tf
 from engine.backends.tensorflow.placement import keeps_host_inputs
-from engine.backends.tensorflow.profiling import profile_variant
+from engine.backends.tensorflow.profile_after_samples import profile_variant
+from engine.backends.tensorflow.replica_modes import run_distributed
+from engine.backends.tensorflow.replica_steps import make_strategy
 from engine.backends.tensorflow.single import run_single
 from engine.backends.tensorflow.warm import WarmState
 from engine.backends.tensorflow.warnings import as_note, tensorflow_warnings

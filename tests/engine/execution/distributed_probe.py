@@ -9,7 +9,7 @@ import os
 import sys
 
 from engine.backends.tensorflow.devices import setup_devices
-from engine.backends.tensorflow.distributed import FORCE_PADDING_VARIABLE
+from engine.backends.tensorflow.replica_modes import FORCE_PADDING_VARIABLE
 from engine.catalogue.catalog import strategies
 from engine.execution.orchestrator import run_benchmark
 from engine.measure.peak import Peak

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-import engine.backends.tensorflow.profiling as profiling
+import engine.backends.tensorflow.profile_after_samples as profiling
 from engine import BenchConfig, run
 from engine.backends.tensorflow.warnings import as_note, tensorflow_warnings
 from engine.measure.trace_analysis import canonical_op_type

@@ -20,13 +20,13 @@ from engine.backends.tensorflow.context import (
     make_sampler,
     record_timing,
 )
-from engine.backends.tensorflow.distribute import (
+from engine.backends.tensorflow.loader import tf
+from engine.backends.tensorflow.replica_steps import (
     distribute,
     local_pairs,
     make_step,
     shard_layout,
 )
-from engine.backends.tensorflow.loader import tf
 from engine.backends.tensorflow.sync import sync_all
 from engine.machine.cluster import task_index, worker_count
 from engine.measure import roofline, sharding
