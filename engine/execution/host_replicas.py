@@ -1,9 +1,10 @@
 """Modes `replicated` and `sharded` for every framework but TensorFlow, in its own process.
 
-TensorFlow distributes with `tf.distribute` (`distributed.py`); NumPy, JAX and PyTorch on a
-CPU host split the batch over N replicas that are threads of the framework's process, each
-calling the kernel on its slice with the process's cores shared out between them (its BLAS or
-intra-op pool held to cores / N threads, set when the runtime starts, `peer_worker.py`). NumPy's
+TensorFlow distributes with `tf.distribute` (`backends/tensorflow/replica_modes.py`); NumPy,
+JAX and PyTorch on a CPU host split the batch over N replicas that are threads of the
+framework's process, each calling the kernel on its slice with the process's cores shared out
+between them (its BLAS or intra-op pool held to cores / N threads, set when the runtime starts,
+`peer_worker.py`). NumPy's
 and PyTorch's kernels and JAX's compiled calls release the GIL, so the slices run at once.
 
 `sharded`: replica k computes matrices [start_k, stop_k) (sizes differ by at most one; an
