@@ -5,11 +5,14 @@ the engine's own, the same for every framework."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 import numpy as np
+
+from engine.results.formatting import classify_error
 
 
 class Runtime(Protocol):
@@ -58,3 +61,15 @@ class Runtime(Protocol):
     # What a runtime can do beyond this (profile with its own profiler, probe its own
     # device's memory and L2, place replicas per GPU or over devices of its own) is declared
     # by its framework and held by a protocol each: `harness/capabilities.py`.
+
+
+class ArraysSayWhere:
+    """The fallbacks every runtime shares whose arrays say where they live (all but
+    TensorFlow's, which places by a device scope): no placement around a call, and the
+    engine's one rule for what an error means."""
+
+    def placement(self) -> contextlib.nullcontext[None]:
+        return contextlib.nullcontext()
+
+    def classify(self, error: BaseException) -> str:
+        return classify_error(error)

@@ -8,17 +8,16 @@ memory pool keeps what it allocated, so what the pool holds is at least the peak
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable
 from typing import Any
 
 import cupy as cp
 import numpy as np
 
-from engine.results.formatting import classify_error
+from engine.harness.runtime import ArraysSayWhere
 
 
-class CupyRuntime:
+class CupyRuntime(ArraysSayWhere):
     framework = "cupy"
     device_kind = "GPU"
     array_types: tuple[type, ...] = (cp.ndarray,)  # what a user kernel must return
@@ -51,17 +50,11 @@ class CupyRuntime:
             raise ValueError(f"CuPy kernels have no {option!r} variant")
         return function
 
-    def placement(self) -> contextlib.nullcontext[None]:
-        return contextlib.nullcontext()  # the device was made current once, at the start
-
     def sync(self, output: Any) -> None:
         self.device.synchronize()
 
     def to_host(self, output: Any) -> np.ndarray:
         return cp.asnumpy(output)
-
-    def classify(self, error: BaseException) -> str:
-        return classify_error(error)
 
     def replica_gpus(self, count: int) -> list[Any] | None:
         """One GPU per replica, where `count` are here (None with fewer)."""

@@ -8,13 +8,13 @@ default float32 matmul uses bfloat16 passes, which would be faster and fail the 
 
 from __future__ import annotations
 
-import contextlib
 import os
 from collections.abc import Callable
 from typing import Any
 
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 
+from engine.harness.runtime import ArraysSayWhere
 from engine.machine.settings import seconds_from_environment
 
 # isort: split
@@ -24,7 +24,6 @@ import jaxlib
 import numpy as np
 
 from engine.machine.jax_cluster import Cluster, cluster_from_environment
-from engine.results.formatting import classify_error
 
 KINDS = {"cpu": "CPU", "gpu": "GPU", "cuda": "GPU", "rocm": "GPU", "tpu": "TPU"}
 PRECISION = "highest"
@@ -37,7 +36,7 @@ def join_limit_s() -> int:
     return max(1, round(seconds_from_environment(JOIN_VARIABLE, DEFAULT_JOIN_S)))
 
 
-class JaxRuntime:
+class JaxRuntime(ArraysSayWhere):
     framework = "jax"
     array_types: tuple[type, ...] = (jax.Array,)  # what a user kernel must return
 
@@ -76,12 +75,6 @@ class JaxRuntime:
         if option:
             raise ValueError(f"JAX kernels have no {option!r} variant")
         return jax.jit(function)
-
-    def placement(self) -> contextlib.nullcontext[None]:
-        return contextlib.nullcontext()  # its arrays say where they live
-
-    def classify(self, error: BaseException) -> str:
-        return classify_error(error)
 
     def store(self, placed: tuple[Any, Any], dtype: str) -> tuple[Any, Any]:
         """The placed inputs narrowed to `dtype` on the device (a reduced-precision point's)."""

@@ -8,7 +8,6 @@ has nothing to wait for.
 
 from __future__ import annotations
 
-import contextlib
 import platform
 from collections.abc import Callable
 from typing import Any
@@ -16,12 +15,12 @@ from typing import Any
 import numpy as np
 from threadpoolctl import threadpool_info, threadpool_limits
 
-from engine.results.formatting import classify_error
+from engine.harness.runtime import ArraysSayWhere
 
 _LIMITS: list[Any] = []  # keeps the BLAS thread limit in force for the life of the process
 
 
-class NumpyRuntime:
+class NumpyRuntime(ArraysSayWhere):
     framework = "numpy"
     device_kind = "CPU"
     array_types: tuple[type, ...] = (np.ndarray,)  # what a user kernel must return
@@ -47,12 +46,6 @@ class NumpyRuntime:
         if option:
             raise ValueError(f"NumPy kernels have no {option!r} variant")
         return function
-
-    def placement(self) -> contextlib.nullcontext[None]:
-        return contextlib.nullcontext()  # its arrays say where they live
-
-    def classify(self, error: BaseException) -> str:
-        return classify_error(error)
 
     def sync(self, output: Any) -> None:
         return None  # NumPy returns when the work is done

@@ -8,7 +8,6 @@ so float32 means float32.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 from collections.abc import Callable
@@ -17,7 +16,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from engine.results.formatting import classify_error
+from engine.harness.runtime import ArraysSayWhere
 
 DTYPES = {
     "float16": torch.float16,
@@ -27,7 +26,7 @@ DTYPES = {
 }
 
 
-class TorchRuntime:
+class TorchRuntime(ArraysSayWhere):
     framework = "torch"
     array_types: tuple[type, ...] = (torch.Tensor,)  # what a user kernel must return
 
@@ -75,12 +74,6 @@ class TorchRuntime:
         if option:
             raise ValueError(f"PyTorch kernels have no {option!r} variant")
         return function
-
-    def placement(self) -> contextlib.nullcontext[None]:
-        return contextlib.nullcontext()  # its arrays say where they live
-
-    def classify(self, error: BaseException) -> str:
-        return classify_error(error)
 
     def sync(self, output: Any) -> None:
         if self.cuda:

@@ -13,7 +13,6 @@ warm-up), as for jax.jit.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -23,7 +22,7 @@ import torch_xla
 import torch_xla.core.xla_model as xm
 import torch_xla.runtime as xr
 
-from engine.results.formatting import classify_error
+from engine.harness.runtime import ArraysSayWhere
 
 DTYPES = {
     "float16": torch.float16,
@@ -46,7 +45,7 @@ def end_step() -> None:
     xm.wait_device_ops()
 
 
-class TorchXlaRuntime:
+class TorchXlaRuntime(ArraysSayWhere):
     framework = "torch_xla"
     array_types: tuple[type, ...] = (torch.Tensor,)
 
@@ -92,9 +91,6 @@ class TorchXlaRuntime:
 
         return one_step
 
-    def placement(self) -> contextlib.nullcontext[None]:
-        return contextlib.nullcontext()  # its tensors say where they live
-
     def sync(self, output: Any) -> None:
         end_step()
 
@@ -102,9 +98,6 @@ class TorchXlaRuntime:
         if output.dtype == torch.bfloat16:
             output = output.float()  # exact: every bfloat16 is a float32
         return output.cpu().numpy()
-
-    def classify(self, error: BaseException) -> str:
-        return classify_error(error)
 
     def probe_buffer(self, elements: int) -> Any:
         """A float32 buffer on the device, for the read probe (`execution/device_probes.py`)."""
