@@ -17,7 +17,9 @@ history (`analysis/history_prior.py`) is part of what is measured; without it ev
 
     git worktree add /tmp/earlier <commit>
     python -m benchmarks.time_to_answer --earlier /tmp/earlier [--pairs 20] [--keep DIR]
-        [--history [--prime 1]]
+        [--history [--prime 1]] [--search]
+
+`--search`: `run --search` at the seed size instead of the default set.
 """
 
 from __future__ import annotations
@@ -37,13 +39,16 @@ from engine.results.run_result import RunResult
 
 DEFAULT_SET = "python_loop,while_loop,map_fn,vectorized_map,batched_matvec,einsum,numpy"
 ARGS = ("--matrices", "3000", "--dim", "100", "--strategy", DEFAULT_SET)
+SEARCH_ARGS = ("--matrices", "3000", "--dim", "100", "--search")
 
 
-def run_in(checkout: Path, out: Path, history: Path | None = None) -> RunResult:
-    """One `run` of the default set by the engine of `checkout`, in a fresh process (with
-    `history`, keeping it there)."""
+def run_in(
+    checkout: Path, out: Path, history: Path | None = None, problem: tuple[str, ...] = ARGS
+) -> RunResult:
+    """One `run` of the default set (or `problem`'s flags) by the engine of `checkout`, in a
+    fresh process (with `history`, keeping it there)."""
     kept = ["--history", str(history)] if history else ["--no-history"]
-    command = [sys.executable, "-m", "engine", "run", *ARGS, *kept, "--progress", "none"]
+    command = [sys.executable, "-m", "engine", "run", *problem, *kept, "--progress", "none"]
     child = Child(
         [*command, "--json", str(out)],
         cwd=checkout,
@@ -82,7 +87,11 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="a folder to keep every run's JSON in")
     parser.add_argument("--history", action="store_true", help="each side keeps a history")
     parser.add_argument("--prime", type=int, default=1, help="runs a side stores first")
+    parser.add_argument(
+        "--search", action="store_true", help="`run --search` at the seed size instead"
+    )
     args = parser.parse_args()
+    problem = SEARCH_ARGS if args.search else ARGS
     sides = {"earlier": args.earlier.resolve(), "this": ROOT}
     runs: dict[str, list[RunResult]] = {"earlier": [], "this": []}
     with tempfile.TemporaryDirectory() as scratch:
@@ -92,23 +101,25 @@ def main() -> None:
         kept = histories if args.history else dict.fromkeys(sides)
         for prime in range(args.prime if args.history else 0):
             for side in sides:
-                run_in(sides[side], folder / f"{side}-prime-{prime}.json", kept[side])
+                run_in(sides[side], folder / f"{side}-prime-{prime}.json", kept[side], problem)
         for pair in range(args.pairs):
             order = ("earlier", "this") if pair % 2 == 0 else ("this", "earlier")
             for side in order:
                 out = folder / f"{side}-{pair}.json"
-                runs[side].append(run_in(sides[side], out, kept[side]))
+                runs[side].append(run_in(sides[side], out, kept[side], problem))
             earlier, this = runs["earlier"][-1], runs["this"][-1]
             print(
                 f"pair {pair + 1}: measuring {earlier.timings['variants_s']:.1f} s -> "
-                f"{this.timings['variants_s']:.1f} s; answers {answer(earlier)[1]} / "
+                f"{this.timings['variants_s']:.1f} s, whole run {earlier.timings['total_s']:.1f}"
+                f" s -> {this.timings['total_s']:.1f} s; answers {answer(earlier)[1]} / "
                 f"{answer(this)[1]}",
                 flush=True,
             )
-    for key in ("variants_s", "total_s"):
-        before = statistics.median(r.timings[key] for r in runs["earlier"])
-        after = statistics.median(r.timings[key] for r in runs["this"])
-        print(f"{key}: median {before:.2f} s -> {after:.2f} s, ratio {after / before:.2f}")
+    for key in ("variants_s", "peers_s", "total_s"):
+        before = statistics.median(r.timings.get(key, 0.0) for r in runs["earlier"])
+        after = statistics.median(r.timings.get(key, 0.0) for r in runs["this"])
+        ratio = f"{after / before:.2f}" if before else "-"
+        print(f"{key}: median {before:.2f} s -> {after:.2f} s, ratio {ratio}")
     same = sum(agree(e, t) for e, t in zip(runs["earlier"], runs["this"]))
     print(f"same answer (each winner in the other's winner-or-tie set): {same} of {args.pairs}")
 
