@@ -99,13 +99,15 @@ def run_ratios(run: RunResult) -> tuple[str, dict[str, float], dict[str, float]]
 
 def priors_from(runs: Iterable[RunResult], now: datetime | None = None) -> dict[str, Prior]:
     """The priors `runs` (this problem on this machine, newest first) give. Never a user's
-    kernel's: its file may have changed under the same name."""
+    kernel's (its file may have changed under the same name), nor a reduced-precision
+    point's: its one block has no best of its accuracy to be judged against, so it would be
+    dropped and measured in full (`jax_einsum_bf16` in `run --search`)."""
     now = now or datetime.now(timezone.utc)
     since = now - timedelta(days=PRIOR_DAYS)
     seen: dict[str, list[tuple[float, str, str, float]]] = {}
-    users: set[str] = set()
+    users: set[str] = set()  # and points of another accuracy: never judged against the best
     for run in runs:
-        users |= {r.variant for r in run.results if r.user_kernel}
+        users |= {r.variant for r in run.results if r.user_kernel or r.accuracy_class}
         if created(run) < since:
             continue
         found = run_ratios(run)

@@ -71,6 +71,16 @@ def test_a_users_kernel_never_has_a_prior():
     assert priors_from([run], now=NOW) == {}
 
 
+def test_a_reduced_precision_point_never_has_a_prior():
+    """Its block has no best of its own accuracy to be judged against: a prior would cost one
+    dropped block and then the full measurement (`jax_einsum_bf16` in a search)."""
+    run = at(1, {"numpy": 0.01, "jax_einsum_bf16": 0.1})
+    for result in run.results:
+        if result.variant == "jax_einsum_bf16":
+            result.accuracy_class = "bfloat16"
+    assert priors_from([run], now=NOW) == {}
+
+
 def test_a_prior_travels_as_data():
     prior = Prior("python_loop", 112.4, "numpy", 3, "2026-12-04T12:00:00+00:00", 0.9)
     assert Prior.from_dict("python_loop", prior.to_dict()) == prior
