@@ -92,6 +92,7 @@ def run(config: BenchConfig | None = None, *, progress: bool = True, **settings:
     from engine.backends.tensorflow.availability import tensorflow_problem
     from engine.cli.progress import BarProgress
     from engine.execution.orchestrator import measure
+    from engine.execution.run_plan import plan_run
     from engine.execution.run_process import needs_run_framework, own_process
 
     global _state
@@ -99,7 +100,7 @@ def run(config: BenchConfig | None = None, *, progress: bool = True, **settings:
     # TensorFlow starts for a run of its strategies; once started, every run keeps its process.
     fresh = _state is None and not needs_run_framework(config.strategies)
     if tensorflow_problem() is not None or fresh:
-        return measure(config, own_process(strategies=config.strategies), bar)
+        return measure(plan_run(config), own_process(strategies=config.strategies), bar)
     layout = devices(config.replicas)
     if config.replicas > len(layout.available):
         raise DeviceError(
@@ -112,7 +113,7 @@ def run(config: BenchConfig | None = None, *, progress: bool = True, **settings:
         from engine.execution.run_process import warm_state
 
         _state = warm_state()
-    return measure(config, own_process(_state, setup), bar)
+    return measure(plan_run(config), own_process(_state, setup), bar)
 
 
 def _a_result(value: Any, call: str) -> RunResult:

@@ -15,12 +15,7 @@ from typing import Any
 from engine.backends.tensorflow.availability import tensorflow_problem
 from engine.backends.tensorflow.import_guard import import_failure
 from engine.cli.flags import config_from_args
-from engine.cli.history_reads import (
-    history_priors,
-    machine_floor,
-    session_ceilings_of,
-    usable_history,
-)
+from engine.execution.history_reads import usable_history
 from engine.machine.accelerators import probe_kind
 from engine.machine.cluster import worker_count
 from engine.machine.host import last_level_cache_bytes
@@ -94,13 +89,12 @@ def command_run(args: argparse.Namespace, warm: Any = None) -> int:
         with queue:
             return report_group(config, repetitions, args)
     from engine.execution.orchestrator import measure
+    from engine.execution.run_plan import plan_run
     from engine.execution.run_process import needs_run_framework, own_process
 
     with queue:
-        history = usable_history(args.history)  # opened once for every read below
-        floor = machine_floor(history, probe_kind())  # ties and the race both use it
-        earlier = {} if args.no_history else session_ceilings_of(history, probe_kind())
-        priors = {} if args.no_history else history_priors(history, config, probe_kind())
+        history = usable_history(args.history)  # opened once for every read the plan makes
+        plan = plan_run(config, history, probe_kind(), learn=not args.no_history, estimate=estimate)
         started = time.perf_counter()
         starts_tensorflow = needs_run_framework(config.strategies) and tensorflow_problem() is None
         if (warm is None or not warm.warm) and starts_tensorflow:
@@ -114,9 +108,7 @@ def command_run(args: argparse.Namespace, warm: Any = None) -> int:
         watch = hang_watch_for(config, args, own.kind)
         try:
             with watch:
-                result = measure(
-                    config, own, watch.watching(progress), floor, estimate, None, earlier, priors
-                )
+                result = measure(plan, own, watch.watching(progress))
         except RunInterrupted as stop:  # SIGINT: what finished is saved
             result, interrupted = stop.result, True
         finally:

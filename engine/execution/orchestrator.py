@@ -18,12 +18,11 @@ caller saves it: `RunInterrupted`).
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import Any
 
 from engine.analysis.ceiling import run_ceiling
-from engine.analysis.history_prior import Prior
 from engine.analysis.session_ceiling import Earlier
 from engine.catalogue.catalog import (
     not_installed_note,
@@ -32,8 +31,10 @@ from engine.catalogue.catalog import (
 )
 from engine.execution.confirmation import samples_of
 from engine.execution.peers import run_peers
-from engine.execution.plan import plan_variants
+from engine.execution.phase_order import PhaseOrder
+from engine.execution.run_plan import RunPlan
 from engine.execution.run_process import OwnProcess, own_process
+from engine.execution.run_variants import plan_variants
 from engine.execution.sampling import SamplingRecord, fixed_plan, race_plan, take_samples
 from engine.harness.recording import (
     Prepared,
@@ -105,23 +106,16 @@ def run_warnings(
     return found
 
 
-def measure(
-    config: BenchConfig,
-    own: OwnProcess,
-    progress: Progress | None = None,
-    floor: NoiseFloor | None = None,
-    estimate: memory.MemoryEstimate | None = None,
-    peak: Peak | None = None,
-    earlier_ceilings: Earlier | None = None,
-    priors: Mapping[str, Prior] | None = None,
-) -> RunResult:
-    """Measure every variant of `config`; raises PreflightError/DeviceError before any work,
-    RunInterrupted (carrying what finished) on SIGINT. `peak`: a ceiling measured already
-    (a sweep's), else probed before and after the variants. `earlier_ceilings`: what this
-    machine's runs of the last hour read (`analysis/session_ceiling.py`). `priors`: the
-    variants the history shows far slower than the best here, each confirmed by one block
-    (`analysis/history_prior.py`; adaptive single-worker runs only)."""
-    floor = floor or NoiseFloor()
+def measure(plan: RunPlan, own: OwnProcess, progress: Progress | None = None) -> RunResult:
+    """Measure every variant of the plan's config (`run_plan.py`: its one front door);
+    raises PreflightError/DeviceError before any work, RunInterrupted (carrying what
+    finished) on SIGINT. The plan's `peak`: a ceiling measured already (a sweep's), else
+    probed before and after the variants; `earlier_ceilings`: what this machine's runs of the
+    last hour read (`analysis/session_ceiling.py`); `priors`: the variants the history shows
+    far slower than the best here, each confirmed by one block (`analysis/history_prior.py`;
+    adaptive single-worker runs only)."""
+    config, floor, estimate, peak = plan.config, plan.floor, plan.estimate, plan.peak
+    earlier_ceilings = plan.earlier_ceilings
     emit = progress or silent
     run_id = uuid.uuid4().hex
     clock = PhaseClock()
@@ -133,8 +127,8 @@ def measure(
     if estimate is None:  # refused before any process starts
         estimate = own.preflight(config, llc_bytes)
     clock.lap("startup_s")
-    plan = race_plan(config, floor)
-    priors = priors if plan.adaptive and worker_count() <= 1 else None
+    sampling = race_plan(config, floor)
+    priors = plan.priors if sampling.adaptive and worker_count() <= 1 else None
     confirming = {name: prior.median_s for name, prior in (priors or {}).items()}
     peers = run_peers(
         config,
@@ -157,6 +151,8 @@ def measure(
     here_names = {variant_name(*v) for v in variants if v not in peers.results}
     if not elsewhere and here_names <= set(confirming):
         confirming = {}  # nothing here to judge a confirming block against
+    order = PhaseOrder()  # the one order every process kind follows (`phase_order.py`)
+    order.enter("start")
     warnings = own.start(config)
     environment = own.environment(config, llc_bytes, llc_source, peers.environments)
     interrupted = peers.interrupted  # then nothing more is measured: what finished is saved
@@ -167,14 +163,17 @@ def measure(
     prepared: list[Prepared] | None = None
     try:  # SIGINT from here to the sampling: the peers' results are kept, the rest skipped
         if peak is None and not interrupted:
+            order.enter("probe")
             emit(Phase("peak bandwidth"))
             probes = own.probe("before", llc_bytes)
             if levels:
                 levels.probe("before")
         clock.lap("peak_s")
         if not interrupted:
+            order.enter("place")
             own.place_inputs(config, copies, emit)
             clock.lap("inputs_s")
+            order.enter("prepare")
             prepared, interrupted = own.prepare(
                 config, variants, measured_by_peers, emit, confirming
             )
@@ -188,10 +187,11 @@ def measure(
     def finish(item: Prepared) -> None:
         finished[id(item)] = finish_variant(config, emit, item)  # at its last sample: shown
 
-    sampled_plan = plan if worker_count() <= 1 else fixed_plan(config)
+    sampled_plan = sampling if worker_count() <= 1 else fixed_plan(config)
     record = SamplingRecord.for_plan(config.order, config.seed, [], sampled_plan)
     here = [item for item in prepared if not item.elsewhere]  # peers: sampled in their own
     if here and not interrupted:
+        order.enter("sample")
         emit(Phase(f"sampling ({config.order})"))
         with own.sampling_place():
             try:
@@ -209,18 +209,23 @@ def measure(
                 )
             except KeyboardInterrupt:  # what was measured is kept, and saved by the caller
                 interrupted = True
+    order.enter("finish")
     for item in prepared:
         if interrupted and id(item) not in finished:
             stop_unfinished(item)
     results = [finished.get(id(item)) or finish_variant(config, emit, item) for item in prepared]
     clock.lap("variants_s")
     if config.profile and not interrupted:
+        order.enter("profile")
         emit(Phase("profiles"))
         own.profile(prepared, run_id)
     clock.lap("profile_s")
+    order.enter("release")
     del prepared
     own.release()
     run = (config, results, peers)
+    if peak is None and probes and not interrupted:
+        order.enter("probe again")
     peak, ceiling_notes = settled_peak(
         own, peak, (probes, levels), run, llc_bytes, interrupted, emit, earlier_ceilings
     )
@@ -234,6 +239,7 @@ def measure(
     warnings += [w for w in (*own.warnings(config, peak), *own_load, *ceiling_notes) if w]
     if interrupted:
         warnings.append(interrupted_warning(results))
+    order.enter("record")
     result = RunResult(
         run_id=run_id,
         created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -248,6 +254,7 @@ def measure(
             **record.to_dict(),
             **({"peers": peers.sampling} if peers.sampling else {}),
             **own.sampling_extra(),
+            "phases": order.to_list(),
         },
         machine_load=load,
         noise_floor=floor,
@@ -309,4 +316,5 @@ def run_benchmark(
 ) -> RunResult:
     """`measure` with this machine's own process: the entry point of every run."""
     own = own_process(state, setup, builders)
-    return measure(config, own, progress, floor, estimate, peak)
+    plan = RunPlan(config, floor=floor or NoiseFloor(), estimate=estimate, peak=peak)
+    return measure(plan, own, progress)

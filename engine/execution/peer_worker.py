@@ -1,8 +1,9 @@
 """One peer framework's variants, in a process of its own (`-m engine.execution.peer_worker`).
 
-Started by the run (`peers.py`) with a request on stdin: the config, the variants, the number
-of cold-cache input sets and the thread count every framework gets. It limits its CPU affinity
-to that many cores *before* the framework starts its thread pools, makes the engine's inputs
+Started by the run (`peers.py`) with a request on stdin (`peer_request.PeerRequest`: the config,
+the variants, the number of cold-cache input sets, the thread count every framework gets ...),
+validated before the framework is imported. It limits its CPU affinity to that many cores
+*before* the framework starts its thread pools, makes the engine's inputs
 (same seed, same streams: bit for bit what TensorFlow gets), puts them on the framework's
 device, and prepares, samples and checks each variant through the one path every framework
 takes (`variant.py`), interleaved with the others of its framework. It imports TensorFlow only
@@ -21,7 +22,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import IO, Any
 
 from engine.analysis.history_prior import Prior
@@ -29,6 +30,8 @@ from engine.catalogue.catalog import ONE_THREAD, is_known, strategy_info, varian
 from engine.catalogue.strategy_info import declared_call, framework_info
 from engine.execution.device_probes import device_l2_probes, device_probes
 from engine.execution.host_replicas import prepare_host_replicas
+from engine.execution.peer_request import PeerRequest, RequestRefused
+from engine.execution.phase_order import PhaseOrder
 from engine.execution.sampling import fixed_plan, race_plan, take_samples
 from engine.harness import capabilities
 from engine.harness.recording import Prepared
@@ -41,7 +44,7 @@ from engine.harness.variant import (
 )
 from engine.measure.correctness import CHECK_STREAM, make_inputs, reference
 from engine.measure.trace_analysis import profile_calls
-from engine.measure.uncertainty import DEFAULT_RATIO_LOG_SD, NoiseFloor
+from engine.measure.uncertainty import NoiseFloor
 from engine.process.parent_watch import die_with_parent
 from engine.results.codec import result_to_dict
 from engine.results.events import Event, Phase, VariantStarted
@@ -93,14 +96,17 @@ def place_inputs(
 
 def prepare_peer_variant(
     runtime: Runtime,
-    config: BenchConfig,
+    request: PeerRequest,
     inputs: PlacedInputs,
     variant: tuple[str, str],
-    run_device_kind: str,
-    confirm: float | None = None,
+    priors: Mapping[str, Prior],
 ) -> Prepared:
+    """One variant built, called, warmed and checked; one the history shows far slower than
+    the best here (`priors`) is prepared for its one confirming block, in a single process."""
     strategy, option = variant
-
+    name = variant_name(*variant)
+    one = capabilities.process_count(runtime) <= 1
+    confirm = priors[name].median_s if name in priors and one else None
     how = "" if option == ONE_THREAD else option  # the thread count is the process's
 
     def build() -> Callable[..., Any]:
@@ -108,11 +114,11 @@ def prepare_peer_variant(
 
     return prepare_variant(
         runtime,
-        config,
+        request.config,
         inputs,
         variant,
         build=build,
-        run_device_kind=run_device_kind,
+        run_device_kind=request.device_kind,
         confirm=confirm,
     )
 
@@ -146,57 +152,49 @@ def profile_in_process(runtime: Runtime, item: Prepared) -> ProfileSummary | Non
         return ProfileSummary("failed", error=one_line(error))
 
 
-def run(request: dict[str, Any], write: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
-    """Measure the request's variants; returns the `peer_result` object."""
-    config = BenchConfig.from_raw(request["config"])
-    framework = request["framework"]
-    variants = [(str(s), str(o)) for s, o in request["variants"]]
-    threads = limit_cpus(int(request["threads"]))
-    run_kind = str(request.get("device_kind", "CPU"))
+def run(request: PeerRequest, write: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+    """Measure the request's variants, phase by phase (`phase_order.PHASES`); returns the
+    `peer_result` object."""
+    config, framework, variants = request.config, request.framework, list(request.variants)
+    threads = limit_cpus(request.threads)
     split = config.mode != "single"  # the batch split over replicas: the cores shared out
     framework_threads = max(1, threads // config.replicas) if split else threads
+    order = PhaseOrder()
 
     def emit(event: Event) -> None:
         write(event.to_dict())
 
     start = time.perf_counter()
     threads_before = set(threading.enumerate())
+    order.enter("start")
     emit(Phase(f"starting {framework}"))
     lay_out = framework_info(framework).lay_out_replicas
     if split and lay_out:  # before the framework starts: a runtime may lay replicas over devices
         declared_call(lay_out, config.replicas)
     runtime = load_runtime(framework, config.dtype, framework_threads)
     started_s = time.perf_counter() - start
-    probe_bytes = int(request.get("probe_bytes", 256 * 2**20))
+    order.enter("probe")
+    probe_bytes = request.probe_bytes
     probes = device_probes(runtime, probe_bytes, "before") + device_l2_probes(runtime, "before")
+    order.enter("place")
     emit(Phase(f"inputs ({framework})"))
     user = any(is_user_kernel(name) for name, _ in variants)  # a user kernel's own process
-    inputs = place_inputs(runtime, config, int(request["copies"]), keep_host=user)
-    priors = {
-        str(name): Prior.from_dict(str(name), found)
-        for name, found in (request.get("priors") or {}).items()
-    }
-    elsewhere = {
-        str(name): [float(t) for t in samples]
-        for name, samples in (request.get("elsewhere") or {}).items()
-    }
-    names = {variant_name(*v) for v in variants}
-    if not elsewhere and names <= set(priors):
+    inputs = place_inputs(runtime, config, request.copies, keep_host=user)
+    priors = dict(request.priors)
+    elsewhere = {name: list(samples) for name, samples in request.elsewhere.items()}
+    if not elsewhere and {variant_name(*v) for v in variants} <= set(priors):
         priors = {}  # nothing here to judge a confirming block against
+    order.enter("prepare")
     prepared = []
     for variant in variants:
-        name = variant_name(*variant)
-        emit(VariantStarted(name))
+        emit(VariantStarted(variant_name(*variant)))
         if split:
             prepared.append(prepare_split_variant(runtime, config, inputs, variant))
         else:
-            one = capabilities.process_count(runtime) <= 1
-            confirm = priors[name].median_s if name in priors and one else None
-            prepared.append(
-                prepare_peer_variant(runtime, config, inputs, variant, run_kind, confirm)
-            )
+            prepared.append(prepare_peer_variant(runtime, request, inputs, variant, priors))
+    order.enter("sample")
     emit(Phase(f"sampling ({framework}, {config.order})"))
-    floor = NoiseFloor(ratio_log_sd=float(request.get("ratio_log_sd", DEFAULT_RATIO_LOG_SD)))
+    floor = NoiseFloor(ratio_log_sd=request.ratio_log_sd)
     record = take_samples(
         prepared,
         # several JAX processes: each takes the same samples, so every one reaches each
@@ -211,16 +209,18 @@ def run(request: dict[str, Any], write: Callable[[dict[str, Any]], None]) -> dic
         priors=priors,
         elsewhere=elsewhere,
     )
+    order.enter("finish")
     for item in prepared:
         if item.sampler is not None and item.finish is not None:
             item.finish(item.sampler.timing(config.repeats, item.result.stop_reason))
     if config.profile:
+        order.enter("profile")
         emit(Phase(f"profiles ({framework})"))
         for item in prepared:
             item.result.profile = profile_in_process(runtime, item)
+    order.enter("release")
     if user:  # what a user kernel's process left running is the kernel's doing
         note_threads_left(prepared, threads_before)
-    results = [result_to_dict(item.result, None) for item in prepared]
     environment = runtime.environment()
     memory = runtime.memory_stats()  # the peak covers the inputs and every variant's calls
     if memory:
@@ -228,13 +228,15 @@ def run(request: dict[str, Any], write: Callable[[dict[str, Any]], None]) -> dic
     for item in prepared:  # free the device's inputs (held by the kernels) before the probe
         item.sampler = item.finish = None
     del inputs
+    order.enter("probe again")
     probes += device_probes(runtime, probe_bytes, "after") + device_l2_probes(runtime, "after")
+    order.enter("record")
     return {
         "framework": framework,
         "probes": probes,
-        "results": results,
+        "results": [result_to_dict(item.result, None) for item in prepared],
         "environment": environment,
-        "sampling": record.to_dict(),
+        "sampling": {**record.to_dict(), "phases": order.to_list()},
         "startup_s": started_s,
         "wall_s": time.perf_counter() - start,
     }
@@ -280,7 +282,9 @@ def main() -> int:
         out.flush()
 
     try:
-        write({RESULT_KEY: run(request, write)})
+        write({RESULT_KEY: run(PeerRequest.from_dict(request), write)})
+    except RequestRefused as error:  # before the framework is imported: the field, in words
+        write({RESULT_KEY: {"error": f"request refused: {error}"}})
     except ImportError as error:
         write({RESULT_KEY: {"import_error": one_line(error)}})
     except Exception as error:  # noqa: BLE001 - said to the parent in one line, not a traceback

@@ -31,6 +31,7 @@ from engine.execution.peer_process import (
     process_timeout_s,
     spawn_peer,
 )
+from engine.execution.peer_request import PeerRequest
 from engine.execution.processes import runs_in_own_process
 from engine.harness.recording import NOT_STARTED, blank_result
 from engine.machine.caches import CacheLevel
@@ -232,26 +233,24 @@ def run_peers(
             outcome.results.update(_ended(config, wanted, "unsupported", error))
             continue
         emit(Phase(f"peers: {framework}" + (" on one thread" if one_thread else "")))
-        request = {
-            "framework": framework,
-            "config": config.to_dict(),
-            "variants": [list(v) for v in wanted],
-            "copies": copies,
-            "threads": threads,
-            "device_kind": device_kind,
-            "ratio_log_sd": (floor or NoiseFloor()).ratio_log_sd,
-            "probe_bytes": bandwidth_buffer_bytes(last_level_cache_bytes()[0]),
-            "priors": {
-                name: prior.to_dict()
-                for name, prior in (priors or {}).items()
-                if name in {variant_name(*v) for v in wanted}
+        names = {variant_name(*v) for v in wanted}
+        request = PeerRequest(
+            framework=framework,
+            config=config,
+            variants=tuple(wanted),
+            copies=copies,
+            threads=threads,
+            device_kind=device_kind,
+            ratio_log_sd=(floor or NoiseFloor()).ratio_log_sd,
+            probe_bytes=bandwidth_buffer_bytes(last_level_cache_bytes()[0]),
+            priors={name: p for name, p in (priors or {}).items() if name in names},
+            elsewhere={
+                name: tuple(found) for name, found in samples_of(outcome.results.values()).items()
             },
-            # what the processes before it measured: a confirming block's best may be there
-            "elsewhere": samples_of(outcome.results.values()),
-        }
+        )
         try:
             payload, problem = spawn_peer(
-                request,
+                request.to_dict(),
                 emit,
                 process_timeout_s(config, len(wanted)),
                 call_limit_s=call_limit_for(config),

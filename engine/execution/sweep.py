@@ -3,8 +3,9 @@
 Every point is a run of the one orchestrator, with whatever frameworks are installed. One
 own process serves the whole sweep (TensorFlow, when usable, starts once, with one replica
 layout), and the read bandwidth is measured by the first point and reused by the rest. A
-point the history has measured before (in another sweep, or a run) learns from it as a run
-does (`analysis/history_prior.py`).
+point is planned as a run is (`run_plan.py`): judged by the machine's calibrated floor, and a
+point the history has measured before (in another sweep, or a run) learns from it
+(`analysis/history_prior.py`).
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ import time
 from datetime import datetime, timezone
 from typing import Any
 
-from engine.analysis.history_prior import stored_priors
 from engine.execution.orchestrator import measure
+from engine.execution.run_plan import plan_run
 from engine.execution.run_process import own_process
 from engine.measure import memory
 from engine.results.events import (
@@ -59,8 +60,9 @@ def run_sweep(spec: SweepSpec, history: Any, progress: Progress | None = None) -
         emit(SweepPoint(key, index, len(todo), eta_s(started, index, len(todo))))
         within = PointProgress(emit, key, index, len(todo), started)
         try:
-            priors = stored_priors(history, config, own.kind)  # earlier runs of this point
-            result = measure(config, own, progress=within, peak=peak, priors=priors)
+            # through the run's one door: the machine's floor, the history's priors here
+            plan = plan_run(config, history, own.kind, peak=peak)
+            result = measure(plan, own, progress=within)
         except memory.PreflightError as error:
             refused.append(f"{key}: {error}")
             emit(SweepRefused(key, str(error)))
