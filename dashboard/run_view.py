@@ -81,7 +81,7 @@ def build(result: RunResult) -> RunView:
     return RunView(
         result=result,
         heading=(
-            f"{config.matrices:,} matrices of {config.rows}×{config.columns} {config.dtype} · "
+            f"{config.matrices:,} matrices of {config.dim}×{config.columns} {config.dtype} · "
             f"{config.mode} · cache {config.cache} · {result.environment.device_kind} · "
             f"run {result.run_id[:8]}"
             + (f" · {reported_words(result.reported_by)}" if result.reported_by else "")

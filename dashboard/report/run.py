@@ -21,7 +21,7 @@ def run_sections(result: RunResult) -> list[str]:
     config = result.config
     env = result.environment
     label = config.label or (
-        f"{config.matrices:,}×{config.rows}×{config.columns} {config.dtype} on {env.device_kind}"
+        f"{config.matrices:,}×{config.dim}×{config.columns} {config.dtype} on {env.device_kind}"
     )
     sections = [
         f"<h1>Batched MatVec report: {escape(label)}</h1>",

@@ -223,7 +223,7 @@ def fastest_way(
             lines.append(one_launch_words(config.matrices, *placed_fraction(shown)))
     if option == "xla":
         lines.append("XLA compiled the graph into fused machine code for this exact shape.")
-    intensity = arithmetic_intensity(config.rows, config.columns, config.itemsize)
+    intensity = arithmetic_intensity(config.dim, config.columns, config.itemsize)
     median = shown.get("median_s")
     name, why = regime(
         int(shown["bytes"]),

@@ -67,7 +67,7 @@ def same_measurement(run: RunResult, other: RunResult) -> bool:
     run's spread is the load's, which the busy widening covers on its own)."""
     a, b = run.config, other.config
     problem = (
-        *("matrices", "rows", "columns", "dtype", "mode", "replicas", "cache", "threads"),
+        *("matrices", "dim", "columns", "dtype", "mode", "replicas", "cache", "threads"),
         *("order", "dataset_batch"),  # what else moves a median under the same variant name
     )
     if any(getattr(a, name) != getattr(b, name) for name in problem):

@@ -202,7 +202,7 @@ class Series:
 def problem_words(run: Any) -> str:
     c = run.config
     layout = c.mode if c.mode == "single" else f"{c.mode} over {c.replicas}"
-    return f"{c.matrices}x{c.rows}x{c.columns} {c.dtype} {layout}, cache {c.cache}"
+    return f"{c.matrices}x{c.dim}x{c.columns} {c.dtype} {layout}, cache {c.cache}"
 
 
 def environment_of(run: Any) -> dict[str, Any]:

@@ -266,7 +266,7 @@ def mismatch_warnings(runs: Sequence[RunResult | Sequence[RunResult]]) -> list[s
 
     def shape(run: RunResult) -> str:
         c = run.config
-        return f"{c.matrices}x{c.rows}x{c.columns}"
+        return f"{c.matrices}x{c.dim}x{c.columns}"
 
     for what, key in (
         ("shapes", shape),

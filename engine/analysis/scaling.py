@@ -68,7 +68,7 @@ def sweep_frame(runs: Sequence[RunResult]) -> pd.DataFrame:
                 {
                     "run_id": run.run_id,
                     "matrices": config.matrices,
-                    "dim": config.rows,
+                    "dim": config.dim,
                     "cols": config.columns,
                     "dtype": config.dtype,
                     "mode": config.mode,
@@ -77,7 +77,7 @@ def sweep_frame(runs: Sequence[RunResult]) -> pd.DataFrame:
                     "gbytes_per_s": derived["gbytes_per_s"],
                     "bytes": entry.bytes,
                     "flops": entry.flops,
-                    "work": config.matrices * config.rows * config.columns,
+                    "work": config.matrices * config.dim * config.columns,
                     "correct": entry.correct,
                     "peak_gbytes_per_s": (run.peak_bytes_per_s or 0) / 1e9 or None,
                     "working_set_bytes": run.working_set_of(entry),

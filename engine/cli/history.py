@@ -68,7 +68,7 @@ def command_sweep(args: argparse.Namespace) -> int:
 def point_line(run: Any) -> str:
     """A sweep point's line: its run's own verdict (a tie says tie, and with whom)."""
     config = run.config
-    shape = f"{config.matrices}x{config.rows}x{config.columns} {config.dtype}"
+    shape = f"{config.matrices}x{config.dim}x{config.columns} {config.dtype}"
     record = run.winner_dict()
     if record is None:
         from engine.cli.run import no_correct_reason

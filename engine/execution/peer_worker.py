@@ -79,7 +79,7 @@ def place_inputs(
     """The engine's input sets on the framework's device, and the check set with its reference.
     `keep_host`: a user kernel's process keeps each set's A on the host to check its timed
     calls against."""
-    shape = (config.matrices, config.rows, config.columns, config.dtype, config.seed)
+    shape = (config.matrices, config.dim, config.columns, config.dtype, config.seed)
     timed, kept, transfer_s = [], [], 0.0
     for stream in range(copies):
         host = make_inputs(*shape, stream=stream)
@@ -100,9 +100,11 @@ def prepare_peer_variant(
     inputs: PlacedInputs,
     variant: tuple[str, str],
     priors: Mapping[str, Prior],
+    own_ceiling: bool = False,
 ) -> Prepared:
     """One variant built, called, warmed and checked; one the history shows far slower than
-    the best here (`priors`) is prepared for its one confirming block, in a single process."""
+    the best here (`priors`) is prepared for its one confirming block, in a single process.
+    `own_ceiling`: the process probed its own device (an accelerator), its results' ceiling."""
     strategy, option = variant
     name = variant_name(*variant)
     one = capabilities.process_count(runtime) <= 1
@@ -120,6 +122,7 @@ def prepare_peer_variant(
         build=build,
         run_device_kind=request.device_kind,
         confirm=confirm,
+        own_ceiling=own_ceiling,
     )
 
 
@@ -175,7 +178,8 @@ def run(request: PeerRequest, write: Callable[[dict[str, Any]], None]) -> dict[s
     started_s = time.perf_counter() - start
     order.enter("probe")
     probe_bytes = request.probe_bytes
-    probes = device_probes(runtime, probe_bytes, "before") + device_l2_probes(runtime, "before")
+    memory_before = device_probes(runtime, probe_bytes, "before")  # an accelerator's own
+    probes = memory_before + device_l2_probes(runtime, "before")
     order.enter("place")
     emit(Phase(f"inputs ({framework})"))
     user = any(is_user_kernel(name) for name, _ in variants)  # a user kernel's own process
@@ -191,7 +195,9 @@ def run(request: PeerRequest, write: Callable[[dict[str, Any]], None]) -> dict[s
         if split:
             prepared.append(prepare_split_variant(runtime, config, inputs, variant))
         else:
-            prepared.append(prepare_peer_variant(runtime, request, inputs, variant, priors))
+            prepared.append(
+                prepare_peer_variant(runtime, request, inputs, variant, priors, bool(memory_before))
+            )
     order.enter("sample")
     emit(Phase(f"sampling ({framework}, {config.order})"))
     floor = NoiseFloor(ratio_log_sd=request.ratio_log_sd)

@@ -181,15 +181,6 @@ def device_levels(probes: list[Probe], memory_bytes_per_s: float) -> tuple[Level
     return level_ceilings(levels, probes, memory_bytes_per_s)[0]
 
 
-def own_device_words(warning: str, framework: str) -> str:
-    """The process's "ran on the GPU, not on the run's CPU" warning, told once its own
-    device's probe placed it (it was written before: against the run's peak)."""
-    if not warning.startswith(f"{framework} ran on the ") or ": its roofline" not in warning:
-        return warning
-    ran = warning.partition(": its roofline")[0]
-    return f"{ran}: it is placed against that device's own read bandwidth"
-
-
 def _probes_from(payload: Any, framework: str) -> list[Probe]:
     """The peer's device probes, validated like any imported file (none on a CPU peer)."""
     entries = payload.get("probes") if isinstance(payload, dict) else None
@@ -270,7 +261,6 @@ def run_peers(
             for result in found.values():
                 result.ceiling_bytes_per_s = ceiling
                 result.device_levels = levels
-                result.warnings = [own_device_words(w, framework) for w in result.warnings]
                 result.notes.append(
                     f"placed against its own device's read bandwidth: {ceiling / 1e9:.1f} GB/s, "
                     f"measured by {framework} in its process before and after"

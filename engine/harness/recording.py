@@ -48,7 +48,7 @@ STORAGE_ITEMSIZE = {"bfloat16": 2, "float16": 2}
 
 
 def blank_result(config: BenchConfig, strategy: str, option: str, status: Status) -> StrategyResult:
-    m, n = config.rows, config.columns
+    m, n = config.dim, config.columns
     storage = strategy_info(strategy).storage if is_known(strategy) else ""
     result = StrategyResult(
         strategy=strategy,
@@ -75,7 +75,7 @@ def mark_tpu_padding(result: StrategyResult, config: BenchConfig) -> None:
     """On a TPU: the bytes XLA's tile padding really moves, and the note that says so."""
     if result.bytes_padded is not None:
         return  # marked where it was prepared
-    m, n = config.rows, config.columns
+    m, n = config.dim, config.columns
     result.bytes_padded = roofline.tpu_padded_bytes(config.matrices, m, n, config.itemsize)
     result.notes.append(roofline.tpu_padding_note(config.matrices, m, n, config.itemsize))
 

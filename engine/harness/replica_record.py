@@ -41,7 +41,7 @@ def rate_of(config: BenchConfig, matrices: int, median_s: float | None) -> float
     """A replica's necessary bytes per second on its `matrices` (None without a time)."""
     if not median_s or median_s <= 0:
         return None
-    return roofline.traffic_bytes(matrices, config.rows, config.columns, config.itemsize) / median_s
+    return roofline.traffic_bytes(matrices, config.dim, config.columns, config.itemsize) / median_s
 
 
 def replicated_note(config: BenchConfig, replicas: int) -> str:

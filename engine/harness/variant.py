@@ -106,11 +106,13 @@ def prepare_variant(
     run_device_kind: str,
     emit: Progress = silent,
     confirm: float | None = None,
+    own_ceiling: bool = False,
 ) -> Prepared:
     """Build, first-call, warm up and check one variant; `build` makes its callable.
     `confirm`: the history shows it far slower than the best here, at this time per call:
     its first call is the check, and its one block is judged in the sampling
-    (`execution/confirmation.py`)."""
+    (`execution/confirmation.py`). `own_ceiling`: its process probed its own device, and it
+    is placed against that (a GPU framework beside a host run)."""
     strategy, option = variant
     result = blank_result(config, strategy, option, "ok")
     reason = runtime.unsupported(config.dtype)
@@ -191,9 +193,14 @@ def prepare_variant(
         result.status, result.error = runtime.classify(error), one_line(error)  # type: ignore[assignment]
         return Prepared(result)
     if runtime.device_kind != run_device_kind:
+        against = (
+            "it is placed against that device's own read bandwidth"
+            if own_ceiling
+            else f"its roofline fraction is against the {run_device_kind}'s peak"
+        )
         result.warnings.append(
             f"{runtime.framework} ran on the {runtime.device_kind}, not on the run's "
-            f"{run_device_kind}: its roofline fraction is against the {run_device_kind}'s peak"
+            f"{run_device_kind}: {against}"
         )
     if runtime.device_kind == "TPU":
         mark_tpu_padding(result, config)

@@ -33,7 +33,7 @@ class PreflightError(ValueError):
 
 
 def input_set_bytes(config: BenchConfig) -> int:
-    m, n = config.rows, config.columns
+    m, n = config.dim, config.columns
     return config.itemsize * config.matrices * (m * n + n)
 
 
@@ -112,8 +112,8 @@ def estimate(config: BenchConfig, llc_bytes: int) -> MemoryEstimate:
     host = any(strategy_info(name).runs_on_host for name in config.strategies)
     # Replicated holds N full copies; sharded also times a replicated baseline for its speedup.
     holders = config.replicas if config.mode != "single" else 1
-    out_bytes = config.matrices * config.rows * config.itemsize
-    ref_bytes = config.matrices * config.rows * 8
+    out_bytes = config.matrices * config.dim * config.itemsize
+    ref_bytes = config.matrices * config.dim * 8
     # One host set waits to be placed; inputs are drawn a block at a time per thread, and the
     # reference casts one chunk at a time into reused float64 buffers.
     staging = set_bytes + draw_threads() * DRAW_BLOCK_ELEMENTS * 4

@@ -47,7 +47,7 @@ _pending: _Draw | None = None
 
 def shape_of(config: BenchConfig) -> Shape:
     """What a run's input values depend on."""
-    return (config.matrices, config.rows, config.columns, config.dtype, config.seed)
+    return (config.matrices, config.dim, config.columns, config.dtype, config.seed)
 
 
 def start(shape: Shape, streams: tuple[int, ...] = (0, CHECK_STREAM)) -> None:

@@ -38,7 +38,7 @@ def samples_frame(run: RunRecord) -> Any:
             "mode": result.mode,
             "dtype": config.dtype,
             "matrices": config.matrices,
-            "dim": config.rows,
+            "dim": config.dim,
             "cols": config.columns,
             "cache": config.cache,
             "sample": index,

@@ -288,11 +288,6 @@ class BenchConfig:
         return cls(**values)
 
     @property
-    def rows(self) -> int:
-        """m: rows of each matrix (= dim)."""
-        return self.dim
-
-    @property
     def columns(self) -> int:
         """n: columns of each matrix (= cols, or dim when square)."""
         return self.cols if self.cols is not None else self.dim

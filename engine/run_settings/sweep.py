@@ -99,7 +99,7 @@ class SweepSpec:
 
 
 def point_key(config: BenchConfig, axes: list[str] | None = None) -> str:
-    shape = f"{config.mode}:{config.dtype}:{config.matrices}x{config.rows}x{config.columns}"
+    shape = f"{config.mode}:{config.dtype}:{config.matrices}x{config.dim}x{config.columns}"
     extra = [
         f"{name}={getattr(config, name)}"
         for name in axes or ()

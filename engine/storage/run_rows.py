@@ -71,7 +71,7 @@ def problem_of(config: BenchConfig) -> tuple[Any, ...]:
     """The values of `PROBLEM_COLUMNS` for a run's config."""
     return (
         config.matrices,
-        config.rows,
+        config.dim,
         config.columns,
         config.dtype,
         config.mode,

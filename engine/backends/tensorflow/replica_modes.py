@@ -59,7 +59,7 @@ def time_replicas_alone(
                 budget_s=config.time_budget_s / max(1, len(shards)),
             )
         median = timing.measurement.median_s
-        work = roofline.traffic_bytes(shard.matrices, config.rows, config.columns, config.itemsize)
+        work = roofline.traffic_bytes(shard.matrices, config.dim, config.columns, config.itemsize)
         timings.append(
             ReplicaTiming(
                 replica=shard.replica,

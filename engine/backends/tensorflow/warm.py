@@ -44,7 +44,7 @@ class InputsKey:
     @classmethod
     def of(cls, config: BenchConfig, copies: int, device: str) -> InputsKey:
         return cls(
-            config.matrices, config.rows, config.columns, config.dtype, config.seed, copies, device
+            config.matrices, config.dim, config.columns, config.dtype, config.seed, copies, device
         )
 
 
@@ -166,7 +166,7 @@ class WarmState:
         self.reused = set()
         if not self.keep_inputs:
             return build
-        key = (config.matrices, config.rows, config.columns, config.dtype, config.mode)
+        key = (config.matrices, config.dim, config.columns, config.dtype, config.mode)
         key += (config.replicas, config.dataset_batch, device)
         if key != self.functions_key:
             self.functions, self.functions_key = {}, key

@@ -27,7 +27,7 @@ def prepared_for(mode: str, replicas: int, matrices: int = 10, kernel=None):
         }
     )
     runtime = NumpyRuntime("float32", 1)
-    shape = (config.matrices, config.rows, config.columns, config.dtype, config.seed)
+    shape = (config.matrices, config.dim, config.columns, config.dtype, config.seed)
     timed = [runtime.put(make_inputs(*shape, stream=0))]
     check_host = make_inputs(*shape, stream=CHECK_STREAM)
     calls = []

@@ -8,14 +8,14 @@ from engine.run_settings.config import BenchConfig, ConfigError
 
 def test_defaults_are_the_documented_problem():
     config = BenchConfig()
-    assert (config.matrices, config.rows, config.columns) == (3000, 100, 100)
+    assert (config.matrices, config.dim, config.columns) == (3000, 100, 100)
     assert config.dtype == "float32" and config.mode == "single"
 
 
 def test_cols_defaults_to_dim_and_rectangular_is_kept():
     assert BenchConfig(dim=7).columns == 7
     config = BenchConfig.from_raw({"dim": "7", "cols": "3"})
-    assert (config.rows, config.columns) == (7, 3)
+    assert (config.dim, config.columns) == (7, 3)
 
 
 def test_strings_from_cli_or_url_are_parsed():
