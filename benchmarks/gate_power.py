@@ -21,6 +21,7 @@ that can see 1.5x), quiet and under the on/off load generator.
     python -m benchmarks.gate_power [--trials 8] [--percent 50] [--load]
     python -m benchmarks.gate_power --rejudge DIR   # the runs an earlier invocation kept
     python -m benchmarks.gate_power --trials 0 --load --quiet-skip   # the loaded advice alone
+    python -m benchmarks.gate_power --strategy einsum --prime 8 --trials 20   # one variant
 
 Every run is kept as JSON in a scratch folder (printed first), so the verdicts can be judged
 again by a later checkout's code.
@@ -55,7 +56,7 @@ def one_run(matrices: int, args: argparse.Namespace, path: Path) -> RunResult:
         "run",
         f"--matrices={matrices}",
         f"--dim={args.dim}",
-        f"--strategy={','.join(BATCHED)}",
+        f"--strategy={args.strategy}",
         "--no-history",
         "--progress=none",
         f"--json={path}",
@@ -179,6 +180,11 @@ def main() -> None:
     )
     parser.add_argument("--gate", type=float, default=20.0, help="the gate's --fail-if-slower")
     parser.add_argument("--matrices", type=int, default=3000)
+    parser.add_argument(
+        "--strategy",
+        default=",".join(BATCHED),
+        help="the strategies of every run (default: the four batched ones)",
+    )
     parser.add_argument("--dim", type=int, default=100)
     parser.add_argument("--max-runs", type=int, default=10, help="cap on R, for time")
     parser.add_argument(
