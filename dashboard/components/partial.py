@@ -34,10 +34,32 @@ def snapshot(status: JobStatus) -> JobStatus:
     return status
 
 
+FIRST_LOOK = (
+    "First look: {names} measured in a process of its own while the worker starts TensorFlow, "
+    "beside that start, so slower or noisier than it may be. TensorFlow's variants join when "
+    "it is ready, and the run measures every variant again: its answer comes from its own "
+    "record, not from this look."
+)
+
+
+def show_first_look(look: JobStatus, config: BenchConfig) -> None:
+    """A warm run's first look (`services/first_look.py`), in the run's table: its variants'
+    samples or results so far, the run's others pending."""
+    st.markdown("### Results so far")
+    names = ", ".join(look.variants) or "NumPy's variants"
+    st.caption(FIRST_LOOK.format(names=names))
+    table = partial.partial_table(config, tuple(config.strategies), look.results, look.running)
+    st.dataframe(table, hide_index=True, width="stretch")
+
+
 def show_partial(status: JobStatus, config: BenchConfig | None) -> None:
-    """The summary table and latency chart so far; nothing before the first sample."""
+    """The summary table and latency chart so far; before the run's first sample, its first
+    look's, if it has one; otherwise nothing."""
     if config is None or not (status.results or status.running):
         st.session_state.pop(SNAPSHOT_KEY, None)
+        look = status.first_look
+        if config is not None and look is not None and (look.results or look.running):
+            show_first_look(look, config)
         return
     shown = snapshot(status)
     done, total = len(shown.results), max(len(shown.variants), len(shown.results))

@@ -73,6 +73,9 @@ class JobStatus:
     # The answer so far while variants still sample (`events.Provisional`), in words; the
     # run's own answer replaces it when the run ends.
     provisional: str = ""
+    # A warm run's first look (`first_look.py`): its NumPy variants measured in a process of
+    # their own while the worker started TensorFlow, until the run has samples of its own.
+    first_look: JobStatus | None = None
 
     @property
     def finished(self) -> bool:
@@ -88,6 +91,7 @@ class JobStatus:
                 "running": {variant: list(times) for variant, times in self.running.items()},
                 "sampled": dict(self.sampled),
                 "eliminated": dict(self.eliminated),
+                "first_look": self.first_look.snapshot() if self.first_look else None,
             }
         )
 

@@ -18,14 +18,15 @@ import threading
 import time
 from dataclasses import dataclass
 
-from dashboard.services.job_status import event_of_line
+from dashboard.services.first_look import first_look_config
+from dashboard.services.job_status import JobStatus, event_of_line
 from dashboard.services.jobs import Job, TrackedRun, spawn_engine
 from engine.catalogue.catalog import strategy_info
 from engine.cli.flags import cli_args
 from engine.cli.serve import MAX_IDLE_TIMEOUT_S
 from engine.machine.settings import seconds_from_environment
 from engine.process.children import engine_command, exchange
-from engine.results.events import Exit
+from engine.results.events import Event, Exit, Ready, Sample
 from engine.run_settings.config import BenchConfig
 from engine.run_settings.sweep import SweepSpec
 
@@ -73,6 +74,10 @@ class WarmWorker:
         self.last_used = time.monotonic()
         self.job: WarmJob | None = None
         self.runs = 0
+        self.python = python
+        # Set by the worker's `ready` line: TensorFlow is up (and prewarmed), so a run sent
+        # now waits for nothing but the queue.
+        self.ready = threading.Event()
         self._lock = threading.Lock()
         command = engine_command("serve", f"--idle-timeout={idle_timeout_s():g}", python=python)
         if prewarm:  # its devices and probe buffers made before the first run (CPU only)
@@ -128,6 +133,9 @@ class WarmWorker:
         event = event_of_line(line)
         if event is None:
             return
+        if isinstance(event, Ready):
+            self.ready.set()
+            return
         with self._lock:
             job = self.job
             if isinstance(event, Exit):
@@ -146,20 +154,51 @@ WORKER_ENDED = "the warm worker ended before the run finished; run it again"
 
 
 class WarmJob(TrackedRun):
-    """One run on a warm worker: the same status and cancel as a one-shot `Job`."""
+    """One run on a warm worker: the same status and cancel as a one-shot `Job`. Sent to a
+    worker still starting TensorFlow, its NumPy variants are looked at meanwhile in a process
+    of their own (`first_look.py`), shown until the run's own samples come."""
 
     def __init__(self, worker: WarmWorker, config: BenchConfig) -> None:
         super().__init__(config)
         self.worker = worker
         self.warm = False
+        self.first_look: Job | None = None
+        look = None if worker.ready.is_set() else first_look_config(config)
+        if look is not None:  # started first: it takes the queue before the worker's run
+            self.first_look = Job("run", [*cli_args(look), "--no-history"], worker.python, look)
         arguments = [*cli_args(config), "--progress", "jsonl", "--json", str(self.result_path)]
         worker.submit(self, arguments)
         with self._lock:
             self._status.warm = self.warm
 
+    def apply(self, event: Event) -> None:
+        """A sample of the run means it holds the machine's queue: a first look not finished
+        by then is still queued behind it, and would only look after the answer; it ends."""
+        super().apply(event)
+        if isinstance(event, Sample):
+            self.end_first_look()
+
+    def exited(self, code: int, lines: list[str]) -> None:
+        super().exited(code, lines)
+        self.end_first_look()
+
+    def end_first_look(self) -> None:
+        look = self.first_look
+        if look is not None and not look.status().finished:
+            look.cancel()
+
+    def status(self) -> JobStatus:
+        """The run's status; with the first look's, until the run has samples of its own."""
+        found = super().status()
+        if self.first_look is not None and not (found.results or found.running):
+            found.first_look = self.first_look.status()
+        return found
+
     def cancel(self) -> None:
-        """End the worker: the next run starts a new one."""
+        """End the worker (the next run starts a new one) and the first look, if any."""
         self._cancelled.set()
+        if self.first_look is not None:
+            self.first_look.cancel()
         self.worker.end()
 
 

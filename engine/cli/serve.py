@@ -25,7 +25,7 @@ from typing import Any, TextIO
 from engine.cli.run import EXIT_OK, quiet_tensorflow
 from engine.machine.accelerators import probe_kind
 from engine.process.children import StopRequested
-from engine.results.events import Exit
+from engine.results.events import Exit, Ready
 from engine.storage.run_queue import RunQueue
 
 EXIT_INVALID = 2
@@ -201,16 +201,18 @@ def prewarm(
 ) -> None:
     """Set up what the first run would (devices, probe buffers) on a CPU; an accelerator is
     left alone until a run takes its turn in the queue, since opening it holds it. Then, in
-    the machine's queue (so no measurement runs beside the work), the inputs of the run
-    `expected` returns, and SciPy's stats, which a run of several variants reads as each one
-    finishes."""
+    the machine's queue (so no measurement runs beside the work), one round of the probes
+    (nothing kept of its readings: the first run's probes are then the short ones, 0.3 s
+    against 0.9 s here), the inputs of the run `expected` returns, and SciPy's stats, which a
+    run of several variants reads as each one finishes."""
     if state is None or probe_kind() != "CPU":
         return
     try:
         state.prewarm(replicas, threads)
         config = expected()
-        if config is not None:
-            with RunQueue().turn():
+        with RunQueue().turn():
+            state.prewarm_probes()
+            if config is not None:
                 state.prewarm_inputs(config)
                 import scipy.stats  # noqa: F401 - 0.7 s the first run would spend between blocks
     except StopRequested:  # SIGTERM while prewarming: the worker ends, as at any other time
@@ -231,6 +233,7 @@ def command_serve(
         prewarm(
             state, args.replicas, args.threads, lambda: parse(expect) if expect and parse else None
         )
+    print(json.dumps(Ready().to_dict()), flush=True)
     reader = LineReader(sys.stdin.fileno())
     while True:
         line = reader.next_line(args.idle_timeout)

@@ -74,6 +74,14 @@ class Exit(Event):
 
 
 @dataclass(frozen=True)
+class Ready(Event):
+    """`serve`: the worker has started its framework (and, with `--prewarm`, made its devices,
+    probe buffers and expected inputs); a request from now on does not wait for that start."""
+
+    name: ClassVar[str] = "ready"
+
+
+@dataclass(frozen=True)
 class Sample(Event):
     """A variant took its `sample`-th timed block; `seconds` is that block's time per call,
     so a page can draw the samples as they come (they are all in the results at the end)."""
@@ -171,6 +179,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         VariantDone,
         VariantResult,
         Exit,
+        Ready,
         Sample,
         Eliminated,
         Provisional,

@@ -15,15 +15,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engine.backends.tensorflow.bandwidth import ProbeBuffers
+from engine.backends.tensorflow.bandwidth import ProbeBuffers, probe_round
 from engine.backends.tensorflow.build import Builder
 from engine.backends.tensorflow.devices import DeviceSetup, setup_devices
 from engine.backends.tensorflow.placement import Inputs, keeps_host_inputs, prepare
 from engine.backends.tensorflow.threads import configure_threads
 from engine.catalogue.catalog import strategy_info, variant_name
 from engine.machine.accelerators import DeviceError
+from engine.machine.caches import cache_levels
 from engine.machine.host import last_level_cache_bytes
 from engine.measure import memory
+from engine.measure.cache_ceilings import LevelProber
 from engine.measure.host_bandwidth import FULL, WARM, ProbeEffort
 from engine.measure.memory import MemoryEstimate
 from engine.run_settings.config import BenchConfig
@@ -142,11 +144,20 @@ class WarmState:
 
     def prewarm(self, replicas: int, threads: int | None) -> None:
         """Before any request, on a CPU: the threads, the devices and the probe buffers, so
-        the first run spends its time measuring. Nothing is timed here, and the first run's
-        probe is still the full one."""
+        the first run spends its time measuring. Nothing is timed here."""
         self.threads(threads)
         setup = self.devices(replicas)
         self.probe_buffers(setup.devices[0], setup.kind, last_level_cache_bytes()[0])
+
+    def prewarm_probes(self) -> None:
+        """After `prewarm`, in the machine's queue: one full round of the memory and cache
+        probes, its readings dropped (no run's ceiling comes from it). What the full round is
+        for, buffers resident, probes traced, the fastest kernel found, is then done, so the
+        first run probes with the short round a warm worker's later runs take."""
+        if self.setup is None or self.buffers is None:
+            return
+        probe_round(self.buffers, "prewarm", FULL)
+        LevelProber(self.setup.kind, *cache_levels()).probe("prewarm")
 
     def prewarm_inputs(self, expected: BenchConfig) -> None:
         """After `prewarm`: the inputs of the run `expected` (the dashboard's settings as the

@@ -25,6 +25,7 @@ from engine.results.events import (
     Exit,
     Phase,
     Queued,
+    Ready,
     ResultWritten,
     Sample,
     Started,
@@ -45,6 +46,7 @@ def main(argv: list[str]) -> int:
     arguments = argv[2:] if argv[:2] == ["-m", "engine"] else argv
     if arguments[:1] != ["serve"]:
         return run(arguments[1:])
+    emit(Ready())
     for line in sys.stdin:
         request = json.loads(line)
         emit(Exit(run(request["run"])))

@@ -15,6 +15,7 @@ import pytest
 from dashboard.services.worker import WORKER_ENDED, Job, WarmJob, WorkerPool, start_run
 from engine.results.run_result import RunResult
 from engine.run_settings.config import BenchConfig
+from engine.storage.history import History
 from tests.dashboard.services.test_worker import LONG, TINY, fake_python, wait
 
 __all__ = ["fake_python"]  # a fixture of this module too
@@ -79,6 +80,40 @@ def test_a_refused_run_leaves_the_worker_usable(pool):
     done = wait(pool.run(BenchConfig(**TINY, strategies=("numpy",))))
     assert done.state == "done", done.message
     assert len(pool.workers) == 1
+
+
+@pytest.mark.slow  # real engine processes
+def test_a_run_sent_while_its_worker_starts_shows_a_first_look_from_numpy_alone(pool):
+    """Clicked while the worker imports TensorFlow: NumPy's variant is looked at in a process
+    of its own, which stores nothing; the run then measures every variant itself. A run sent
+    to a worker that said it is ready gets no look."""
+    config = BenchConfig(**TINY, strategies=("einsum", "numpy"))
+    job = pool.run(config)
+    assert job.first_look is not None and job.first_look.config.strategies == ("numpy",)
+    status = wait(job)
+    assert status.state == "done", status.message
+    look = wait(job.first_look)
+    assert look.state == "done", look.message  # it took the queue before the worker was up
+    assert set(look.results) == {"numpy"} and look.results["numpy"]["samples_s"]
+    assert status.first_look is None  # the run's own samples replaced it on the page
+    result = RunResult.from_dict(json.loads(Path(status.result_path).read_text()))
+    assert {r.variant for r in result.results} == {"einsum", "numpy"}
+    assert all(r.correct and r.samples_s for r in result.results)
+    assert len(History(Path(os.environ["MATVEC_HISTORY"])).list_runs()) == 1  # the run's only
+    assert job.worker.ready.is_set()
+    again = pool.run(config)
+    assert again.first_look is None and wait(again).state == "done"
+
+
+def test_a_first_look_ends_with_its_run(fake_pool):
+    """Cancelling the run ends its first look too, whatever it was doing."""
+    job = fake_pool.run(BenchConfig(**LONG, strategies=("python_loop", "numpy")))
+    assert job.first_look is not None
+    wait(job.first_look, until=lambda s: s.state == "running")
+    job.cancel()
+    assert wait(job, timeout=30).state == "cancelled"
+    assert wait(job.first_look, timeout=30).state == "cancelled"
+    assert job.first_look.process.poll() is not None
 
 
 def test_cancel_ends_the_worker_and_the_next_run_starts_a_new_one(fake_pool):

@@ -116,3 +116,36 @@ def test_the_running_panel_draws_each_state_and_nothing_before_the_first_result(
     only_samples = app_with({}, VARIANTS, {"numpy": [0.001, 0.002]}).run()
     assert not only_samples.exception
     assert list(only_samples.dataframe[0].value["status"])[2] == "sampling 2/20"
+
+
+def first_look_app(look_results: dict[str, dict], look_running: dict, own: dict) -> AppTest:
+    def script(look_results, look_running, own):
+        from dashboard.components.partial import show_partial
+        from dashboard.services.job_status import JobStatus
+        from engine.run_settings.config import BenchConfig
+
+        config = BenchConfig(matrices=100, dim=10, strategies=("python_loop", "einsum", "numpy"))
+        look = JobStatus(results=look_results, running=look_running, variants=("numpy",))
+        status = JobStatus(variants=config.strategies, running=own, first_look=look)
+        show_partial(status, config)
+
+    return AppTest.from_function(script, args=(look_results, look_running, own), default_timeout=60)
+
+
+def test_a_first_look_is_drawn_as_one_until_the_run_has_samples_of_its_own():
+    """While the worker starts TensorFlow the page shows the first look's NumPy row, said to be
+    a look measured beside that start, every other variant pending; once the run has a sample
+    of its own, only the run's are drawn."""
+    sampling = first_look_app({}, {"numpy": [0.003]}, {}).run()
+    assert not sampling.exception
+    assert sampling.caption[0].value.startswith("First look: numpy measured in a process")
+    assert "its answer comes from its own record" in sampling.caption[0].value
+    frame = sampling.dataframe[0].value
+    assert list(frame["status"]) == [partial.PENDING, partial.PENDING, "sampling 1/20"]
+    finished = first_look_app({"numpy": streamed(RUN)["numpy"]}, {}, {}).run()
+    assert not finished.exception
+    assert list(finished.dataframe[0].value["status"]) == [partial.PENDING, partial.PENDING, "ok"]
+    joined = first_look_app({"numpy": streamed(RUN)["numpy"]}, {}, {"einsum": [0.002]}).run()
+    assert not joined.exception and "First look" not in " ".join(c.value for c in joined.caption)
+    assert list(joined.dataframe[0].value["status"])[1] == "sampling 1/20"
+    assert list(joined.dataframe[0].value["status"])[2] == partial.PENDING  # the run's own

@@ -116,7 +116,7 @@ def test_the_worker_ends_when_idle_with_its_input_still_open():
     )
     try:
         code = worker.wait(timeout=120)
-        assert code == 0 and worker.stdout.read() == ""
+        assert code == 0 and worker.stdout.read() == '{"event": "ready"}\n'  # and nothing more
     finally:
         worker.kill()
         worker.wait()
@@ -125,25 +125,31 @@ def test_the_worker_ends_when_idle_with_its_input_still_open():
 
 def test_end_of_input_ends_the_worker():
     events, stderr, code = serve([], timeout=120)
-    assert code == 0 and events == [] and "Traceback" not in stderr
+    assert code == 0 and events == [{"event": "ready"}] and "Traceback" not in stderr
 
 
-def test_a_prewarmed_worker_still_measures_its_first_peak_in_full(tmp_path):
+def test_a_prewarmed_worker_probes_its_first_run_as_briefly_as_a_warm_one(tmp_path):
+    """The prewarm's full round of probes (readings dropped) leaves the first run the short
+    round: one kernel, the fastest of that full round, before and after the variants; the
+    worker says it is ready before it reads a request."""
     out = tmp_path / "first.json"
     lines = [request("--strategy", "numpy", "--json", str(out))]
     events, stderr, code = serve(lines, "--prewarm", "--replicas", "1")
     assert code == 0 and [e["code"] for e in exits(events)] == [0]
-    assert "prewarm skipped" not in stderr
+    assert events[0] == {"event": "ready"} and "prewarm skipped" not in stderr
     result = RunResult.from_dict(json.loads(out.read_text()))
-    before = [p for p in result.peak.probes if p.when == "before"]
-    assert len(before) == 3 and all(len(p.samples_s) == 15 for p in before)
+    memory = result.peak.probes
+    assert {p.when for p in memory} == {"before", "after"}  # nothing of the prewarm's is kept
+    assert len({p.kernel for p in memory}) == 1  # the short round: the fastest kernel only
+    assert all(len(p.samples_s) < 15 for p in memory)  # not the full round's 15 samples
+    for level in result.peak.levels or ():
+        assert all(len(p.samples_s) < 15 for p in level.probes), level
     assert result.sampling["worker"]["warm"] is False  # no run had finished in it
 
 
 def test_a_worker_told_what_to_expect_has_its_inputs_ready_for_that_run_only(tmp_path):
     """`--expect` (the dashboard's settings as its page opened): the first run with those
-    settings finds its inputs made; another shape makes its own; the peak is still probed in
-    full in the run."""
+    settings finds its inputs made; another shape makes its own."""
     expected = [*SMALL, "--strategy=numpy,einsum"]
     first, other = tmp_path / "first.json", tmp_path / "other.json"
     lines = [
@@ -155,7 +161,6 @@ def test_a_worker_told_what_to_expect_has_its_inputs_ready_for_that_run_only(tmp
     assert "prewarm skipped" not in stderr
     found = RunResult.from_dict(json.loads(first.read_text()))
     assert found.worker["inputs_reused"] is True and found.worker["warm"] is False
-    assert all(len(p.samples_s) == 15 for p in found.peak.probes if p.when == "before")
     assert all(r.correct for r in found.results)
     assert RunResult.from_dict(json.loads(other.read_text())).worker["inputs_reused"] is False
 
