@@ -3,11 +3,12 @@ process that needs no TensorFlow, shown as provisional until the run's own sampl
 
 A page clicked as the server starts waits for its worker to import TensorFlow (3-7 s here)
 before anything is measured. NumPy is up in a fraction of a second, so its variants are
-measured meanwhile by a one-shot `run` of their own (`--no-history`: nothing of it is stored or
-learned from). It waits its turn in the machine's queue like any run, so the worker's run
-starts after it and is measured alone; it runs beside TensorFlow's import (the worker's, the
-tool's own load), which is why the page calls it a first look and the run measures every
-variant again: the run's answer comes from the run's record only.
+measured meanwhile by a one-shot `run` of their own (`--no-history`: nothing of it is stored
+or learned from; `--no-ceiling`: no probe, a second of work a look does not need). It waits
+its turn in the machine's queue like any run, so the worker's run starts after it and is
+measured alone; it runs beside TensorFlow's import (the worker's, the tool's own load), which
+is why the page calls it a first look and the run measures every variant again: the run's
+answer comes from the run's record only.
 """
 
 from __future__ import annotations

@@ -165,7 +165,8 @@ class WarmJob(TrackedRun):
         self.first_look: Job | None = None
         look = None if worker.ready.is_set() else first_look_config(config)
         if look is not None:  # started first: it takes the queue before the worker's run
-            self.first_look = Job("run", [*cli_args(look), "--no-history"], worker.python, look)
+            flags = [*cli_args(look), "--no-history", "--no-ceiling"]
+            self.first_look = Job("run", flags, worker.python, look)
         arguments = [*cli_args(config), "--progress", "jsonl", "--json", str(self.result_path)]
         worker.submit(self, arguments)
         with self._lock:

@@ -99,6 +99,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     runs.add_argument("--no-history", action="store_true", help="do not store the run")
     runs.add_argument(
+        "--no-ceiling",
+        action="store_true",
+        help="do not probe the read bandwidth: no ceiling or roofline in the results, about a "
+        "second sooner (the dashboard's first look while its worker starts)",
+    )
+    runs.add_argument(
         "--repetitions",
         default="1",
         help="repeat the whole measurement R times, each in a fresh process, stored as one "

@@ -21,6 +21,7 @@ from engine.machine.cluster import worker_count
 from engine.machine.host import last_level_cache_bytes
 from engine.machine.jax_cluster import ClusterError, check_layout, jax_processes
 from engine.measure import memory, predraw
+from engine.measure.peak import Peak
 from engine.results.events import Phase, Queued, ResultWritten, silent
 from engine.results.files import check_output_file, save_fallback, write_text_atomically
 from engine.results.run_result import RunInterrupted
@@ -45,6 +46,8 @@ def reporter(kind: str) -> Any:
     return made() if made else silent
 
 
+# The ceiling's method where `--no-ceiling` asked for none: said wherever the roofline would be.
+NOT_PROBED = "not probed (--no-ceiling): no ceiling, no roofline"
 REPETITIONS = Setting(kind="int", help="", label="", limits=(1, 1000))
 
 
@@ -94,7 +97,15 @@ def command_run(args: argparse.Namespace, warm: Any = None) -> int:
 
     with queue:
         history = usable_history(args.history)  # opened once for every read the plan makes
-        plan = plan_run(config, history, probe_kind(), learn=not args.no_history, estimate=estimate)
+        unprobed = Peak(None, NOT_PROBED) if args.no_ceiling else None
+        plan = plan_run(
+            config,
+            history,
+            probe_kind(),
+            learn=not args.no_history,
+            estimate=estimate,
+            peak=unprobed,
+        )
         started = time.perf_counter()
         starts_tensorflow = needs_run_framework(config.strategies) and tensorflow_problem() is None
         if (warm is None or not warm.warm) and starts_tensorflow:

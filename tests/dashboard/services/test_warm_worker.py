@@ -95,6 +95,8 @@ def test_a_run_sent_while_its_worker_starts_shows_a_first_look_from_numpy_alone(
     look = wait(job.first_look)
     assert look.state == "done", look.message  # it took the queue before the worker was up
     assert set(look.results) == {"numpy"} and look.results["numpy"]["samples_s"]
+    looked = RunResult.from_dict(json.loads(Path(look.result_path).read_text()))
+    assert looked.peak.bandwidth_bytes_per_s is None  # `--no-ceiling`: a look probes nothing
     assert status.first_look is None  # the run's own samples replaced it on the page
     result = RunResult.from_dict(json.loads(Path(status.result_path).read_text()))
     assert {r.variant for r in result.results} == {"einsum", "numpy"}

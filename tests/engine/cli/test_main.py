@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+from engine.cli.run import NOT_PROBED
 from tests.cli import engine_process, run_cli
 from tests.conftest import ROOT
 
@@ -90,6 +91,22 @@ def test_run_writes_json_and_prints_a_table(tmp_path):
     assert [r["variant"] for r in data["results"]] == ["einsum", "einsum+xla", "numpy"]
     assert data["config"]["label"] == "ci <run>" and data["config"]["cols"] == 5
     assert all(r["correct"] for r in data["results"])
+
+
+def test_no_ceiling_measures_every_variant_and_probes_nothing(tmp_path):
+    """`--no-ceiling` (the dashboard's first look): the results hold no probe, no ceiling and
+    no roofline, and say why where the ceiling would be; the variants are measured as ever."""
+    out = tmp_path / "out.json"
+    done = run_cli(
+        "run", "--matrices", "30", "--dim", "8", "--strategy", "numpy", "--repeats", "3",
+        "--no-history", "--no-ceiling", "--json", str(out),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    data = json.loads(out.read_text())
+    assert data["peak"] == {"bandwidth_bytes_per_s": None, "method": NOT_PROBED}  # no probes
+    (numpy,) = data["results"]
+    assert numpy["correct"] and len(numpy["samples_s"]) >= 1
+    assert numpy["roofline_fraction"] is None and numpy["ceiling_level"] is None
 
 
 def test_jsonl_progress_is_machine_readable(tmp_path, monkeypatch):
