@@ -197,21 +197,28 @@ def expect_arguments(text: str) -> list[str]:
 
 
 def prewarm(
-    state: Any, replicas: int, threads: int | None, expected: Callable[[], Any] = lambda: None
+    state: Any,
+    replicas: int,
+    threads: int | None,
+    expected: Callable[[], Any] = lambda: None,
+    waited_for: bool = False,
 ) -> None:
     """Set up what the first run would (devices, probe buffers) on a CPU; an accelerator is
     left alone until a run takes its turn in the queue, since opening it holds it. Then, in
     the machine's queue (so no measurement runs beside the work), one round of the probes
     (nothing kept of its readings: the first run's probes are then the short ones, 0.3 s
     against 0.9 s here), the inputs of the run `expected` returns, and SciPy's stats, which a
-    run of several variants reads as each one finishes."""
+    run of several variants reads as each one finishes. `waited_for`: a request came while
+    TensorFlow was starting; the probe round is then left to its run, which would otherwise
+    wait for it."""
     if state is None or probe_kind() != "CPU":
         return
     try:
         state.prewarm(replicas, threads)
         config = expected()
         with RunQueue().turn():
-            state.prewarm_probes()
+            if not waited_for:
+                state.prewarm_probes()
             if config is not None:
                 state.prewarm_inputs(config)
                 import scipy.stats  # noqa: F401 - 0.7 s the first run would spend between blocks
@@ -231,7 +238,11 @@ def command_serve(
     if args.prewarm:
         expect = getattr(args, "expect", None)
         prewarm(
-            state, args.replicas, args.threads, lambda: parse(expect) if expect and parse else None
+            state,
+            args.replicas,
+            args.threads,
+            lambda: parse(expect) if expect and parse else None,
+            waited_for=bool(select.select([sys.stdin.fileno()], [], [], 0)[0]),
         )
     print(json.dumps(Ready().to_dict()), flush=True)
     reader = LineReader(sys.stdin.fileno())

@@ -129,14 +129,30 @@ def test_end_of_input_ends_the_worker():
 
 
 def test_a_prewarmed_worker_probes_its_first_run_as_briefly_as_a_warm_one(tmp_path):
-    """The prewarm's full round of probes (readings dropped) leaves the first run the short
-    round: one kernel, the fastest of that full round, before and after the variants; the
-    worker says it is ready before it reads a request."""
+    """The prewarm's full round of probes (readings dropped) leaves the first run sent after
+    the worker said it is ready the short round: one kernel, the fastest of that full round,
+    before and after the variants."""
     out = tmp_path / "first.json"
-    lines = [request("--strategy", "numpy", "--json", str(out))]
-    events, stderr, code = serve(lines, "--prewarm", "--replicas", "1")
-    assert code == 0 and [e["code"] for e in exits(events)] == [0]
-    assert events[0] == {"event": "ready"} and "prewarm skipped" not in stderr
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "engine", "serve", "--prewarm", "--replicas", "1"],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"},
+    )
+    try:
+        assert json.loads(worker.stdout.readline()) == {"event": "ready"}
+        worker.stdin.write(request("--strategy", "numpy", "--json", str(out)) + "\n")
+        worker.stdin.close()
+        assert worker.wait(timeout=300) == 0
+        events = [json.loads(line) for line in worker.stdout.read().splitlines() if line]
+        assert [e["code"] for e in exits(events)] == [0]
+        assert "prewarm skipped" not in worker.stderr.read()
+    finally:
+        worker.kill()
+        worker.wait()
     result = RunResult.from_dict(json.loads(out.read_text()))
     memory = result.peak.probes
     assert {p.when for p in memory} == {"before", "after"}  # nothing of the prewarm's is kept
@@ -145,6 +161,19 @@ def test_a_prewarmed_worker_probes_its_first_run_as_briefly_as_a_warm_one(tmp_pa
     for level in result.peak.levels or ():
         assert all(len(p.samples_s) < 15 for p in level.probes), level
     assert result.sampling["worker"]["warm"] is False  # no run had finished in it
+
+
+def test_a_request_waiting_as_the_worker_starts_is_not_kept_waiting_for_the_probe_round(tmp_path):
+    """A request already on stdin when TensorFlow is up (a page clicked at once): the prewarm
+    leaves the probe round to the run, which then probes in full itself."""
+    out = tmp_path / "first.json"
+    lines = [request("--strategy", "numpy", "--json", str(out))]
+    events, stderr, code = serve(lines, "--prewarm", "--replicas", "1")
+    assert code == 0 and [e["code"] for e in exits(events)] == [0]
+    assert events[0] == {"event": "ready"} and "prewarm skipped" not in stderr
+    result = RunResult.from_dict(json.loads(out.read_text()))
+    before = [p for p in result.peak.probes if p.when == "before"]
+    assert len(before) == 3 and all(len(p.samples_s) == 15 for p in before)
 
 
 def test_a_worker_told_what_to_expect_has_its_inputs_ready_for_that_run_only(tmp_path):
