@@ -135,6 +135,10 @@ class WarmWorker:
             return
         if isinstance(event, Ready):
             self.ready.set()
+            with self._lock:
+                waiting = self.job
+            if waiting is not None:  # its run comes next: a look still going would delay it
+                waiting.end_first_look()
             return
         with self._lock:
             job = self.job
@@ -174,7 +178,8 @@ class WarmJob(TrackedRun):
 
     def apply(self, event: Event) -> None:
         """A sample of the run means it holds the machine's queue: a first look not finished
-        by then is still queued behind it, and would only look after the answer; it ends."""
+        by then is still queued behind it, and would only look after the answer; it ends (as
+        it does when the worker says it is ready: what it measured stays on the page)."""
         super().apply(event)
         if isinstance(event, Sample):
             self.end_first_look()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 
@@ -46,6 +47,7 @@ def main(argv: list[str]) -> int:
     arguments = argv[2:] if argv[:2] == ["-m", "engine"] else argv
     if arguments[:1] != ["serve"]:
         return run(arguments[1:])
+    time.sleep(float(os.environ.get("FAKE_ENGINE_READY_S", "0")))  # a TensorFlow import
     emit(Ready())
     for line in sys.stdin:
         request = json.loads(line)

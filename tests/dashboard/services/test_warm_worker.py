@@ -82,40 +82,66 @@ def test_a_refused_run_leaves_the_worker_usable(pool):
     assert len(pool.workers) == 1
 
 
+@pytest.fixture
+def slow_start_pool(tmp_path):
+    """A pool whose workers take 6 s more to start (as a loaded host's TensorFlow import may),
+    its other engine processes none: what a first look has to fit in, made certain."""
+    python = tmp_path / "slow-start-python"
+    python.write_text(
+        f'#!/bin/sh\ncase "$*" in *serve*) sleep 6;; esac\nexec "{sys.executable}" "$@"\n'
+    )
+    python.chmod(0o755)
+    made = WorkerPool(python=str(python))
+    yield made
+    made.end_all()
+
+
 @pytest.mark.slow  # real engine processes
-def test_a_run_sent_while_its_worker_starts_shows_a_first_look_from_numpy_alone(pool):
+def test_a_run_sent_while_its_worker_starts_shows_a_first_look_from_numpy_alone(slow_start_pool):
     """Clicked while the worker imports TensorFlow: NumPy's variant is looked at in a process
-    of its own, which stores nothing; the run then measures every variant itself. A run sent
-    to a worker that said it is ready gets no look."""
+    of its own, which probes nothing and stores nothing; the run then measures every variant
+    itself. A run sent to a worker that said it is ready gets no look."""
+    pool = slow_start_pool
     config = BenchConfig(**TINY, strategies=("einsum", "numpy"))
     job = pool.run(config)
     assert job.first_look is not None and job.first_look.config.strategies == ("numpy",)
-    status = wait(job)
-    assert status.state == "done", status.message
     look = wait(job.first_look)
-    assert look.state == "done", look.message  # it took the queue before the worker was up
+    assert look.state == "done", look.message  # within the worker's start
+    assert not job.worker.ready.is_set()
     assert set(look.results) == {"numpy"} and look.results["numpy"]["samples_s"]
     looked = RunResult.from_dict(json.loads(Path(look.result_path).read_text()))
     assert looked.peak.bandwidth_bytes_per_s is None  # `--no-ceiling`: a look probes nothing
-    assert status.first_look is None  # the run's own samples replaced it on the page
+    assert job.status().first_look is not None  # shown until the run has samples of its own
+    status = wait(job)
+    assert status.state == "done", status.message
+    assert status.first_look is None  # the run's own results replaced it on the page
     result = RunResult.from_dict(json.loads(Path(status.result_path).read_text()))
     assert {r.variant for r in result.results} == {"einsum", "numpy"}
     assert all(r.correct and r.samples_s for r in result.results)
     assert len(History(Path(os.environ["MATVEC_HISTORY"])).list_runs()) == 1  # the run's only
-    assert job.worker.ready.is_set()
     again = pool.run(config)
+    assert job.worker.ready.is_set() and again.worker is job.worker
     assert again.first_look is None and wait(again).state == "done"
 
 
-def test_a_first_look_ends_with_its_run(fake_pool):
-    """Cancelling the run ends its first look too, whatever it was doing."""
+def test_a_first_look_ends_when_the_worker_is_ready_and_with_its_run(fake_pool, monkeypatch):
+    """The worker's `ready` ends a look still going (the run would wait for it in the queue),
+    and cancelling a run ends its look too."""
+    monkeypatch.setenv("FAKE_ENGINE_READY_S", "1")
     job = fake_pool.run(BenchConfig(**LONG, strategies=("python_loop", "numpy")))
     assert job.first_look is not None
-    wait(job.first_look, until=lambda s: s.state == "running")
+    assert wait(job.first_look, until=lambda s: s.running).state == "running"
+    assert wait(job.first_look, timeout=30).state == "cancelled"  # at the worker's `ready`
+    assert job.worker.ready.is_set() and job.first_look.process.poll() is not None
+    wait(job, until=lambda s: s.variant == "python_loop")  # the run goes on at once
     job.cancel()
     assert wait(job, timeout=30).state == "cancelled"
-    assert wait(job.first_look, timeout=30).state == "cancelled"
-    assert job.first_look.process.poll() is not None
+    second = fake_pool.run(BenchConfig(**LONG, strategies=("python_loop", "numpy")))
+    assert second.first_look is not None  # a new worker, not ready yet
+    wait(second.first_look, until=lambda s: s.running)
+    second.cancel()
+    assert wait(second.first_look, timeout=30).state == "cancelled"
+    assert wait(second, timeout=30).state == "cancelled"
 
 
 def test_cancel_ends_the_worker_and_the_next_run_starts_a_new_one(fake_pool):
