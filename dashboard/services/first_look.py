@@ -5,8 +5,9 @@ A page clicked as the server starts waits for its worker to import TensorFlow (3
 before anything is measured. NumPy is up in a fraction of a second, so its variants are
 measured meanwhile by a one-shot `run` of their own (`--no-history`: nothing of it is stored
 or learned from; `--no-ceiling`: no probe, a second of work a look does not need). It waits
-its turn in the machine's queue like any run, so the worker's run starts after it and is
-measured alone; it runs beside TensorFlow's import (the worker's, the tool's own load), which
+its turn in the machine's queue like any run, at a lower priority (nice 10), and ends when the
+worker says it is ready, so the worker's run never waits for it and is measured alone; it runs
+beside TensorFlow's import (the worker's, the tool's own load), which
 is why the page calls it a first look and the run measures every variant again: the run's
 answer comes from the run's record only.
 """
@@ -18,6 +19,9 @@ import dataclasses
 from engine.catalogue.catalog import strategy_info
 from engine.run_settings.config import BenchConfig
 
+# The look runs below the worker's priority: on a machine with few cores the worker's
+# TensorFlow import, the page and the look share them, and the look must not delay the run.
+FIRST_LOOK_NICENESS = 10
 # Frameworks whose variants start in a fraction of a second: a first look that had to import
 # JAX or PyTorch (1.5-3 s here) would compete with TensorFlow's import for the same cores.
 ALREADY_UP = ("numpy",)

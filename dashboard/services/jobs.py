@@ -29,11 +29,11 @@ from engine.run_settings.config import BenchConfig
 from engine.run_settings.sweep import SweepSpec
 
 
-def spawn_engine(command: list[str], stdin: int) -> Child:
+def spawn_engine(command: list[str], stdin: int, niceness: int = 0) -> Child:
     """Start `command` (an engine process) as a `Child`: its own process group, so ending it
     ends all it started, and the last lines of its stderr kept for a message."""
     environment = engine_environment(**{END_WITH_PARENT: "1"})  # also when Streamlit is killed
-    return Child(command, stdin=stdin, env=environment, cwd=ENGINE_ROOT)
+    return Child(command, stdin=stdin, env=environment, cwd=ENGINE_ROOT, niceness=niceness)
 
 
 class TrackedRun:
@@ -83,11 +83,14 @@ class Job(TrackedRun):
         args: list[str],
         python: str = sys.executable,
         config: BenchConfig | None = None,
+        niceness: int = 0,
     ) -> None:
+        """`niceness`: lower the process's priority (a first look, which must not take the CPU
+        from the worker it runs beside)."""
         super().__init__(config)
         self.command = engine_command(command, *args, python=python)
         self.command += ["--progress", "jsonl", "--json", str(self.result_path)]
-        self.child = spawn_engine(self.command, subprocess.DEVNULL)
+        self.child = spawn_engine(self.command, subprocess.DEVNULL, niceness)
         self.process = self.child.process
         threading.Thread(target=self._follow, daemon=True).start()
 

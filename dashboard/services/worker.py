@@ -18,7 +18,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from dashboard.services.first_look import first_look_config
+from dashboard.services.first_look import FIRST_LOOK_NICENESS, first_look_config
 from dashboard.services.job_status import JobStatus, event_of_line
 from dashboard.services.jobs import Job, TrackedRun, spawn_engine
 from engine.catalogue.catalog import strategy_info
@@ -170,7 +170,7 @@ class WarmJob(TrackedRun):
         look = None if worker.ready.is_set() else first_look_config(config)
         if look is not None:  # started first: it takes the queue before the worker's run
             flags = [*cli_args(look), "--no-history", "--no-ceiling"]
-            self.first_look = Job("run", flags, worker.python, look)
+            self.first_look = Job("run", flags, worker.python, look, FIRST_LOOK_NICENESS)
         arguments = [*cli_args(config), "--progress", "jsonl", "--json", str(self.result_path)]
         worker.submit(self, arguments)
         with self._lock:

@@ -10,8 +10,10 @@ import sys
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 
+from dashboard.services.first_look import FIRST_LOOK_NICENESS
 from dashboard.services.worker import WORKER_ENDED, Job, WarmJob, WorkerPool, start_run
 from engine.results.run_result import RunResult
 from engine.run_settings.config import BenchConfig
@@ -131,6 +133,8 @@ def test_a_first_look_ends_when_the_worker_is_ready_and_with_its_run(fake_pool, 
     job = fake_pool.run(BenchConfig(**LONG, strategies=("python_loop", "numpy")))
     assert job.first_look is not None
     assert wait(job.first_look, until=lambda s: s.running).state == "running"
+    looking = psutil.Process(job.first_look.process.pid).environ()
+    assert looking["MATVEC_NICENESS"] == str(FIRST_LOOK_NICENESS)  # below the worker's
     assert wait(job.first_look, timeout=30).state == "cancelled"  # at the worker's `ready`
     assert job.worker.ready.is_set() and job.first_look.process.poll() is not None
     wait(job, until=lambda s: s.variant == "python_loop")  # the run goes on at once
