@@ -196,36 +196,43 @@ def expect_arguments(text: str) -> list[str]:
     return found
 
 
-def prewarm(
-    state: Any,
-    replicas: int,
-    threads: int | None,
-    expected: Callable[[], Any] = lambda: None,
-    waited_for: bool = False,
-) -> None:
+def prewarm(state: Any, replicas: int, threads: int | None) -> bool:
     """Set up what the first run would (devices, probe buffers) on a CPU; an accelerator is
-    left alone until a run takes its turn in the queue, since opening it holds it. Then, in
-    the machine's queue (so no measurement runs beside the work), one round of the probes
-    (nothing kept of its readings: the first run's probes are then the short ones, 0.3 s
-    against 0.9 s here), the inputs of the run `expected` returns, and SciPy's stats, which a
-    run of several variants reads as each one finishes. `waited_for`: a request came while
-    TensorFlow was starting; the probe round is then left to its run, which would otherwise
-    wait for it."""
+    left alone until a run takes its turn in the queue, since opening it holds it. Returns
+    whether it did (and `prewarm_queued` may follow)."""
     if state is None or probe_kind() != "CPU":
-        return
+        return False
     try:
         state.prewarm(replicas, threads)
-        config = expected()
-        with RunQueue().turn():
-            if not waited_for:
-                state.prewarm_probes()
-            if config is not None:
-                state.prewarm_inputs(config)
-                import scipy.stats  # noqa: F401 - 0.7 s the first run would spend between blocks
     except StopRequested:  # SIGTERM while prewarming: the worker ends, as at any other time
         raise
     except (Exception, SystemExit) as error:  # noqa: BLE001 - the first run says it in its words
         print(f"warning: prewarm skipped: {type(error).__name__}: {error}", file=sys.stderr)
+        return False
+    return True
+
+
+def prewarm_queued(state: Any, expected: Callable[[], Any] = lambda: None) -> None:
+    """After `prewarm`, in the machine's queue (so no measurement runs beside the work): one
+    round of the probes (nothing kept of its readings: the first run's probes are then the
+    short ones, 0.3 s against 0.9 s here), the inputs of the run `expected` returns, and
+    SciPy's stats, which a run of several variants reads as each one finishes."""
+    try:
+        config = expected()
+        with RunQueue().turn():
+            state.prewarm_probes()
+            if config is not None:
+                state.prewarm_inputs(config)
+                import scipy.stats  # noqa: F401 - 0.7 s the first run would spend between blocks
+    except StopRequested:
+        raise
+    except (Exception, SystemExit) as error:  # noqa: BLE001 - the first run says it in its words
+        print(f"warning: prewarm skipped: {type(error).__name__}: {error}", file=sys.stderr)
+
+
+def request_waiting() -> bool:
+    """Whether a request (or the end of input) is on stdin already."""
+    return bool(select.select([sys.stdin.fileno()], [], [], 0)[0])
 
 
 def command_serve(
@@ -235,15 +242,9 @@ def command_serve(
     reads `--expect`'s run arguments into a config."""
     quiet_tensorflow()
     state = warm_state()
-    if args.prewarm:
-        expect = getattr(args, "expect", None)
-        prewarm(
-            state,
-            args.replicas,
-            args.threads,
-            lambda: parse(expect) if expect and parse else None,
-            waited_for=bool(select.select([sys.stdin.fileno()], [], [], 0)[0]),
-        )
+    if args.prewarm and prewarm(state, args.replicas, args.threads) and not request_waiting():
+        expect = getattr(args, "expect", None)  # (a waiting run does this work itself, at once)
+        prewarm_queued(state, lambda: parse(expect) if expect and parse else None)
     print(json.dumps(Ready().to_dict()), flush=True)
     reader = LineReader(sys.stdin.fileno())
     while True:

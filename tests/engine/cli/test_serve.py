@@ -35,6 +35,28 @@ def serve(lines: list[str], *flags: str, timeout: float = 300) -> tuple[list[dic
     return events, done.stderr, done.returncode
 
 
+def serve_after_ready(lines: list[str], *flags: str) -> tuple[list[dict], str, int]:
+    """As `serve`, with `lines` sent only once the worker has said it is ready (its prewarm
+    done): a page clicked after its worker started."""
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "engine", "serve", *flags],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"},
+    )
+    try:
+        ready = worker.stdout.readline()
+        out, err = worker.communicate("".join(line + "\n" for line in lines), timeout=300)
+    finally:
+        worker.kill()
+        worker.wait()
+    events = [json.loads(line) for line in (ready + out).splitlines() if line.strip()]
+    return events, err, worker.returncode
+
+
 def request(*args: str) -> str:
     return json.dumps({"run": [*SMALL, "--no-history", "--progress", "jsonl", *args]})
 
@@ -133,26 +155,10 @@ def test_a_prewarmed_worker_probes_its_first_run_as_briefly_as_a_warm_one(tmp_pa
     the worker said it is ready the short round: one kernel, the fastest of that full round,
     before and after the variants."""
     out = tmp_path / "first.json"
-    worker = subprocess.Popen(
-        [sys.executable, "-m", "engine", "serve", "--prewarm", "--replicas", "1"],
-        cwd=ROOT,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"},
-    )
-    try:
-        assert json.loads(worker.stdout.readline()) == {"event": "ready"}
-        worker.stdin.write(request("--strategy", "numpy", "--json", str(out)) + "\n")
-        worker.stdin.close()
-        assert worker.wait(timeout=300) == 0
-        events = [json.loads(line) for line in worker.stdout.read().splitlines() if line]
-        assert [e["code"] for e in exits(events)] == [0]
-        assert "prewarm skipped" not in worker.stderr.read()
-    finally:
-        worker.kill()
-        worker.wait()
+    lines = [request("--strategy", "numpy", "--json", str(out))]
+    events, stderr, code = serve_after_ready(lines, "--prewarm", "--replicas", "1")
+    assert code == 0 and [e["code"] for e in exits(events)] == [0]
+    assert events[0] == {"event": "ready"} and "prewarm skipped" not in stderr
     result = RunResult.from_dict(json.loads(out.read_text()))
     memory = result.peak.probes
     assert {p.when for p in memory} == {"before", "after"}  # nothing of the prewarm's is kept
@@ -165,7 +171,7 @@ def test_a_prewarmed_worker_probes_its_first_run_as_briefly_as_a_warm_one(tmp_pa
 
 def test_a_request_waiting_as_the_worker_starts_is_not_kept_waiting_for_the_probe_round(tmp_path):
     """A request already on stdin when TensorFlow is up (a page clicked at once): the prewarm
-    leaves the probe round to the run, which then probes in full itself."""
+    leaves the probe round and the inputs to the run, which makes them itself at once."""
     out = tmp_path / "first.json"
     lines = [request("--strategy", "numpy", "--json", str(out))]
     events, stderr, code = serve(lines, "--prewarm", "--replicas", "1")
@@ -185,7 +191,7 @@ def test_a_worker_told_what_to_expect_has_its_inputs_ready_for_that_run_only(tmp
         request("--strategy", "numpy,einsum", "--json", str(first)),
         request("--strategy", "numpy", "--matrices", "41", "--json", str(other)),
     ]
-    events, stderr, code = serve(lines, "--prewarm", "--expect", json.dumps(expected))
+    events, stderr, code = serve_after_ready(lines, "--prewarm", "--expect", json.dumps(expected))
     assert code == 0 and [e["code"] for e in exits(events)] == [0, 0]
     assert "prewarm skipped" not in stderr
     found = RunResult.from_dict(json.loads(first.read_text()))
@@ -195,7 +201,7 @@ def test_a_worker_told_what_to_expect_has_its_inputs_ready_for_that_run_only(tmp
 
 
 def test_an_expected_run_that_cannot_be_made_skips_only_the_prewarm():
-    events, stderr, code = serve(
+    events, stderr, code = serve_after_ready(
         [request("--strategy", "numpy")], "--prewarm", "--expect", '["--matrices=0"]'
     )
     assert code == 0 and [e["code"] for e in exits(events)] == [0]
@@ -254,13 +260,20 @@ def test_a_stop_signal_while_prewarming_ends_the_worker(monkeypatch):
         serve_module.prewarm(Stopped(), 1, None)
 
     class Refused:
-        def prewarm(self, replicas, threads):
-            return None
+        def prewarm_probes(self):
+            raise AssertionError("not reached: the expected run is read first")
 
     def bad_flags():
         raise SystemExit(2)
 
-    serve_module.prewarm(Refused(), 1, None, bad_flags)  # skipped, said on stderr
+    serve_module.prewarm_queued(Refused(), bad_flags)  # skipped, said on stderr
+
+    class StoppedInQueue:
+        def prewarm_probes(self):
+            raise StopRequested(143)
+
+    with pytest.raises(StopRequested):
+        serve_module.prewarm_queued(StoppedInQueue())
 
 
 LAUNCHER = """
