@@ -66,7 +66,9 @@ def test_a_prewarmed_worker_has_the_pages_inputs_ready_for_the_first_run(pool):
     its inputs made (and still probes its peak and measures everything itself)."""
     config = BenchConfig(**TINY, strategies=("einsum", "numpy"))
     pool.prewarm(config)
+    assert pool.workers[0].ready.wait(timeout=180)  # the page's user read it meanwhile
     job = pool.run(config)  # held: its files go with it
+    assert job.first_look is None  # a ready worker: nothing to look at first
     status = wait(job)
     assert status.state == "done", status.message
     result = RunResult.from_dict(json.loads(Path(status.result_path).read_text()))
