@@ -243,3 +243,23 @@ def test_the_device_panel_fills_by_itself_once_the_devices_are_found(page, tmp_p
         )
         shown = page.locator(first).first.inner_text().strip()
         assert shown in ("CPU", "GPU", "TPU")
+
+
+def test_a_click_as_the_server_starts_shows_a_first_look_then_the_runs_own_answer(page, tmp_path):
+    """Clicked before the worker has TensorFlow up: NumPy's variant shows at once as a first
+    look (said to be one), every other variant pending; the run's own answer replaces it, and
+    only the run is stored."""
+    history = tmp_path / "history.sqlite3"
+    env = {"MATVEC_QUEUE_DIR": str(tmp_path / "queue"), "MATVEC_HISTORY": str(history)}
+    with streamlit_server(**env) as url:
+        wait_for_app(page, f"{url}/?matrices=48&dim=8&strategy=while_loop,einsum,numpy")
+        page.get_by_role("button", name="Run benchmark").click()
+        look = page.get_by_text(re.compile(r"^First look: numpy measured in a process of its own"))
+        look.wait_for(timeout=TIMEOUT_MS)
+        assert "Results so far" in page.inner_text("body")
+        page.get_by_text("The fastest way").wait_for(timeout=TIMEOUT_MS)
+        assert page.get_by_text("First look:").count() == 0
+    from engine.storage.history import History
+
+    (stored,) = History(history).all_runs()  # the run's only: the look stored nothing
+    assert {r.variant for r in stored.results} == {"while_loop", "einsum", "numpy"}
