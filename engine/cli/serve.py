@@ -215,14 +215,17 @@ def prewarm(state: Any, replicas: int, threads: int | None) -> bool:
 def prewarm_queued(state: Any, expected: Callable[[], Any] = lambda: None) -> None:
     """After `prewarm`, in the machine's queue (so no measurement runs beside the work): one
     round of the probes (nothing kept of its readings: the first run's probes are then the
-    short ones, 0.3 s against 0.9 s here), the inputs of the run `expected` returns, and
-    SciPy's stats, which a run of several variants reads as each one finishes."""
+    short ones, 0.3 s against 0.9 s here), the inputs of the run `expected` returns and its
+    graph strategies' functions, traced and called once on them (its first calls are then
+    warm ones, as a repeated run's are), and SciPy's stats, which a run of several variants
+    reads as each one finishes."""
     try:
         config = expected()
         with RunQueue().turn():
             state.prewarm_probes()
             if config is not None:
                 state.prewarm_inputs(config)
+                state.prewarm_functions(config)
                 import scipy.stats  # noqa: F401 - 0.7 s the first run would spend between blocks
     except StopRequested:
         raise

@@ -57,8 +57,9 @@ def executor_for(config: BenchConfig, strategy: str) -> Executor:
 
 
 KEPT_FUNCTION = (
-    "first call: its function was traced and compiled by an earlier run of this warm worker "
-    "(same problem and device), so this run's first call is a warm call"
+    "first call: its function was traced and compiled earlier in this warm worker (by a run of "
+    "the same problem and device, or by its prewarm for the page's settings), so this run's "
+    "first call is a warm call"
 )
 
 

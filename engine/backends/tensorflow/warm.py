@@ -16,9 +16,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.backends.tensorflow.bandwidth import ProbeBuffers, probe_round
-from engine.backends.tensorflow.build import Builder
+from engine.backends.tensorflow.build import Builder, builder_with
 from engine.backends.tensorflow.devices import DeviceSetup, setup_devices
+from engine.backends.tensorflow.loader import tf
 from engine.backends.tensorflow.placement import Inputs, keeps_host_inputs, prepare
+from engine.backends.tensorflow.sync import sync_all
 from engine.backends.tensorflow.threads import configure_threads
 from engine.catalogue.catalog import strategy_info, variant_name
 from engine.machine.accelerators import DeviceError
@@ -169,6 +171,32 @@ class WarmState:
         self.preflight(expected, self.setup.kind, llc_bytes, device)
         copies = memory.cold_copies(expected, llc_bytes)
         self.inputs_for(expected, device, copies, keeps_host_inputs(expected))
+
+    def prewarm_functions(self, expected: BenchConfig) -> None:
+        """After `prewarm_inputs`: each catalogue graph strategy of the run `expected` (mode
+        single), built, traced and called once on those inputs, and kept as a run's would be
+        (`kept_builder`): that run's first calls are then warm ones, and its results say so.
+        Nothing here is timed; a strategy that fails is left to the run, which says why in its
+        own words. A user's kernel is never called outside a run's harness."""
+        inputs, setup, key = self.inputs, self.setup, self.inputs_key
+        if inputs is None or setup is None or key is None or expected.mode != "single":
+            return
+        device = setup.devices[0]
+        if key != InputsKey.of(expected, key.copies, device):
+            return  # the inputs made were not that run's
+        build = self.kept_builder(builder_with(None), expected, device)
+        for name in expected.strategies:
+            info = strategy_info(name)
+            if info.kind != "graph" or info.user:
+                continue
+            for xla in (False, True) if expected.xla and info.supports_xla else (False,):
+                try:
+                    with tf.device(device):
+                        fn = build(name, xla=xla, dataset_batch=expected.dataset_batch)
+                        sync_all(fn(*inputs.timed[0]))
+                except Exception:  # noqa: BLE001 - the run meets the same failure and says it
+                    continue
+        self.reused = set()  # a run's record says which of its functions were kept
 
     def kept_builder(self, build: Builder, config: BenchConfig, device: str) -> Builder:
         """`build`, keeping each traced function (a graph kernel's) it makes for the next run

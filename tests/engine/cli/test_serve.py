@@ -35,6 +35,10 @@ def serve(lines: list[str], *flags: str, timeout: float = 300) -> tuple[list[dic
     return events, done.stderr, done.returncode
 
 
+# `backends.tensorflow.process.KEPT_FUNCTION`'s words (this module imports no TensorFlow).
+KEPT_WORDS = "its function was traced and compiled earlier in this warm worker"
+
+
 def serve_after_ready(lines: list[str], *flags: str) -> tuple[list[dict], str, int]:
     """As `serve`, with `lines` sent only once the worker has said it is ready (its prewarm
     done): a page clicked after its worker started."""
@@ -184,7 +188,8 @@ def test_a_request_waiting_as_the_worker_starts_is_not_kept_waiting_for_the_prob
 
 def test_a_worker_told_what_to_expect_has_its_inputs_ready_for_that_run_only(tmp_path):
     """`--expect` (the dashboard's settings as its page opened): the first run with those
-    settings finds its inputs made; another shape makes its own."""
+    settings finds its inputs made and its graph strategies' functions traced; another shape
+    makes its own."""
     expected = [*SMALL, "--strategy=numpy,einsum"]
     first, other = tmp_path / "first.json", tmp_path / "other.json"
     lines = [
@@ -196,6 +201,8 @@ def test_a_worker_told_what_to_expect_has_its_inputs_ready_for_that_run_only(tmp
     assert "prewarm skipped" not in stderr
     found = RunResult.from_dict(json.loads(first.read_text()))
     assert found.worker["inputs_reused"] is True and found.worker["warm"] is False
+    kept = {r.variant for r in found.results if any(KEPT_WORDS in n for n in r.notes)}
+    assert kept == {"einsum"}  # traced by the prewarm; NumPy has nothing to trace
     assert all(r.correct for r in found.results)
     assert RunResult.from_dict(json.loads(other.read_text())).worker["inputs_reused"] is False
 

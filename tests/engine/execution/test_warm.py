@@ -208,4 +208,4 @@ def test_a_one_shot_run_builds_afresh():
     )
 
 
-KEPT_FUNCTION_WORDS = "traced and compiled by an earlier run"
+KEPT_FUNCTION_WORDS = "traced and compiled earlier in this warm worker"
