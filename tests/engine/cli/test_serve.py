@@ -39,18 +39,23 @@ def serve(lines: list[str], *flags: str, timeout: float = 300) -> tuple[list[dic
 KEPT_WORDS = "its function was traced and compiled earlier in this warm worker"
 
 
-def serve_after_ready(lines: list[str], *flags: str) -> tuple[list[dict], str, int]:
-    """As `serve`, with `lines` sent only once the worker has said it is ready (its prewarm
-    done): a page clicked after its worker started."""
-    worker = subprocess.Popen(
+def start_worker(*flags: str, stderr: int = subprocess.PIPE) -> subprocess.Popen:
+    """A `serve` process with pipes to drive it by hand."""
+    return subprocess.Popen(
         [sys.executable, "-m", "engine", "serve", *flags],
         cwd=ROOT,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stderr=stderr,
         text=True,
         env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"},
     )
+
+
+def serve_after_ready(lines: list[str], *flags: str) -> tuple[list[dict], str, int]:
+    """As `serve`, with `lines` sent only once the worker has said it is ready (its prewarm
+    done): a page clicked after its worker started."""
+    worker = start_worker(*flags)
     try:
         ready = worker.stdout.readline()
         out, err = worker.communicate("".join(line + "\n" for line in lines), timeout=300)
@@ -130,16 +135,7 @@ def test_results_stream_before_the_run_is_over(session):
 
 
 def test_the_worker_ends_when_idle_with_its_input_still_open():
-    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
-    worker = subprocess.Popen(
-        [sys.executable, "-m", "engine", "serve", "--idle-timeout", "0.5"],
-        cwd=ROOT,
-        stdin=subprocess.PIPE,  # never closed: only the idle timeout can end it
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
+    worker = start_worker("--idle-timeout", "0.5")  # its input never closed: only idle ends it
     try:
         code = worker.wait(timeout=120)
         assert code == 0 and worker.stdout.read() == '{"event": "ready"}\n'  # and nothing more
@@ -154,36 +150,30 @@ def test_end_of_input_ends_the_worker():
     assert code == 0 and events == [{"event": "ready"}] and "Traceback" not in stderr
 
 
-def test_a_prewarmed_worker_probes_its_first_run_as_briefly_as_a_warm_one(tmp_path):
-    """The prewarm's full round of probes (readings dropped) leaves the first run sent after
-    the worker said it is ready the short round: one kernel, the fastest of that full round,
-    before and after the variants."""
+@pytest.mark.parametrize("waiting", [False, True], ids=["sent when ready", "waiting at start"])
+def test_a_prewarmed_workers_first_run_probes_briefly_unless_it_was_waiting(tmp_path, waiting):
+    """Sent once the worker said it is ready, the first run finds the prewarm's full round of
+    probes done (its readings dropped) and takes the short round: one kernel, the fastest of
+    that round, before and after. Already waiting when TensorFlow came up (a page clicked at
+    once), it is not kept waiting for that round, and probes in full itself."""
     out = tmp_path / "first.json"
     lines = [request("--strategy", "numpy", "--json", str(out))]
-    events, stderr, code = serve_after_ready(lines, "--prewarm", "--replicas", "1")
+    send = serve if waiting else serve_after_ready
+    events, stderr, code = send(lines, "--prewarm", "--replicas", "1")
     assert code == 0 and [e["code"] for e in exits(events)] == [0]
     assert events[0] == {"event": "ready"} and "prewarm skipped" not in stderr
     result = RunResult.from_dict(json.loads(out.read_text()))
     memory = result.peak.probes
     assert {p.when for p in memory} == {"before", "after"}  # nothing of the prewarm's is kept
+    assert result.sampling["worker"]["warm"] is False  # no run had finished in it
+    if waiting:
+        before = [p for p in memory if p.when == "before"]
+        assert len(before) == 3 and all(len(p.samples_s) == 15 for p in before)
+        return
     assert len({p.kernel for p in memory}) == 1  # the short round: the fastest kernel only
     assert all(len(p.samples_s) < 15 for p in memory)  # not the full round's 15 samples
     for level in result.peak.levels or ():
         assert all(len(p.samples_s) < 15 for p in level.probes), level
-    assert result.sampling["worker"]["warm"] is False  # no run had finished in it
-
-
-def test_a_request_waiting_as_the_worker_starts_is_not_kept_waiting_for_the_probe_round(tmp_path):
-    """A request already on stdin when TensorFlow is up (a page clicked at once): the prewarm
-    leaves the probe round and the inputs to the run, which makes them itself at once."""
-    out = tmp_path / "first.json"
-    lines = [request("--strategy", "numpy", "--json", str(out))]
-    events, stderr, code = serve(lines, "--prewarm", "--replicas", "1")
-    assert code == 0 and [e["code"] for e in exits(events)] == [0]
-    assert events[0] == {"event": "ready"} and "prewarm skipped" not in stderr
-    result = RunResult.from_dict(json.loads(out.read_text()))
-    before = [p for p in result.peak.probes if p.when == "before"]
-    assert len(before) == 3 and all(len(p.samples_s) == 15 for p in before)
 
 
 def test_a_worker_told_what_to_expect_has_its_inputs_ready_for_that_run_only(tmp_path):
@@ -227,15 +217,7 @@ def test_a_stop_signal_mid_request_ends_the_worker_not_only_the_request(signum, 
     long_run = request(
         "--strategy", "numpy", "--sampling", "fixed", "--repeats", "100000", "--time-budget", "600"
     )
-    worker = subprocess.Popen(
-        [sys.executable, "-m", "engine", "serve"],
-        cwd=ROOT,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"},
-    )
+    worker = start_worker(stderr=subprocess.DEVNULL)
     try:
         worker.stdin.write(long_run + "\n" + request("--strategy", "numpy") + "\n")
         worker.stdin.flush()  # left open: only the signal can end it
