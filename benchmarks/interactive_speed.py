@@ -56,6 +56,7 @@ def wait_until_ready(page: Page) -> None:
 
 
 FINISHED = r"/([1-9][0-9]*) of [0-9]+ variant\(s\) finished/"
+OWN_SAMPLES = "variant(s) finished; the others show their samples so far"
 LAST_OWN: list[float | None] = [None]  # the last click's time to the run's own first samples
 
 
@@ -74,7 +75,7 @@ def click_and_time(page: Page) -> tuple[float | None, float | None, float, str]:
         elapsed = time.monotonic() - began
         if samples is None and ("Results so far" in text or complete):
             samples = elapsed
-        if own is None and (("Results so far" in text and "First look:" not in text) or complete):
+        if own is None and (OWN_SAMPLES in text or complete):  # the run's caption, not a look's
             own = LAST_OWN[0] = elapsed
         if finished is None and (
             page.evaluate(f"() => {FINISHED}.test(document.body.innerText)") or complete

@@ -167,6 +167,7 @@ class WarmJob(TrackedRun):
         self.worker = worker
         self.warm = False
         self.first_look: Job | None = None
+        self.look_ended = False
         look = None if worker.ready.is_set() else first_look_config(config)
         if look is not None:  # started first: it takes the queue before the worker's run
             flags = [*cli_args(look), "--no-history", "--no-ceiling"]
@@ -189,9 +190,12 @@ class WarmJob(TrackedRun):
         self.end_first_look()
 
     def end_first_look(self) -> None:
+        """End the look unless it has ended (once: the run's later samples find it done)."""
         look = self.first_look
-        if look is not None and not look.status().finished:
-            look.cancel()
+        if look is not None and not self.look_ended:
+            self.look_ended = True
+            if not look.status().finished:
+                look.cancel()
 
     def status(self) -> JobStatus:
         """The run's status; with the first look's, until the run has samples of its own."""
