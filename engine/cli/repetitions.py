@@ -67,6 +67,8 @@ def run_fresh(
         command.append(f"--history={args.history}")
     if getattr(args, "no_history", False):
         command.append("--no-history")
+    if getattr(args, "no_ceiling", False):
+        command.append("--no-ceiling")
     child = Child(command, stdout=subprocess.DEVNULL, env=engine_environment(), cwd=ENGINE_ROOT)
     code = child.wait_or_end(CHILD_TIMEOUT_S).code
     if code not in FINISHED_CODES:

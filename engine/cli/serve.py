@@ -207,7 +207,7 @@ def prewarm(state: Any, replicas: int, threads: int | None) -> bool:
     except StopRequested:  # SIGTERM while prewarming: the worker ends, as at any other time
         raise
     except (Exception, SystemExit) as error:  # noqa: BLE001 - the first run says it in its words
-        print(f"warning: prewarm skipped: {type(error).__name__}: {error}", file=sys.stderr)
+        say_skipped(error)
         return False
     return True
 
@@ -230,7 +230,12 @@ def prewarm_queued(state: Any, expected: Callable[[], Any] = lambda: None) -> No
     except StopRequested:
         raise
     except (Exception, SystemExit) as error:  # noqa: BLE001 - the first run says it in its words
-        print(f"warning: prewarm skipped: {type(error).__name__}: {error}", file=sys.stderr)
+        say_skipped(error)
+
+
+def say_skipped(error: BaseException) -> None:
+    """A prewarm that failed is only said: the first run meets the cause and says it itself."""
+    print(f"warning: prewarm skipped: {type(error).__name__}: {error}", file=sys.stderr)
 
 
 def request_waiting() -> bool:

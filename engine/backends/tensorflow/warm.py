@@ -196,7 +196,6 @@ class WarmState:
                         sync_all(fn(*inputs.timed[0]))
                 except Exception:  # noqa: BLE001 - the run meets the same failure and says it
                     continue
-        self.reused = set()  # a run's record says which of its functions were kept
 
     def kept_builder(self, build: Builder, config: BenchConfig, device: str) -> Builder:
         """`build`, keeping each traced function (a graph kernel's) it makes for the next run

@@ -97,3 +97,13 @@ def test_sigterm_to_the_parent_ends_the_running_repetition_and_its_scratch(tmp_p
     assert wait_until(lambda: not alive(child))
     assert not list(scratch.glob("matvec-group-*"))  # the temp folder went with it
     assert "Traceback" not in parent.stderr.read()
+
+
+def test_each_repetition_probes_nothing_when_the_run_asked_for_no_ceiling(tmp_path):
+    out = tmp_path / "group.json"
+    flags = ["--json", str(out), "--no-history", "--no-ceiling"]
+    assert main(["run", "--repetitions", "2", *ARGS, *flags]) == 0
+    runs = json.loads(out.read_text())["runs"]
+    assert len(runs) == 2
+    assert all(run["peak"]["bandwidth_bytes_per_s"] is None for run in runs)
+    assert all(run["results"][0]["correct"] for run in runs)
