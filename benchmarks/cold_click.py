@@ -38,9 +38,7 @@ def cold_click(browser, checkout: Path, scratch: Path) -> tuple[float, float, fl
         with streamlit_server(script=script, cwd=checkout, **env) as url:
             page.goto(url)
             page.get_by_role("button", name="Run benchmark").wait_for(timeout=60_000)
-            interactive_speed.LAST_OWN[0] = None
-            samples, _, complete, run_id = interactive_speed.click_and_time(page)
-            own = interactive_speed.LAST_OWN[0]
+            samples, own, _, complete, run_id = interactive_speed.click_and_time(page)
             assert samples is not None and own is not None
             timings = interactive_speed.timings_of(scratch / "history.sqlite3", run_id)
             print(f"  {checkout.name}: {interactive_speed.phases(timings)}")

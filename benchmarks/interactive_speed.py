@@ -57,13 +57,12 @@ def wait_until_ready(page: Page) -> None:
 
 FINISHED = r"/([1-9][0-9]*) of [0-9]+ variant\(s\) finished/"
 OWN_SAMPLES = "variant(s) finished; the others show their samples so far"
-LAST_OWN: list[float | None] = [None]  # the last click's time to the run's own first samples
 
 
-def click_and_time(page: Page) -> tuple[float | None, float | None, float, str]:
+def click_and_time(page: Page) -> tuple[float | None, float | None, float | None, float, str]:
     """Click Run; seconds to the first samples on screen (the first look's, while the worker
-    starts TensorFlow, or the run's own), to the first finished variant's result of the run on
-    screen, and to the complete new result. The run's own first samples: `LAST_OWN[0]`."""
+    starts TensorFlow, or the run's own), to the run's own first samples, to the first finished
+    variant's result of the run on screen, and to the complete new result."""
     before = shown_run_id(page)
     began = time.monotonic()
     page.get_by_role("button", name="Run benchmark").click()
@@ -76,13 +75,13 @@ def click_and_time(page: Page) -> tuple[float | None, float | None, float, str]:
         if samples is None and ("Results so far" in text or complete):
             samples = elapsed
         if own is None and (OWN_SAMPLES in text or complete):  # the run's caption, not a look's
-            own = LAST_OWN[0] = elapsed
+            own = elapsed
         if finished is None and (
             page.evaluate(f"() => {FINISHED}.test(document.body.innerText)") or complete
         ):
             finished = elapsed
         if complete:
-            return samples, finished, elapsed, now
+            return samples, own, finished, elapsed, now
         if elapsed > TIMEOUT_MS / 1000:
             raise TimeoutError("the run did not complete")
         page.wait_for_timeout(20)
@@ -106,11 +105,11 @@ def first_run(page: Page, url: str, history: Path, settle_s: float) -> None:
     page.get_by_role("button", name="Run benchmark").wait_for(timeout=60_000)
     if settle_s:
         page.wait_for_timeout(settle_s * 1000)  # a user reading the settings first
-    samples, finished, complete, run_id = click_and_time(page)
+    samples, own, finished, complete, run_id = click_and_time(page)
     timings = timings_of(history, run_id)
     print(
         f"first run, clicked {settle_s:g} s after the page was up: click -> first samples "
-        f"{samples:.2f} s (the run's own {LAST_OWN[0]:.2f} s), -> first finished result "
+        f"{samples:.2f} s (the run's own {own:.2f} s), -> first finished result "
         f"{finished:.2f} s, -> complete "
         f"{complete:.2f} s (target variants_s + 5 = {timings['variants_s'] + 5:.2f} s); "
         f"phases: {phases(timings)}"
@@ -130,7 +129,7 @@ def dashboard(chromium: str, repeats: int) -> None:
                     continue
                 for index in range(repeats):
                     wait_until_ready(page)
-                    samples, finished, complete, run_id = click_and_time(page)
+                    samples, _, finished, complete, run_id = click_and_time(page)
                     timings = timings_of(history, run_id)
                     print(
                         f"repeated run {index + 1}: click -> first samples {samples:.2f} s, "

@@ -33,11 +33,8 @@ def first_look_config(config: BenchConfig) -> BenchConfig | None:
     or the run is not a single-device one. No profile and no history: it is only a look."""
     if config.mode != "single" or config.replicas != 1:
         return None
-    names = tuple(
-        name
-        for name in config.strategies
-        if strategy_info(name).framework in ALREADY_UP and not strategy_info(name).user
-    )
+    infos = [strategy_info(name) for name in config.strategies]
+    names = tuple(info.name for info in infos if info.framework in ALREADY_UP and not info.user)
     if not names or names == tuple(config.strategies):
         return None  # nothing to look at, or the run itself is no more than the look
     return dataclasses.replace(config, strategies=names, kernels=(), profile=False)
