@@ -9,6 +9,10 @@ instead of a warm-up, an autorange and full turns, and eliminates it when that b
 The history's ratio is said as the history's ("from history: …"), never shown as measured:
 the run's own numbers for the variant are its one block's.
 
+A sweep learns within itself too (`smaller_point_priors`): a point's variant that its sweep's
+point of the same problem with fewer matrices measured far slower than the best is confirmed
+by one block at this point, and said to come from that point ("from this sweep: …").
+
 A run made on a busy machine counts like any other: a load that slows one variant's samples
 more than another's is what the block guards against (a prior it does not confirm costs one
 dropped block), and a ratio of 4× or more is not a tie the busy widening was made for.
@@ -19,7 +23,7 @@ from __future__ import annotations
 import platform
 import sqlite3
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -39,7 +43,8 @@ class Prior:
     """`variant` was at least `ratio` times its run's best (`best`, in the newest of those
     runs) in each of `runs` recent runs, the newest made at `newest`, where its median was
     `median_s` per call (what its confirming block's calls and re-warm are sized by, never a
-    number shown as this run's)."""
+    number shown as this run's). `matrices`: learnt in this sweep, at its point of that many
+    matrices of the same problem (None: this very problem, in the history)."""
 
     variant: str
     ratio: float
@@ -47,8 +52,14 @@ class Prior:
     runs: int
     newest: str
     median_s: float
+    matrices: int | None = None
 
     def words(self) -> str:
+        if self.matrices is not None:
+            return (
+                f"from this sweep: at least {self.ratio:.1f}× the best's time ({self.best}) "
+                f"at its point of {self.matrices:,} matrices of this shape"
+            )
         runs = "run" if self.runs == 1 else f"{self.runs} runs"
         return (
             f"from history: at least {self.ratio:.1f}× the best's time ({self.best}) at this "
@@ -63,6 +74,7 @@ class Prior:
             "runs": self.runs,
             "newest": self.newest,
             "median_s": self.median_s,
+            **({"matrices": self.matrices} if self.matrices is not None else {}),
         }
 
     @classmethod
@@ -74,6 +86,7 @@ class Prior:
             int(data["runs"]),
             str(data["newest"]),
             float(data["median_s"]),
+            None if data.get("matrices") is None else int(data["matrices"]),
         )
 
 
@@ -129,6 +142,23 @@ def priors_from(runs: Iterable[RunResult], now: datetime | None = None) -> dict[
             least = min(reading[0] for reading in readings)
             priors[variant] = Prior(variant, least, best, len(readings), newest, median_s)
     return priors
+
+
+def smaller_point_priors(run: RunResult, matrices: int) -> dict[str, Prior]:
+    """What a sweep's point of fewer matrices (`run`) of the same problem says to its point of
+    `matrices`: its variants far slower than its best, each to be confirmed here by one block.
+    A per-matrix loop's gap to a batched kernel usually widens with the matrix count (the
+    batched kernel's fixed cost is spread wider); where it narrows instead, the block does not
+    confirm it and the variant is measured in full. Its time per call, which sizes the block,
+    is scaled by the matrix count (the work grows with it); the sampler takes its first call
+    here instead where that is shorter (`measure/timing.py`)."""
+    if run.config.matrices >= matrices:
+        return {}
+    scale = matrices / run.config.matrices
+    return {
+        name: replace(prior, median_s=prior.median_s * scale, matrices=run.config.matrices)
+        for name, prior in priors_from([run]).items()
+    }
 
 
 def stored_priors(history: Any, config: BenchConfig, device_kind: str) -> dict[str, Prior]:

@@ -5,17 +5,22 @@ own process serves the whole sweep (TensorFlow, when usable, starts once, with o
 layout), and the read bandwidth is measured by the first point and reused by the rest. A
 point is planned as a run is (`run_plan.py`): judged by the machine's calibrated floor, and a
 point the history has measured before (in another sweep, or a run) learns from it
-(`analysis/history_prior.py`).
+(`analysis/history_prior.py`), and so does a point whose problem this sweep measured with fewer
+matrices: a variant that point found far slower than its best is confirmed here by one block
+(`smaller_point_priors`), not warmed up and sampled in full again.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import time
 from datetime import datetime, timezone
 from typing import Any
 
+from engine.analysis.history_prior import smaller_point_priors
 from engine.execution.orchestrator import measure
-from engine.execution.run_plan import plan_run
+from engine.execution.run_plan import RunPlan, plan_run
 from engine.execution.run_process import own_process
 from engine.measure import memory
 from engine.results.events import (
@@ -30,6 +35,8 @@ from engine.results.events import (
     VariantStarted,
     silent,
 )
+from engine.results.run_result import RunResult
+from engine.run_settings.config import BenchConfig
 from engine.run_settings.sweep import SweepSpec
 
 
@@ -53,6 +60,7 @@ def run_sweep(spec: SweepSpec, history: Any, progress: Progress | None = None) -
         strategies={name for point in points for name in point.strategies},
     )
     peak = None
+    measured = SmallerPoints()
     refused: list[str] = []
     started = time.perf_counter()
     for index, config in enumerate(todo):
@@ -61,13 +69,14 @@ def run_sweep(spec: SweepSpec, history: Any, progress: Progress | None = None) -
         within = PointProgress(emit, key, index, len(todo), started)
         try:
             # through the run's one door: the machine's floor, the history's priors here
-            plan = plan_run(config, history, own.kind, peak=peak)
+            plan = measured.teach(plan_run(config, history, own.kind, peak=peak))
             result = measure(plan, own, progress=within)
         except memory.PreflightError as error:
             refused.append(f"{key}: {error}")
             emit(SweepRefused(key, str(error)))
             continue
         history.add_run(result, sweep_id=sweep_id, point_key=key)
+        measured.add(result)
         peak = peak or result.peak  # the first point's probes serve the sweep
     outcome = SweepDone(
         sweep_id=sweep_id,
@@ -78,6 +87,37 @@ def run_sweep(spec: SweepSpec, history: Any, progress: Progress | None = None) -
     )
     emit(outcome)
     return outcome
+
+
+class SmallerPoints:
+    """This sweep's finished points by problem (every setting but the matrix count): what a
+    later point with more matrices learns from (`smaller_point_priors`)."""
+
+    def __init__(self) -> None:
+        self.runs: dict[str, list[RunResult]] = {}
+
+    @staticmethod
+    def problem(config: BenchConfig) -> str:
+        settings = {k: v for k, v in config.to_dict().items() if k != "matrices"}
+        return json.dumps(settings, sort_keys=True, default=str)
+
+    def add(self, run: RunResult) -> None:
+        self.runs.setdefault(self.problem(run.config), []).append(run)
+
+    def teach(self, plan: RunPlan) -> RunPlan:
+        """`plan` with the priors of this problem's largest point of fewer matrices; the
+        history's own for this very point, where it has one, come first."""
+        matrices = plan.config.matrices
+        fewer = [
+            run
+            for run in self.runs.get(self.problem(plan.config), [])
+            if run.config.matrices < matrices
+        ]
+        if not fewer:
+            return plan
+        nearest = max(fewer, key=lambda run: run.config.matrices)
+        learnt = smaller_point_priors(nearest, matrices)
+        return dataclasses.replace(plan, priors={**learnt, **plan.priors})
 
 
 def eta_s(started: float, done: float, total: int) -> float | None:

@@ -71,10 +71,26 @@ def _uniform(rng: np.random.Generator, out: np.ndarray) -> None:
     out -= 1
 
 
+# TensorFlow's CPU kernels read a tensor in place only at Eigen's alignment (one off it aborts
+# the process), and NumPy aligns a large array to 16 bytes. Inputs are drawn into memory aligned
+# to it, so a CPU run's tensors can be the drawn arrays themselves rather than copies
+# (`backends/tensorflow/placement.py`).
+ALIGN_BYTES = 64
+
+
+def aligned_empty(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+    """An uninitialised C-contiguous array whose data starts on an `ALIGN_BYTES` boundary."""
+    kind = np.dtype(dtype)
+    nbytes = math.prod(shape) * kind.itemsize
+    raw = np.empty(nbytes + ALIGN_BYTES, dtype=np.uint8)
+    offset = -raw.ctypes.data % ALIGN_BYTES
+    return raw[offset : offset + nbytes].view(kind).reshape(shape)
+
+
 def _draw(shape: tuple[int, ...], dtype: str, key: tuple[int, int, int]) -> np.ndarray:
-    """Values uniform on [-1, 1) of `shape` written straight into a `dtype` array, block by
-    block."""
-    out = np.empty(shape, dtype=host_dtype(dtype))
+    """Values uniform on [-1, 1) of `shape` written straight into a `dtype` array (aligned to
+    `ALIGN_BYTES`), block by block."""
+    out = aligned_empty(shape, host_dtype(dtype))
     flat = out.reshape(-1)
     draw = np.float64 if dtype == "float64" else np.float32
     direct = flat.dtype == np.dtype(draw)

@@ -96,13 +96,16 @@ class Sampler:
         # A variant the history shows far slower than the best (`analysis/history_prior.py`)
         # is confirmed by one block: its first call is the check, no warm-up, no autorange;
         # `confirm` is its time per call in the history, which sizes its block and the
-        # re-warm before it (its first call, tracing included, would size neither right).
+        # re-warm before it (its first call, tracing included, would size neither right),
+        # unless its first call here was shorter (the first, warm-up included, is about the
+        # longest), as an estimate scaled from a sweep's point of fewer matrices may be.
         self.confirming = confirm is not None and check is not None and fixed_calls is None
         if self.confirming:
             assert check is not None and confirm is not None
             self.first_call_s = self._checked_call(check)[1]
-            self.calls = ladder_calls(min_block_s / max(confirm, 1e-9))
-            self.dispatch_s = self.dispatch_block_s = confirm  # until its block
+            per_call = min(confirm, self.first_call_s)
+            self.calls = ladder_calls(min_block_s / max(per_call, 1e-9))
+            self.dispatch_s = self.dispatch_block_s = per_call  # until its block
             return
         # The first call (tracing, compiling: seconds for torch.compile) is reported on its own
         # and not charged to the budget, which is for warm-up, autorange and samples.

@@ -6,7 +6,13 @@ from __future__ import annotations
 import dataclasses
 from datetime import datetime, timedelta, timezone
 
-from engine.analysis.history_prior import PRIOR_DAYS, PRIOR_RUNS, Prior, priors_from
+from engine.analysis.history_prior import (
+    PRIOR_DAYS,
+    PRIOR_RUNS,
+    Prior,
+    priors_from,
+    smaller_point_priors,
+)
 from engine.machine.load import MachineLoad
 from tests.factories import make_run
 
@@ -84,6 +90,32 @@ def test_a_reduced_precision_point_never_has_a_prior():
 def test_a_prior_travels_as_data():
     prior = Prior("python_loop", 112.4, "numpy", 3, "2026-12-04T12:00:00+00:00", 0.9)
     assert Prior.from_dict("python_loop", prior.to_dict()) == prior
+    assert "matrices" not in prior.to_dict()  # the history's: as before sweeps learnt
+    learnt = dataclasses.replace(prior, matrices=300)
+    assert Prior.from_dict("python_loop", learnt.to_dict()) == learnt
+
+
+def test_a_sweeps_point_of_fewer_matrices_teaches_one_of_more():
+    """At 300 matrices the eager loop was 150× the best: at 1,200 of the same problem it is
+    a prior said to come from that point, its time per call scaled by the matrix count (to
+    size its block); the best, and a variant near it, are none."""
+    smaller = make_run(
+        {"numpy": [0.01] * 6, "einsum": [0.012] * 6, "python_loop": [1.5] * 6}, matrices=300
+    )
+    found = smaller_point_priors(smaller, 1200)
+    assert set(found) == {"python_loop"}
+    prior = found["python_loop"]
+    assert prior.matrices == 300 and prior.best == "numpy" and prior.runs == 1
+    assert prior.median_s == 1.5 * 4 and abs(prior.ratio - 150.0) < 1e-6
+    assert prior.words().startswith("from this sweep: at least 150.0× the best's time (numpy)")
+    assert "at its point of 300 matrices" in prior.words() and "history" not in prior.words()
+
+
+def test_a_point_of_as_many_or_more_matrices_teaches_nothing():
+    """Fewer matrices spread a batched kernel's fixed cost over less work: the gap an eager
+    loop showed at more matrices may not hold, so nothing is learnt in that direction."""
+    larger = make_run({"numpy": [0.01] * 6, "python_loop": [1.5] * 6}, matrices=1200)
+    assert smaller_point_priors(larger, 300) == {} and smaller_point_priors(larger, 1200) == {}
 
 
 def test_a_variant_near_the_confirming_factor_is_no_prior():

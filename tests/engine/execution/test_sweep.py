@@ -97,3 +97,25 @@ def test_a_sweep_point_the_history_measured_before_learns_from_it(tmp_path):
         loop = next(r for r in run.results if r.variant == "python_loop")
         assert run.sampling["priors"]["python_loop"]["confirmed"] is True
         assert loop.stop_reason == "eliminated" and len(loop.samples_s) == 1
+
+
+def test_a_sweeps_point_learns_from_its_point_of_fewer_matrices(tmp_path):
+    """One sweep, points in the order given: 600 matrices learns nothing, 300 nothing (fewer
+    than any point before it), 1,200 learns from 600 (the largest point below it) and confirms
+    the eager loop with one block, its note saying where that came from."""
+    from engine.execution.sweep import run_sweep
+    from engine.run_settings.sweep import SweepSpec
+
+    history = History(tmp_path / "h.sqlite3")
+    spec = SweepSpec.from_raw(
+        {"matrices": "600,300,1200", "dim": 16, "strategy": "python_loop,numpy", "warmup": 1}
+    )
+    run_sweep(spec, history)
+    runs = {run.config.matrices: run for run in history.sweep_runs(spec.sweep_id)}
+    assert "priors" not in runs[600].sampling and "priors" not in runs[300].sampling
+    judged = runs[1200].sampling["priors"]["python_loop"]
+    assert judged["matrices"] == 600 and judged["confirmed"] is True
+    loop = next(r for r in runs[1200].results if r.variant == "python_loop")
+    assert loop.stop_reason == "eliminated" and len(loop.samples_s) == 1
+    assert any(note.startswith("from this sweep: at least") for note in loop.notes)
+    assert not any("from history" in note for note in loop.notes)

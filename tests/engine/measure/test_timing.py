@@ -230,6 +230,21 @@ def test_a_fast_confirming_variants_block_is_sized_by_its_history_not_its_first_
     assert sampler.last_block_s >= MIN_BLOCK_S
 
 
+def test_a_confirming_variants_first_call_sizes_its_block_when_shorter_than_its_estimate():
+    """An estimate scaled from a sweep's smaller point may be too long: a first call of
+    4 ms against an estimate of 0.5 s sizes the block and says it needs a re-warm, as a fast
+    variant's history would (the first call, warm-up included, is about the longest)."""
+    device = AsyncDevice(work_s=0.004)
+    check = CheckCall(call=lambda: device.call(-1), sync=device.sync, keep=lambda _o: None)
+    sampler = Sampler(
+        device.kernel(), warmup=3, budget_s=100, clock=device.clock, check=check, confirm=0.5
+    )
+    assert sampler.per_call_s() == pytest.approx(0.004, rel=1e-3)
+    assert sampler.calls == ladder_calls(MIN_BLOCK_S / sampler.first_call_s)
+    sampler.sample()
+    assert sampler.last_block_s >= MIN_BLOCK_S
+
+
 def test_a_confirming_variant_measured_in_full_drops_its_block_and_warms_up():
     device = AsyncDevice(work_s=0.01)
     check = CheckCall(call=lambda: device.call(-1), sync=device.sync, keep=lambda _o: None)
