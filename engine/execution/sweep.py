@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
+from collections.abc import Iterable
 from datetime import datetime, timezone
 from typing import Any
 
@@ -60,7 +61,7 @@ def run_sweep(spec: SweepSpec, history: Any, progress: Progress | None = None) -
         strategies={name for point in points for name in point.strategies},
     )
     peak = None
-    measured = SmallerPoints()
+    measured = SmallerPoints(history.sweep_runs(sweep_id) if done else ())  # a resumed one's
     refused: list[str] = []
     started = time.perf_counter()
     for index, config in enumerate(todo):
@@ -93,8 +94,11 @@ class SmallerPoints:
     """This sweep's finished points by problem (every setting but the matrix count): what a
     later point with more matrices learns from (`smaller_point_priors`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, runs: Iterable[RunResult] = ()) -> None:
+        """`runs`: the points a resumed sweep stored before."""
         self.runs: dict[str, list[RunResult]] = {}
+        for run in runs:
+            self.add(run)
 
     @staticmethod
     def problem(config: BenchConfig) -> str:

@@ -119,3 +119,20 @@ def test_a_sweeps_point_learns_from_its_point_of_fewer_matrices(tmp_path):
     assert loop.stop_reason == "eliminated" and len(loop.samples_s) == 1
     assert any(note.startswith("from this sweep: at least") for note in loop.notes)
     assert not any("from history" in note for note in loop.notes)
+
+
+def test_a_resumed_sweep_learns_from_the_points_it_stored_before():
+    """The points a sweep stored before it was stopped teach its later points as its own
+    points of this invocation do; another problem (another dim) teaches nothing."""
+    from engine.execution.run_plan import RunPlan
+    from engine.execution.sweep import SmallerPoints
+    from engine.run_settings.config import BenchConfig
+    from tests.factories import make_run
+
+    stored = make_run({"numpy": [0.01] * 6, "python_loop": [1.5] * 6}, matrices=300, dim=16)
+    measured = SmallerPoints([stored])
+    same = BenchConfig.from_raw({**stored.config.to_dict(), "matrices": 1200})
+    taught = measured.teach(RunPlan(same))
+    assert set(taught.priors) == {"python_loop"} and taught.priors["python_loop"].matrices == 300
+    other = BenchConfig.from_raw({**stored.config.to_dict(), "matrices": 1200, "dim": 32})
+    assert measured.teach(RunPlan(other)).priors == {}
