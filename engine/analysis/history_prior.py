@@ -9,9 +9,10 @@ instead of a warm-up, an autorange and full turns, and eliminates it when that b
 The history's ratio is said as the history's ("from history: …"), never shown as measured:
 the run's own numbers for the variant are its one block's.
 
-A sweep learns within itself too (`smaller_point_priors`): a point's variant that its sweep's
-point of the same problem with fewer matrices measured far slower than the best is confirmed
-by one block at this point, and said to come from that point ("from this sweep: …").
+A sweep learns within itself too (`point_priors`, `for_more_matrices`): a variant that the
+sweep's point of the same problem with fewer matrices measured far slower than its best is
+confirmed by one block at a point of more, and said to come from that point ("from this
+sweep: …").
 
 A run made on a busy machine counts like any other: a load that slows one variant's samples
 more than another's is what the block guards against (a prior it does not confirm costs one
@@ -144,20 +145,28 @@ def priors_from(runs: Iterable[RunResult], now: datetime | None = None) -> dict[
     return priors
 
 
-def smaller_point_priors(run: RunResult, matrices: int) -> dict[str, Prior]:
-    """What a sweep's point of fewer matrices (`run`) of the same problem says to its point of
-    `matrices`: its variants far slower than its best, each to be confirmed here by one block.
-    A per-matrix loop's gap to a batched kernel usually widens with the matrix count (the
-    batched kernel's fixed cost is spread wider); where it narrows instead, the block does not
-    confirm it and the variant is measured in full. Its time per call, which sizes the block,
-    is scaled by the matrix count (the work grows with it); the sampler takes its first call
-    here instead where that is shorter (`measure/timing.py`)."""
-    if run.config.matrices >= matrices:
-        return {}
-    scale = matrices / run.config.matrices
+def point_priors(run: RunResult) -> dict[str, Prior]:
+    """What a sweep's point (`run`) will say to its later points of more matrices of the same
+    problem: its variants far slower than its best, marked with its matrix count (kept as these
+    few numbers, not the run, however many points the sweep has)."""
     return {
-        name: replace(prior, median_s=prior.median_s * scale, matrices=run.config.matrices)
+        name: replace(prior, matrices=run.config.matrices)
         for name, prior in priors_from([run]).items()
+    }
+
+
+def for_more_matrices(priors: dict[str, Prior], matrices: int) -> dict[str, Prior]:
+    """A point's `point_priors` said to a point of `matrices` (more than its own; none else),
+    each to be confirmed there by one block. A per-matrix loop's gap to a batched kernel
+    usually widens with the matrix count (the batched kernel's fixed cost is spread wider);
+    where it narrows instead, the block does not confirm it and the variant is measured in
+    full. Its time per call, which sizes the block, is scaled by the matrix count (the work
+    grows with it); the sampler takes its first call there instead where that is shorter
+    (`measure/timing.py`)."""
+    return {
+        name: replace(prior, median_s=prior.median_s * matrices / prior.matrices)
+        for name, prior in priors.items()
+        if prior.matrices is not None and prior.matrices < matrices
     }
 
 

@@ -7,7 +7,7 @@ point is planned as a run is (`run_plan.py`): judged by the machine's calibrated
 point the history has measured before (in another sweep, or a run) learns from it
 (`analysis/history_prior.py`), and so does a point whose problem this sweep measured with fewer
 matrices: a variant that point found far slower than its best is confirmed here by one block
-(`smaller_point_priors`), not warmed up and sampled in full again.
+(`for_more_matrices`), not warmed up and sampled in full again.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from datetime import datetime, timezone
 from typing import Any
 
-from engine.analysis.history_prior import smaller_point_priors
+from engine.analysis.history_prior import Prior, for_more_matrices, point_priors
 from engine.execution.orchestrator import measure
 from engine.execution.run_plan import RunPlan, plan_run
 from engine.execution.run_process import own_process
@@ -91,12 +91,12 @@ def run_sweep(spec: SweepSpec, history: Any, progress: Progress | None = None) -
 
 
 class SmallerPoints:
-    """This sweep's finished points by problem (every setting but the matrix count): what a
-    later point with more matrices learns from (`smaller_point_priors`)."""
+    """What this sweep's finished points found far slower, by problem (every setting but the
+    matrix count) and matrix count: what a later point with more matrices learns from."""
 
     def __init__(self, runs: Iterable[RunResult] = ()) -> None:
         """`runs`: the points a resumed sweep stored before."""
-        self.runs: dict[str, list[RunResult]] = {}
+        self.found: dict[str, dict[int, dict[str, Prior]]] = {}
         for run in runs:
             self.add(run)
 
@@ -106,21 +106,17 @@ class SmallerPoints:
         return json.dumps(settings, sort_keys=True, default=str)
 
     def add(self, run: RunResult) -> None:
-        self.runs.setdefault(self.problem(run.config), []).append(run)
+        sizes = self.found.setdefault(self.problem(run.config), {})
+        sizes[run.config.matrices] = point_priors(run)
 
     def teach(self, plan: RunPlan) -> RunPlan:
         """`plan` with the priors of this problem's largest point of fewer matrices; the
         history's own for this very point, where it has one, come first."""
-        matrices = plan.config.matrices
-        fewer = [
-            run
-            for run in self.runs.get(self.problem(plan.config), [])
-            if run.config.matrices < matrices
-        ]
+        sizes = self.found.get(self.problem(plan.config), {})
+        fewer = [size for size in sizes if size < plan.config.matrices]
         if not fewer:
             return plan
-        nearest = max(fewer, key=lambda run: run.config.matrices)
-        learnt = smaller_point_priors(nearest, matrices)
+        learnt = for_more_matrices(sizes[max(fewer)], plan.config.matrices)
         return dataclasses.replace(plan, priors={**learnt, **plan.priors})
 
 

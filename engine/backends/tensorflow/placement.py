@@ -58,19 +58,19 @@ def in_place(array: np.ndarray, device: str) -> Any | None:
     DLPack does not carry). Copying a 2.6 GB input set into fresh memory instead took 7.7 s
     on this 2-core VM (and its copy for the device as much again), most of a sweep's largest
     point: the pages are touched once, by the draw."""
-    wanted = tf.DeviceSpec.from_string(device)
-    if wanted.device_type != "CPU" or (wanted.device_index or 0) != 0:
-        return None
-    if not array.flags.c_contiguous or array.ctypes.data % ALIGN_BYTES:
+    if not first_cpu(device) or not array.flags.c_contiguous or array.ctypes.data % ALIGN_BYTES:
         return None
     try:
         tensor = tf.experimental.dlpack.from_dlpack(array.__dlpack__())
     except (BufferError, TypeError, ValueError, tf.errors.OpError):
         return None
-    landed = tf.DeviceSpec.from_string(tensor.device)
-    if landed.device_type != "CPU" or (landed.device_index or 0) != 0:
-        return None
-    return tensor
+    return tensor if first_cpu(tensor.device) else None
+
+
+def first_cpu(device: str) -> bool:
+    """Whether `device` names the first (or only) CPU."""
+    spec = tf.DeviceSpec.from_string(device)
+    return spec.device_type == "CPU" and (spec.device_index or 0) == 0
 
 
 def keeps_host_inputs(config: BenchConfig) -> bool:

@@ -10,8 +10,9 @@ from engine.analysis.history_prior import (
     PRIOR_DAYS,
     PRIOR_RUNS,
     Prior,
+    for_more_matrices,
+    point_priors,
     priors_from,
-    smaller_point_priors,
 )
 from engine.machine.load import MachineLoad
 from tests.factories import make_run
@@ -102,7 +103,7 @@ def test_a_sweeps_point_of_fewer_matrices_teaches_one_of_more():
     smaller = make_run(
         {"numpy": [0.01] * 6, "einsum": [0.012] * 6, "python_loop": [1.5] * 6}, matrices=300
     )
-    found = smaller_point_priors(smaller, 1200)
+    found = for_more_matrices(point_priors(smaller), 1200)
     assert set(found) == {"python_loop"}
     prior = found["python_loop"]
     assert prior.matrices == 300 and prior.best == "numpy" and prior.runs == 1
@@ -115,7 +116,9 @@ def test_a_point_of_as_many_or_more_matrices_teaches_nothing():
     """Fewer matrices spread a batched kernel's fixed cost over less work: the gap an eager
     loop showed at more matrices may not hold, so nothing is learnt in that direction."""
     larger = make_run({"numpy": [0.01] * 6, "python_loop": [1.5] * 6}, matrices=1200)
-    assert smaller_point_priors(larger, 300) == {} and smaller_point_priors(larger, 1200) == {}
+    said = point_priors(larger)
+    assert set(said) == {"python_loop"} and said["python_loop"].matrices == 1200
+    assert for_more_matrices(said, 300) == {} and for_more_matrices(said, 1200) == {}
 
 
 def test_a_variant_near_the_confirming_factor_is_no_prior():
