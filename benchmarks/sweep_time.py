@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from benchmarks.engine_cli import ROOT
-from benchmarks.time_to_answer import answer
+from benchmarks.time_to_answer import agree
 from engine.catalogue.catalog import interactive_strategies
 from engine.process.children import Child, engine_environment
 from engine.results.run_result import RunResult
@@ -52,27 +52,18 @@ def sweep_in(checkout: Path, out: Path, history: Path) -> tuple[float, dict]:
     return wall, json.loads(out.read_text())
 
 
-def winners(payload: dict) -> dict[tuple, tuple[str | None, set[str]]]:
-    """Each point's winner and its winner-or-tie set, by (matrices, rows, cols)."""
-    found = {}
-    for raw in payload["runs"]:
-        run = RunResult.from_dict(raw)
-        config = run.config
-        found[(config.matrices, config.dim, config.columns)] = answer(run)
-    return found
+def points(payload: dict) -> dict[tuple[int, int, int], RunResult]:
+    """A sweep's runs by (matrices, rows, cols)."""
+    runs = (RunResult.from_dict(raw) for raw in payload["runs"])
+    return {(r.config.matrices, r.config.dim, r.config.columns): r for r in runs}
 
 
 def agreeing(one: dict, other: dict) -> tuple[int, int]:
-    """Cells whose winners are each in the other's winner-or-tie set, of the cells both have."""
-    mine, theirs = winners(one), winners(other)
+    """Cells whose winners are each in the other's winner-or-tie set (`time_to_answer.agree`),
+    of the cells both have."""
+    mine, theirs = points(one), points(other)
     shared = sorted(set(mine) & set(theirs))
-    same = sum(
-        mine[key][0] is not None
-        and mine[key][0] in theirs[key][1]
-        and theirs[key][0] in mine[key][1]
-        for key in shared
-    )
-    return same, len(shared)
+    return sum(agree(mine[key], theirs[key]) for key in shared), len(shared)
 
 
 def main() -> None:
