@@ -1,6 +1,7 @@
 """Time to the answer: this checkout against an earlier one, alternated in one window.
 
-The dashboard's default set (seven strategies) at the seed's size, 3000×100×100 float32, run
+The dashboard's default set (its seven pre-selected strategies, `interactive_strategies()`, the
+same seven at 4b01d22) at the seed's size, 3000×100×100 float32, run
 `--pairs` times by each checkout in fresh processes, the order alternating within each pair
 (earlier first, then this first), so a drift of the host falls on both. Reports, per side, the
 measuring time (`timings.variants_s`: preparing and sampling every variant, what a warm worker
@@ -33,11 +34,12 @@ import tempfile
 from pathlib import Path
 
 from benchmarks.engine_cli import ROOT
+from engine.catalogue.catalog import interactive_strategies
 from engine.measure.uncertainty import NoiseFloor
 from engine.process.children import Child, engine_environment
 from engine.results.run_result import RunResult
 
-DEFAULT_SET = "python_loop,while_loop,map_fn,vectorized_map,batched_matvec,einsum,numpy"
+DEFAULT_SET = ",".join(interactive_strategies())
 ARGS = ("--matrices", "3000", "--dim", "100", "--strategy", DEFAULT_SET)
 SEARCH_ARGS = ("--matrices", "3000", "--dim", "100", "--search")
 

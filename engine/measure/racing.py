@@ -14,11 +14,12 @@ Adaptive sampling (docs/statistics.md, "Adaptive sampling and racing"):
   `GROSSLY_SLOWER` times every sample of the best: no slow phase of a shared machine seen here
   moved a time by more than 2×, and an eager loop at 300× the best's time would otherwise
   cost two more of its seconds-long calls;
-- a variant still sampling is **tied** (stopped, decided) once more samples could not
-  separate it from the best: with at least `min_samples` on both sides, even the upper end of
-  its ratio from the samples alone, with the floor the verdict adds, reaches into the margin,
-  so the final rule will call it tied whatever more samples show (futility: the machine's
-  between-run floor, not the samples, decides such a pair, and that is what the tie says);
+- a variant still sampling is **tied** (stopped, decided) once sampling on to `max_samples`
+  would not separate it from the best: with at least `min_samples` on both sides, the
+  furthest its ratio can plausibly move with the samples still to come stays within what the
+  verdict at `max_samples` ties (`RacePlan.cannot_separate`: futility by prediction; the
+  machine's between-run floor, not the samples, decides such a pair, and that is what the tie
+  says);
 - the run ends when every variant has stopped (precise, eliminated, tied, out of budget, or
   at `max_samples`, the config's `repeats`).
 
@@ -158,6 +159,21 @@ class RacePlan:
     def eliminates(self, bound: RatioBound) -> bool:
         return self.adaptive and bound.low > 1 + self.margin
 
+    def cannot_separate(self, best_samples: Sequence[float], samples: Sequence[float]) -> bool:
+        """Whether the verdict at `max_samples` would still tie the pair, as far as its samples
+        so far can tell (futility by prediction, a stochastic curtailment): by then the log
+        ratio will have moved from its value now by at most `Z` standard errors of what the
+        remaining samples add (sqrt(se_now² - se_end²), se shrinking as 1/sqrt(n)), and the
+        verdict separates only a ratio above 1 + margin by its 95% reach (`Z` times the
+        samples' error then, with the floor). A ratio that cannot get there is tied whatever
+        the rest of the samples show, so they are not taken."""
+        taken = min(len(samples), len(best_samples))
+        point = math.log(float(np.median(samples))) - math.log(float(np.median(best_samples)))
+        sampled_se = math.hypot(log_median_se(samples), log_median_se(best_samples))
+        end_se = sampled_se * math.sqrt(taken / max(taken, self.max_samples))
+        reach = point + Z * math.sqrt(max(0.0, sampled_se**2 - end_se**2))
+        return reach <= math.log(1 + self.margin) + Z * math.hypot(end_se, self.floor_log_sd)
+
 
 def race(
     candidates: dict[str, Sequence[float]], running: set[str], plan: RacePlan
@@ -229,26 +245,20 @@ def confirmed_slower(
 def settled_ties(
     candidates: dict[str, Sequence[float]], running: set[str], plan: RacePlan
 ) -> dict[str, str]:
-    """The running candidates that more samples could not separate from the best, each with
-    the best's name: tied, decided. The best keeps sampling while any other does."""
+    """The running candidates that sampling on to `max_samples` would not separate from the
+    best, each with the best's name: tied, decided. The best keeps sampling while any other
+    does."""
     if not plan.adaptive:
         return {}
     ready = {name: s for name, s in candidates.items() if len(s) >= plan.min_samples}
     if len(ready) < 2:
         return {}
     best = min(ready, key=lambda name: float(np.median(ready[name])))
-    z = plan.z(len(ready) - 1)
-    found = {}
-    for name, samples in ready.items():
-        if name == best or name not in running:
-            continue
-        point = math.log(float(np.median(samples))) - math.log(float(np.median(ready[best])))
-        sampled_se = math.hypot(log_median_se(samples), log_median_se(ready[best]))
-        # The verdict's lower end, for the highest point these samples allow and no sampling
-        # error left: the floor alone. Inside the margin: tied, however many more samples.
-        if math.exp(point + z * sampled_se - Z * plan.floor_log_sd) <= 1 + plan.margin:
-            found[name] = best
-    return found
+    return {
+        name: best
+        for name, samples in ready.items()
+        if name != best and name in running and plan.cannot_separate(ready[best], samples)
+    }
 
 
 def tied_by_the_winner_rule(

@@ -128,9 +128,10 @@ def test_a_pair_more_samples_could_not_separate_stops_as_tied():
         f"stopped after 6 samples: more could not separate it from {other} (the spread of "
         "ratios between runs, not its samples, decides this pair)"
     ]
-    # A spread that leaves the pair open keeps sampling: no early tie for a noisy one.
+    # A spread that leaves the pair open at 6 samples keeps sampling: a noisy pair is tied
+    # only once the samples still to come could not separate it either, later.
     items, _ = synthetic_run({"a": 0.004, "b": 0.004 * 1.02}, seed=4, noise=0.3)
-    assert all(i.result.stop_reason != "tied" for i in items)
+    assert all(len(i.sampler.samples) > MIN_SAMPLES for i in items)
 
 
 def test_a_tied_stop_never_takes_a_real_difference_from_the_race():
