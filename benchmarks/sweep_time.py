@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from benchmarks.engine_cli import ROOT
-from benchmarks.time_to_answer import agree
+from benchmarks.time_to_answer import agree, answer
 from engine.catalogue.catalog import interactive_strategies
 from engine.process.children import Child, engine_environment
 from engine.results.run_result import RunResult
@@ -58,12 +58,17 @@ def points(payload: dict) -> dict[tuple[int, int, int], RunResult]:
     return {(r.config.matrices, r.config.dim, r.config.columns): r for r in runs}
 
 
-def agreeing(one: dict, other: dict) -> tuple[int, int]:
+def agreeing(one: dict, other: dict) -> tuple[int, int, list[str]]:
     """Cells whose winners are each in the other's winner-or-tie set (`time_to_answer.agree`),
-    of the cells both have."""
+    of the cells both have; and, for each cell that does not, both sides' answers in words."""
     mine, theirs = points(one), points(other)
     shared = sorted(set(mine) & set(theirs))
-    return sum(agree(mine[key], theirs[key]) for key in shared), len(shared)
+    differ = [
+        f"{key[0]}x{key[1]}x{key[2]}: {answer(mine[key])} / {answer(theirs[key])}"
+        for key in shared
+        if not agree(mine[key], theirs[key])
+    ]
+    return len(shared) - len(differ), len(shared), differ
 
 
 def main() -> None:
@@ -82,10 +87,10 @@ def main() -> None:
                 out, history = folder / f"{side}-{pair}.json", folder / f"{side}-{pair}.db"
                 wall, payloads[side] = sweep_in(sides[side], out, history)
                 walls[side].append(wall)
-            same, cells = agreeing(payloads["earlier"], payloads["this"])
+            same, cells, differ = agreeing(payloads["earlier"], payloads["this"])
             print(
                 f"pair {pair + 1}: {walls['earlier'][-1]:.1f} s -> {walls['this'][-1]:.1f} s; "
-                f"{same} of {cells} cells agree",
+                f"{same} of {cells} cells agree" + "".join(f"\n  differ: {d}" for d in differ),
                 flush=True,
             )
     before, after = statistics.median(walls["earlier"]), statistics.median(walls["this"])

@@ -162,11 +162,11 @@ class RacePlan:
     def cannot_separate(self, best_samples: Sequence[float], samples: Sequence[float]) -> bool:
         """Whether the verdict at `max_samples` would still tie the pair, as far as its samples
         so far can tell (futility by prediction, a stochastic curtailment): by then the log
-        ratio will have moved from its value now by at most `Z` standard errors of what the
-        remaining samples add (sqrt(se_now² - se_end²), se shrinking as 1/sqrt(n)), and the
-        verdict separates only a ratio above 1 + margin by its 95% reach (`Z` times the
-        samples' error then, with the floor). A ratio that cannot get there is tied whatever
-        the rest of the samples show, so they are not taken."""
+        ratio will plausibly have moved from its value now by no more than `Z` standard errors
+        of what the remaining samples add (sqrt(se_now² - se_end²), se shrinking as
+        1/sqrt(n)), and the verdict separates only a ratio above 1 + margin by its 95% reach
+        (`Z` times the samples' error then, with the floor). A ratio that cannot get there is
+        tied whatever the rest of the samples show, so they are not taken."""
         taken = min(len(samples), len(best_samples))
         point = math.log(float(np.median(samples))) - math.log(float(np.median(best_samples)))
         sampled_se = math.hypot(log_median_se(samples), log_median_se(best_samples))

@@ -1,0 +1,94 @@
+"""A warm worker's measuring time: this checkout against an earlier one, alternated in one window.
+
+The dashboard's path: one `serve` worker per checkout (its framework up, functions and inputs
+kept between runs) takes `--requests` runs of the dashboard's default set at the seed size,
+3000×100×100 float32, after one run that starts its history (not counted), as the page's
+repeated clicks do. `--rounds` workers a side, the order alternating round by round, each with
+a fresh history. Reports each run's measuring time (`timings.variants_s`), each side's median
+and their ratio, and how often the two sides' runs gave the same answer (each winner inside
+the other's winner-or-tie set, by this checkout's winner rule, run i against run i).
+
+    git worktree add /tmp/earlier <commit>
+    python -m benchmarks.warm_time --earlier /tmp/earlier [--rounds 4] [--requests 4]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from benchmarks.engine_cli import ROOT
+from benchmarks.time_to_answer import ARGS, agree
+from engine.process.children import Child, engine_environment
+from engine.results.run_result import RunResult
+
+
+def worker_runs(checkout: Path, folder: Path, requests: int) -> list[RunResult]:
+    """`requests` runs (after one that starts the history) by one `serve` of `checkout`."""
+    history = folder / "history.db"
+    child = Child(
+        [sys.executable, "-m", "engine", "serve"],
+        stdin=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        cwd=checkout,
+        env={**engine_environment(TF_CPP_MIN_LOG_LEVEL="3"), "PYTHONPATH": str(checkout)},
+    )
+    runs = []
+    try:
+        for index in range(requests + 1):
+            out = folder / f"run-{index}.json"
+            run = [*ARGS, "--history", str(history), "--progress", "none", "--json", str(out)]
+            assert child.process.stdin is not None and child.process.stdout is not None
+            child.process.stdin.write(json.dumps({"run": run}) + "\n")
+            child.process.stdin.flush()
+            while (line := child.process.stdout.readline()) and '"exit"' not in line:
+                pass
+            if not line or json.loads(line).get("code") != 0:
+                raise RuntimeError(f"{checkout}: request {index} ended: {line.strip()}")
+            if index:
+                runs.append(RunResult.from_json(out.read_text()))
+    finally:
+        if child.process.stdin is not None:
+            child.process.stdin.close()  # end of input: the worker ends on its own
+        child.wait_or_end(60.0)
+    return runs
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--earlier", type=Path, required=True, help="a checkout to compare with")
+    parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--requests", type=int, default=4)
+    args = parser.parse_args()
+    sides = {"earlier": args.earlier.resolve(), "this": ROOT}
+    runs: dict[str, list[RunResult]] = {side: [] for side in sides}
+    with tempfile.TemporaryDirectory() as scratch:
+        for round_index in range(args.rounds):
+            order = list(sides) if round_index % 2 == 0 else list(sides)[::-1]
+            for side in order:
+                folder = Path(scratch) / f"{side}-{round_index}"
+                folder.mkdir()
+                found = worker_runs(sides[side], folder, args.requests)
+                runs[side] += found
+                times = ", ".join(f"{r.timings['variants_s']:.2f}" for r in found)
+                print(f"round {round_index + 1}, {side}: measuring {times} s", flush=True)
+    medians = {
+        side: statistics.median(r.timings["variants_s"] for r in found)
+        for side, found in runs.items()
+    }
+    print(
+        f"measuring: median {medians['earlier']:.2f} s -> {medians['this']:.2f} s, "
+        f"ratio {medians['this'] / medians['earlier']:.2f}"
+    )
+    same = sum(agree(e, t) for e, t in zip(runs["earlier"], runs["this"]))
+    pairs = len(runs["this"])
+    print(f"same answer (each winner in the other's winner-or-tie set): {same} of {pairs}")
+
+
+if __name__ == "__main__":
+    main()
