@@ -28,6 +28,15 @@ from engine.process.children import Child, engine_environment
 from engine.results.run_result import RunResult
 
 
+def event(line: str) -> dict:
+    """One line of the worker's stdout as an event (an empty one for anything else)."""
+    try:
+        found = json.loads(line)
+    except ValueError:
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
 def worker_runs(checkout: Path, folder: Path, requests: int) -> list[RunResult]:
     """`requests` runs (after one that starts the history) by one `serve` of `checkout`."""
     history = folder / "history.db"
@@ -46,10 +55,12 @@ def worker_runs(checkout: Path, folder: Path, requests: int) -> list[RunResult]:
             assert child.process.stdin is not None and child.process.stdout is not None
             child.process.stdin.write(json.dumps({"run": run}) + "\n")
             child.process.stdin.flush()
-            while (line := child.process.stdout.readline()) and '"exit"' not in line:
-                pass
-            if not line or json.loads(line).get("code") != 0:
-                raise RuntimeError(f"{checkout}: request {index} ended: {line.strip()}")
+            ended = next(
+                (e for line in child.process.stdout if (e := event(line)).get("event") == "exit"),
+                None,
+            )
+            if ended is None or ended.get("code") != 0:
+                raise RuntimeError(f"{checkout}: request {index} ended: {ended}")
             if index:
                 runs.append(RunResult.from_json(out.read_text()))
     finally:
