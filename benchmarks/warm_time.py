@@ -24,17 +24,10 @@ from pathlib import Path
 
 from benchmarks.engine_cli import ROOT
 from benchmarks.time_to_answer import ARGS, agree
+from dashboard.services.job_status import event_of_line
 from engine.process.children import Child, engine_environment
+from engine.results.events import Exit
 from engine.results.run_result import RunResult
-
-
-def event(line: str) -> dict:
-    """One line of the worker's stdout as an event (an empty one for anything else)."""
-    try:
-        found = json.loads(line)
-    except ValueError:
-        return {}
-    return found if isinstance(found, dict) else {}
 
 
 def worker_runs(checkout: Path, folder: Path, requests: int) -> list[RunResult]:
@@ -56,10 +49,10 @@ def worker_runs(checkout: Path, folder: Path, requests: int) -> list[RunResult]:
             child.process.stdin.write(json.dumps({"run": run}) + "\n")
             child.process.stdin.flush()
             ended = next(
-                (e for line in child.process.stdout if (e := event(line)).get("event") == "exit"),
+                (e for line in child.process.stdout if isinstance(e := event_of_line(line), Exit)),
                 None,
             )
-            if ended is None or ended.get("code") != 0:
+            if ended is None or ended.code != 0:
                 raise RuntimeError(f"{checkout}: request {index} ended: {ended}")
             if index:
                 runs.append(RunResult.from_json(out.read_text()))

@@ -94,6 +94,12 @@ def log_median_se(samples: Sequence[float]) -> float:
     return spread * math.sqrt(math.pi / (2 * logs.size))
 
 
+def log_ratio(best_samples: Sequence[float], samples: Sequence[float]) -> tuple[float, float]:
+    """log(median / best's median) and its standard error from the samples alone."""
+    point = math.log(float(np.median(samples))) - math.log(float(np.median(best_samples)))
+    return point, math.hypot(log_median_se(samples), log_median_se(best_samples))
+
+
 def relative_half_width(samples: Sequence[float]) -> float:
     """Half the width of the median's 95% interval, over the median."""
     low, high = median_ci(samples)
@@ -143,10 +149,8 @@ class RacePlan:
     def ratio_bound(
         self, best: str, best_samples: Sequence[float], samples: Sequence[float], z: float
     ) -> RatioBound:
-        point = math.log(float(np.median(samples))) - math.log(float(np.median(best_samples)))
-        se = math.sqrt(
-            log_median_se(samples) ** 2 + log_median_se(best_samples) ** 2 + self.floor_log_sd**2
-        )
+        point, sampled_se = log_ratio(best_samples, samples)
+        se = math.hypot(sampled_se, self.floor_log_sd)
         return RatioBound(best, math.exp(point), math.exp(point - z * se))
 
     def under_load(self, other_cpu_fraction: float) -> RacePlan:
@@ -168,8 +172,7 @@ class RacePlan:
         (`Z` times the samples' error then, with the floor). A ratio that cannot get there is
         tied whatever the rest of the samples show, so they are not taken."""
         taken = min(len(samples), len(best_samples))
-        point = math.log(float(np.median(samples))) - math.log(float(np.median(best_samples)))
-        sampled_se = math.hypot(log_median_se(samples), log_median_se(best_samples))
+        point, sampled_se = log_ratio(best_samples, samples)
         end_se = sampled_se * math.sqrt(taken / max(taken, self.max_samples))
         reach = point + Z * math.sqrt(max(0.0, sampled_se**2 - end_se**2))
         return reach <= math.log(1 + self.margin) + Z * math.hypot(end_se, self.floor_log_sd)

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from engine.measure.racing import MIN_SAMPLES, RacePlan, log_median_se
-from engine.measure.uncertainty import NoiseFloor, winner_and_ties
+from engine.measure.uncertainty import NoiseFloor, Z, winner_and_ties
 
 SEEDS = 300
 PLAN = RacePlan(max_samples=20)
@@ -81,5 +81,5 @@ def test_at_max_samples_the_rule_is_the_verdicts_own():
         best, other = pair(ratio, 0.05, int(rng.integers(1 << 30)))
         point = math.log(np.median(other) / np.median(best))
         se = math.hypot(log_median_se(best), log_median_se(other))
-        expected = point - 1.959964 * math.hypot(se, PLAN.floor_log_sd) <= math.log(1.05)
+        expected = point - Z * math.hypot(se, PLAN.floor_log_sd) <= math.log(1 + PLAN.margin)
         assert PLAN.cannot_separate(best, other) == expected
