@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.analysis.history_prior import Prior
-from engine.measure.uncertainty import DEFAULT_RATIO_LOG_SD
+from engine.measure.uncertainty import DEFAULT_BETWEEN_RUN_LOG_SD, DEFAULT_RATIO_LOG_SD
 from engine.run_settings.config import BenchConfig
 
 Variant = tuple[str, str]
@@ -34,6 +34,8 @@ class PeerRequest:
     threads: int  # the cores it keeps to, the same for every framework of the run
     device_kind: str = "CPU"  # the kind the run's ceiling reads (a fraction's ceiling)
     ratio_log_sd: float = DEFAULT_RATIO_LOG_SD  # the run's floor, for its own race
+    # the run's floor between processes: its race against what other processes measured
+    between_run_log_sd: float = DEFAULT_BETWEEN_RUN_LOG_SD
     probe_bytes: int = DEFAULT_PROBE_BYTES  # its device's read probe's buffer
     priors: Mapping[str, Prior] = field(default_factory=dict)  # to confirm with one block
     # what the processes before it measured, by variant: a confirming block's best may be there
@@ -48,6 +50,7 @@ class PeerRequest:
             "threads": self.threads,
             "device_kind": self.device_kind,
             "ratio_log_sd": self.ratio_log_sd,
+            "between_run_log_sd": self.between_run_log_sd,
             "probe_bytes": self.probe_bytes,
             "priors": {name: prior.to_dict() for name, prior in self.priors.items()},
             "elsewhere": {name: list(samples) for name, samples in self.elsewhere.items()},
@@ -70,6 +73,7 @@ class PeerRequest:
             threads=_count(raw, "threads"),
             device_kind=_text(raw, "device_kind", "CPU"),
             ratio_log_sd=_number(raw, "ratio_log_sd", DEFAULT_RATIO_LOG_SD),
+            between_run_log_sd=_number(raw, "between_run_log_sd", DEFAULT_BETWEEN_RUN_LOG_SD),
             probe_bytes=_count(raw, "probe_bytes", DEFAULT_PROBE_BYTES),
             priors=_priors(raw.get("priors")),
             elsewhere=_elsewhere(raw.get("elsewhere")),

@@ -200,7 +200,7 @@ def run(request: PeerRequest, write: Callable[[dict[str, Any]], None]) -> dict[s
             )
     order.enter("sample")
     emit(Phase(f"sampling ({framework}, {config.order})"))
-    floor = NoiseFloor(ratio_log_sd=request.ratio_log_sd)
+    floor = NoiseFloor(request.between_run_log_sd, request.ratio_log_sd)
     record = take_samples(
         prepared,
         # several JAX processes: each takes the same samples, so every one reaches each

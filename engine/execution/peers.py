@@ -233,6 +233,7 @@ def run_peers(
             threads=threads,
             device_kind=device_kind,
             ratio_log_sd=(floor or NoiseFloor()).ratio_log_sd,
+            between_run_log_sd=(floor or NoiseFloor()).between_run_log_sd,
             probe_bytes=bandwidth_buffer_bytes(last_level_cache_bytes()[0]),
             priors={name: p for name, p in (priors or {}).items() if name in names},
             elsewhere={

@@ -46,7 +46,7 @@ class ProvisionalAnswer:
         if len(candidates) < 2:
             return
         processes = {name: "elsewhere" for name in self.elsewhere if name not in here}
-        floor = NoiseFloor(ratio_log_sd=plan.floor_log_sd)
+        floor = NoiseFloor(plan.between_log_sd, plan.floor_log_sd)
         found = winner_and_ties(candidates, floor, plan.margin, processes=processes)
         if found is None:
             return

@@ -17,7 +17,9 @@ re-warm (0.12 s before every 20 ms block) was most of the time to an answer, and
 now serves several blocks.
 
 After each round the race runs: a correct variant confidently slower than the best by more
-than the tie margin is eliminated; it keeps its samples and is finished at once. One grossly
+than the tie margin is eliminated; it keeps its samples and is finished at once. So is one
+that the verdict would separate from the best another process of this run measured
+(`elsewhere`: a peer's, final) whatever its remaining samples show. One grossly
 slower than the best (`racing.grossly_slower`, a rule of single samples) goes at the end of its
 turn, not of the round, and takes no later turn. A variant
 whose block raises is marked failed and leaves the rotation; the others go on. `on_done` is
@@ -45,7 +47,13 @@ from engine.harness.recording import Prepared
 from engine.machine.load import LoadMonitor
 from engine.measure.neighbours import neighbour_effect
 from engine.measure.phases import phase_shift
-from engine.measure.racing import RacePlan, grossly_slower, race, settled_ties
+from engine.measure.racing import (
+    RacePlan,
+    grossly_slower,
+    race,
+    separated_from_elsewhere,
+    settled_ties,
+)
 from engine.measure.timing import REWARM_S
 from engine.measure.uncertainty import NoiseFloor
 from engine.results.events import Eliminated, Progress, Sample, silent
@@ -60,6 +68,7 @@ def race_plan(config: BenchConfig, floor: NoiseFloor | None = None) -> RacePlan:
         max_samples=config.repeats,
         precision=config.precision,
         floor_log_sd=(floor or NoiseFloor()).ratio_log_sd,
+        between_log_sd=(floor or NoiseFloor()).between_run_log_sd,
     )
 
 
@@ -120,12 +129,18 @@ def _still_sampling(item: Prepared, plan: RacePlan) -> bool:
 
 
 def _race_round(
-    prepared: list[Prepared], plan: RacePlan, emit: Progress, gross_only: bool = False
+    prepared: list[Prepared],
+    plan: RacePlan,
+    emit: Progress,
+    gross_only: bool = False,
+    elsewhere: Mapping[str, Sequence[float]] | None = None,
 ) -> None:
     """Eliminate the running variants confidently slower than the best (correct ones only),
-    and stop those that more samples could not separate from it (`tied`). `gross_only`: only
-    those grossly slower (`racing.grossly_slower`), a rule of single samples with no level to
-    spend, so it may look after every turn, not only at a round's end."""
+    or than `elsewhere`'s best beyond what their remaining samples could change (other
+    processes' samples, final), and stop those that more samples could not separate from the
+    best (`tied`). `gross_only`: only those grossly slower (`racing.grossly_slower`), a rule
+    of single samples with no level to spend, so it may look after every turn, not only at a
+    round's end."""
     candidates = {
         index: item.sampler.samples
         for index, item in enumerate(prepared)
@@ -142,7 +157,10 @@ def _race_round(
         gone = grossly_slower(named, running_names) if plan.adaptive else {}
     else:
         gone = race(named, running_names, plan)
-    for variant, bound in gone.items():
+    across = {}
+    if elsewhere and not gross_only:
+        across = separated_from_elsewhere(named, running_names - set(gone), elsewhere, plan)
+    for variant, bound in {**gone, **across}.items():
         item = prepared[index_of[variant]]
         item.result.stop_reason = "eliminated"
         taken = len(item.sampler.samples) if item.sampler else 0
@@ -151,8 +169,13 @@ def _race_round(
         item.result.notes.append(
             f"eliminated after {taken} samples: slower than {bound.best} beyond the "
             f"{plan.margin:.0%} margin at the race's adjusted level"
+            if variant in gone
+            else f"eliminated after {taken} samples: slower than {bound.best} (measured in "
+            f"its own process) beyond the {plan.margin:.0%} margin, by more than the spread "
+            "between processes, which more samples here would not shrink"
         )
         emit(Eliminated(variant, bound.best, bound.ratio, bound.low))
+    gone = {**gone, **across}
     if gross_only:
         return
     for variant, best in settled_ties(named, running_names - set(gone), plan).items():
@@ -294,7 +317,7 @@ def take_samples(
                 taken.append(index)
                 if not confirm.judge(index):
                     taken.pop()
-                _race_round(prepared, plan.under_load(load()), emit)
+                _race_round(prepared, plan.under_load(load()), emit, elsewhere=elsewhere)
             if taken:
                 record.rounds.append(taken)
             report_finished()
@@ -322,6 +345,6 @@ def take_samples(
             _race_round(prepared, plan, emit, gross_only=True)
             report_finished(stopped_only=True)
         round_plan = plan.under_load(load())
-        _race_round(prepared, round_plan, emit)
+        _race_round(prepared, round_plan, emit, elsewhere=elsewhere)
         report_finished()
         so_far.update(round_plan)

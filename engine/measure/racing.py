@@ -20,6 +20,12 @@ Adaptive sampling (docs/statistics.md, "Adaptive sampling and racing"):
   verdict at `max_samples` ties (`RacePlan.cannot_separate`: futility by prediction; the
   machine's between-run floor, not the samples, decides such a pair, and that is what the tie
   says);
+- a variant still sampling is **eliminated by a best measured elsewhere** (a peer process
+  of this run, its samples final) once the verdict at `max_samples` would separate the two
+  whatever its remaining samples show (`RacePlan.lowest_reach`): between processes each side
+  carries the floor between runs, which more samples do not shrink, so a variant 1.5× a
+  peer's best is decided after `min_samples`, not sampled to the end against its own
+  process's best;
 - the run ends when every variant has stopped (precise, eliminated, tied, out of budget, or
   at `max_samples`, the config's `repeats`).
 
@@ -35,7 +41,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Literal
@@ -43,6 +49,7 @@ from typing import Literal
 import numpy as np
 
 from engine.measure.uncertainty import (
+    DEFAULT_BETWEEN_RUN_LOG_SD,
     DEFAULT_MARGIN,
     DEFAULT_RATIO_LOG_SD,
     NoiseFloor,
@@ -129,6 +136,8 @@ class RacePlan:
     margin: float = DEFAULT_MARGIN
     alpha: float = RACE_ALPHA
     floor_log_sd: float = DEFAULT_RATIO_LOG_SD
+    # One side's floor when the two were measured in different processes (each carries it).
+    between_log_sd: float = DEFAULT_BETWEEN_RUN_LOG_SD
 
     @property
     def looks(self) -> int:
@@ -158,7 +167,11 @@ class RacePlan:
         extra = busy_log_sd(other_cpu_fraction)
         if extra == 0.0:
             return self
-        return dataclasses.replace(self, floor_log_sd=math.hypot(self.floor_log_sd, extra))
+        return dataclasses.replace(
+            self,
+            floor_log_sd=math.hypot(self.floor_log_sd, extra),
+            between_log_sd=math.hypot(self.between_log_sd, extra),
+        )
 
     def eliminates(self, bound: RatioBound) -> bool:
         return self.adaptive and bound.low > 1 + self.margin
@@ -176,6 +189,22 @@ class RacePlan:
         end_se = sampled_se * math.sqrt(taken / max(taken, self.max_samples))
         reach = point + Z * math.sqrt(max(0.0, sampled_se**2 - end_se**2))
         return reach <= math.log(1 + self.margin) + Z * math.hypot(end_se, self.floor_log_sd)
+
+    def lowest_reach(self, final_best: Sequence[float], samples: Sequence[float]) -> float:
+        """The lowest log ratio over a best measured in another process (its samples final)
+        that the verdict at `max_samples` could plausibly give the pair: the log ratio now,
+        less `Z` standard errors of what this side's remaining samples add, less the verdict's
+        own 95% reach then (both sides' sampled errors and each side's floor between
+        processes). The mirror of `cannot_separate`: above log(1 + margin), no samples still
+        to come here could tie the pair, because the floor between processes, which samples
+        do not shrink, decides most of it."""
+        taken = len(samples)
+        point = math.log(float(np.median(samples))) - math.log(float(np.median(final_best)))
+        here_se, there_se = log_median_se(samples), log_median_se(final_best)
+        here_end = here_se * math.sqrt(taken / max(taken, self.max_samples))
+        moves = math.sqrt(max(0.0, here_se**2 - here_end**2))
+        floor = math.sqrt(2) * self.between_log_sd
+        return point - Z * moves - Z * math.sqrt(here_end**2 + there_se**2 + floor**2)
 
 
 def race(
@@ -262,6 +291,47 @@ def settled_ties(
         for name, samples in ready.items()
         if name != best and name in running and plan.cannot_separate(ready[best], samples)
     }
+
+
+def separated_from_elsewhere(
+    candidates: dict[str, Sequence[float]],
+    running: set[str],
+    elsewhere: Mapping[str, Sequence[float]],
+    plan: RacePlan,
+) -> dict[str, RatioBound]:
+    """The running candidates that the verdict at `max_samples` would separate from the best
+    measured in another process of this run whatever their remaining samples show
+    (`RacePlan.lowest_reach`), each with its bound: such a variant is neither the answer
+    nor tied with it (the winner is at most that best's time), so it is eliminated. Both
+    sides need `min_samples` first, as a tie does."""
+    if not plan.adaptive:
+        return {}
+    final = {name: s for name, s in elsewhere.items() if len(s) >= plan.min_samples}
+    if not final:
+        return {}
+    best = min(final, key=lambda name: float(np.median(final[name])))
+    found = {}
+    for name, samples in candidates.items():
+        if name not in running or len(samples) < plan.min_samples:
+            continue
+        low = plan.lowest_reach(final[best], samples)
+        if low > math.log(1 + plan.margin) and not tied_across(final[best], samples, plan):
+            ratio = float(np.median(samples)) / float(np.median(final[best]))
+            found[name] = RatioBound(best, ratio, math.exp(low))
+    return found
+
+
+def tied_across(final_best: Sequence[float], samples: Sequence[float], plan: RacePlan) -> bool:
+    """Whether the verdict's rule, on the samples so far, ties a variant with a best measured
+    in another process (each side with the floor between processes)."""
+    floor = NoiseFloor(between_run_log_sd=plan.between_log_sd, ratio_log_sd=plan.floor_log_sd)
+    found = winner_and_ties(
+        {"best": final_best, "other": samples},
+        floor,
+        plan.margin,
+        processes={"best": "elsewhere", "other": "here"},
+    )
+    return found is not None and (found.variant == "other" or "other" in found.tied_with)
 
 
 def tied_by_the_winner_rule(

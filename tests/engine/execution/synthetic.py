@@ -51,6 +51,7 @@ def synthetic_run(
     correct: dict[str, bool] | None = None,
     load: float = 0.0,
     reduced: tuple[str, ...] = (),
+    elsewhere: dict[str, list[float]] | None = None,
 ) -> tuple[list[Prepared], list[object]]:
     rng = np.random.default_rng(seed)
     items = []
@@ -71,6 +72,7 @@ def synthetic_run(
         emit=events.append,
         on_failure=lambda *_: None,
         load=lambda: load,  # the machine this test runs on is not the one it models
+        elsewhere=elsewhere,
     )
     return items, events
 

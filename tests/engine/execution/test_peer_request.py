@@ -9,6 +9,7 @@ import pytest
 from engine.analysis.history_prior import Prior
 from engine.execution.peer_process import spawn_peer
 from engine.execution.peer_request import PeerRequest, RequestRefused
+from engine.measure.uncertainty import NoiseFloor
 from engine.run_settings.config import BenchConfig
 
 # as a run sends it: a config read back from its dict (the columns spelled out)
@@ -27,6 +28,7 @@ def full_request() -> PeerRequest:
         threads=1,
         device_kind="GPU",
         ratio_log_sd=0.07,
+        between_run_log_sd=0.11,
         probe_bytes=64 * 2**20,
         priors={"numpy": prior},
         elsewhere={"torch_bmm": (0.001, 0.0011)},
@@ -49,6 +51,7 @@ def test_the_optional_fields_take_the_runs_defaults():
     read = PeerRequest.from_dict(raw)
     assert read.device_kind == "CPU" and read.priors == {} and read.elsewhere == {}
     assert read.probe_bytes == 256 * 2**20
+    assert read.between_run_log_sd == NoiseFloor().between_run_log_sd
 
 
 @pytest.mark.parametrize(
@@ -61,6 +64,7 @@ def test_the_optional_fields_take_the_runs_defaults():
         ({"copies": 0}, "copies"),
         ({"threads": True}, "threads"),
         ({"ratio_log_sd": "wide"}, "ratio_log_sd"),
+        ({"between_run_log_sd": -0.1}, "between_run_log_sd"),
         ({"priors": {"numpy": {"ratio": 3.0}}}, "priors"),
         ({"priors": [1]}, "priors"),
         ({"elsewhere": {"numpy": ["slow"]}}, "elsewhere"),

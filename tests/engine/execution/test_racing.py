@@ -8,6 +8,8 @@ holds what a neighbour and the machine's phases do to a variant's samples.
 
 from __future__ import annotations
 
+import numpy as np
+
 from engine.measure.racing import (
     GROSSLY_SLOWER,
     MIN_SAMPLES,
@@ -177,3 +179,34 @@ def test_a_reduced_precision_point_never_eliminates_the_requested_dtypes_points(
     items, _ = synthetic_run({"bf16_fast": 0.002, "right": 0.004}, seed=2, reduced=("bf16_fast",))
     assert stop(items, "right") in ("precise", "max_samples")
     assert stop(items, "bf16_fast") in ("precise", "max_samples")
+
+
+def test_a_variant_far_slower_than_a_peers_best_is_eliminated_at_min_samples():
+    """A peer process measured 2.5 ms (final); this process's two kernels at 4 ms, 1.6×: the
+    verdict separates them from it whatever more samples show, so both go at `min_samples`,
+    each note naming the peer's best and why; without the peer's samples they sample on."""
+    rng = np.random.default_rng(0)
+    peer = {"jax_einsum": list(0.0025 * np.exp(rng.normal(0.0, 0.02, 20)))}
+    times = {"a": 0.004, "b": 0.004 * 1.03}
+    items, events = synthetic_run(times, seed=1, noise=0.02, elsewhere=peer)
+    for item in items:
+        assert item.result.stop_reason == "eliminated"
+        assert len(item.sampler.samples) == MIN_SAMPLES
+        assert item.result.notes == [
+            "eliminated after 6 samples: slower than jax_einsum (measured in its own process) "
+            "beyond the 5% margin, by more than the spread between processes, which more "
+            "samples here would not shrink"
+        ]
+    gone = [e for e in events if isinstance(e, Eliminated)]
+    assert {e.variant for e in gone} == {"a", "b"} and {e.best for e in gone} == {"jax_einsum"}
+    alone, _ = synthetic_run(times, seed=1, noise=0.02)
+    assert all(i.result.stop_reason != "eliminated" for i in alone)
+
+
+def test_a_peers_best_within_the_floors_reach_eliminates_nothing():
+    """1.15× a peer's best: the spread between processes could cover it, so the run's own
+    samples decide, as before."""
+    rng = np.random.default_rng(0)
+    peer = {"jax_einsum": list(0.004 / 1.15 * np.exp(rng.normal(0.0, 0.02, 20)))}
+    items, _ = synthetic_run({"a": 0.004}, seed=1, noise=0.02, elsewhere=peer)
+    assert items[0].result.stop_reason == "precise"
