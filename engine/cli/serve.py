@@ -6,9 +6,10 @@ command]}` and goes through the very same `main` as a CLI run, so the queue, the
 exit codes and the files are the CLI's. Progress events go to stdout as JSON lines (pass
 `--progress jsonl`), and every request ends with one `{"event": "exit", "code": ..., "message":
 ...}` line. The worker ends at end of input, or after `--idle-timeout` seconds without a
-request, freeing the device. With `--prewarm` (and the layout its runs will ask for:
-`--replicas`, `--threads`), a worker on a CPU sets up its devices and probe buffers before the
-first request."""
+request, freeing the device. The peer frameworks' processes (JAX, PyTorch) are kept between
+runs too, on a machine without an accelerator (`execution/peer_pool.py`). With `--prewarm`
+(and the layout its runs will ask for: `--replicas`, `--threads`), a worker on a CPU sets up
+its devices and probe buffers before the first request."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from engine.cli.run import EXIT_OK, quiet_tensorflow
+from engine.execution.peer_pool import kept_peers
 from engine.machine.accelerators import probe_kind
 from engine.process.children import StopRequested
 from engine.results.events import Exit, Ready
@@ -254,6 +256,12 @@ def command_serve(
         expect = getattr(args, "expect", None)  # (a waiting run does this work itself, at once)
         prewarm_queued(state, lambda: parse(expect) if expect and parse else None)
     print(json.dumps(Ready().to_dict()), flush=True)
+    with kept_peers():  # JAX's and PyTorch's processes stay for the next run, as this one does
+        return serve_lines(args, state, main)
+
+
+def serve_lines(args: argparse.Namespace, state: Any, main: Main) -> int:
+    """Run each request line until end of input, the idle timeout, or an interrupt."""
     reader = LineReader(sys.stdin.fileno())
     while True:
         line = reader.next_line(args.idle_timeout)

@@ -140,6 +140,7 @@ def measure(plan: RunPlan, own: OwnProcess, progress: Progress | None = None) ->
         floor=floor,
         run_framework_here=own.framework_here,
         priors=priors,
+        machine_kind=own.kind,
     )
     measured_by_peers = {}
     for variant, result in peers.results.items():  # on the page as each process ended

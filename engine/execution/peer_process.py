@@ -17,7 +17,7 @@ from typing import Any
 from engine.execution.peer_worker import RESULT_KEY, TOKEN_KEY
 from engine.machine.jax_cluster import cluster_from_environment
 from engine.measure.memory import input_set_bytes
-from engine.process.children import Child, engine_environment, exchange
+from engine.process.children import Child, Exchanged, engine_environment, exchange
 from engine.results.events import Progress, VariantDone, VariantStarted, event_from_dict
 from engine.run_settings.config import BenchConfig
 from engine.run_settings.user_kernels import call_limit_s
@@ -73,63 +73,87 @@ def spawn_peer(
     nothing for that long and SILENCE_GRACE_S more (a call that does not return: a deadlocked
     device, a stuck compile, a user kernel that catches the signals of its own limit)."""
     child = Child(command or list(WORKER_COMMAND), stdin=subprocess.PIPE, env=engine_environment())
-    payload: list[Any] = [None]
-    # Every line the worker writes carries this run's token; a line without it was written by
-    # something else in that process (a kernel that found the channel) and is refused.
-    token = secrets.token_hex(16)
-    forged = [0]
-
-    def on_line(line: str) -> None:
-        try:
-            data = json.loads(line)
-        except ValueError:
-            return
-        if not isinstance(data, dict) or data.pop(TOKEN_KEY, None) != token:
-            forged[0] += 1
-            return
-        if RESULT_KEY in data:
-            payload[0] = data[RESULT_KEY]
-            return
-        event = event_from_dict(data)
-        if event is not None and not isinstance(event, VariantDone):
-            emit(event)
-
+    lines = PeerLines(emit)
     try:
         ended = exchange(
             child,
-            json.dumps({**request, TOKEN_KEY: token}),
-            on_line,
+            lines.request_text(request),
+            lines,
             timeout_s=timeout_s,
-            silence_s=None if call_limit_s is None else call_limit_s + SILENCE_GRACE_S,
+            silence_s=silence_for(call_limit_s),
             silence_from=starts_a_variant,  # the kernel's calls begin: its silence is watched
         )
     finally:
         child.end(grace_s=0.5)  # nothing of it (or anything it started) outlives the run
-    if forged[0] and payload[0] is None:
-        return None, (
-            f"wrote {forged[0]} line(s) on the harness's channel that the harness did not "
-            "write (refused) and reported no result of its own"
-        )
-    if forged[0] and isinstance(payload[0], dict):  # refused, and said on its results
-        payload[0][FORGED_KEY] = forged[0]
-    if ended.leftovers and isinstance(payload[0], dict):
-        payload[0][LEFTOVER_KEY] = list(ended.leftovers)
-    if ended.timed_out:
-        return payload[0], f"timed out after {timeout_s:.0f} s and was stopped"
-    if ended.silent:
-        return payload[0], (
-            f"did not return from a call within {call_limit_s:g} s "
-            "and was ended from outside (the call limit for this problem; "
-            "MATVEC_KERNEL_CALL_LIMIT_S sets its floor)"
-        )
-    if ended.code != 0:
-        how = (
-            f"by {signal.Signals(-ended.code).name}"
-            if ended.code < 0 and -ended.code in signal.valid_signals()
-            else f"with exit code {ended.code}"
-        )
-        return payload[0], f"{ENDED_PREFIX} {how}: {last_words(child.last_line())}{cluster_hint()}"
-    return payload[0], ""
+    return lines.outcome(ended, child, timeout_s, call_limit_s)
+
+
+def silence_for(call_limit_s: float | None) -> float | None:
+    """How long a process whose variant's calls have begun may say nothing."""
+    return None if call_limit_s is None else call_limit_s + SILENCE_GRACE_S
+
+
+class PeerLines:
+    """One request's lines from a framework's process: each must carry the request's token (a
+    line without it was written by something else in that process, a kernel that found the
+    channel, and is refused); its events are passed on, its result kept."""
+
+    def __init__(self, emit: Progress) -> None:
+        self.emit = emit
+        self.token = secrets.token_hex(16)
+        self.payload: Any = None
+        self.answered = False
+        self.forged = 0
+
+    def request_text(self, request: dict[str, Any]) -> str:
+        return json.dumps({**request, TOKEN_KEY: self.token})
+
+    def __call__(self, line: str) -> None:
+        try:
+            data = json.loads(line)
+        except ValueError:
+            return
+        if not isinstance(data, dict) or data.pop(TOKEN_KEY, None) != self.token:
+            self.forged += 1
+            return
+        if RESULT_KEY in data:
+            self.payload, self.answered = data[RESULT_KEY], True
+            return
+        event = event_from_dict(data)
+        if event is not None and not isinstance(event, VariantDone):
+            self.emit(event)
+
+    def outcome(
+        self, ended: Exchanged, child: Child, timeout_s: float, call_limit_s: float | None
+    ) -> tuple[Any, str]:
+        """Its result (None if it said none) and, when it did not end or answer cleanly, why."""
+        payload = self.payload
+        if self.forged and payload is None:
+            return None, (
+                f"wrote {self.forged} line(s) on the harness's channel that the harness did not "
+                "write (refused) and reported no result of its own"
+            )
+        if self.forged and isinstance(payload, dict):  # refused, and said on its results
+            payload[FORGED_KEY] = self.forged
+        if ended.leftovers and isinstance(payload, dict):
+            payload[LEFTOVER_KEY] = list(ended.leftovers)
+        if ended.timed_out:
+            return payload, f"timed out after {timeout_s:.0f} s and was stopped"
+        if ended.silent:
+            return payload, (
+                f"did not return from a call within {call_limit_s:g} s "
+                "and was ended from outside (the call limit for this problem; "
+                "MATVEC_KERNEL_CALL_LIMIT_S sets its floor)"
+            )
+        if ended.code != 0:
+            how = (
+                f"by {signal.Signals(-ended.code).name}"
+                if ended.code < 0 and -ended.code in signal.valid_signals()
+                else f"with exit code {ended.code}"
+            )
+            words = last_words(child.last_line())
+            return payload, f"{ENDED_PREFIX} {how}: {words}{cluster_hint()}"
+        return payload, ""
 
 
 NATIVE_FRAME = re.compile(r"^\s*(@\s+)?0x[0-9a-f]+\b|PyObject_|\(unknown\)\s*$")

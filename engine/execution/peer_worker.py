@@ -11,7 +11,9 @@ to measure a user's TensorFlow kernel.
 
 Protocol on stdout (one JSON object per line): `{"event": ...}` progress events, then one
 `{"peer_result": {...}}`. Everything else the framework prints goes to stderr, so it cannot
-corrupt the protocol.
+corrupt the protocol. With `--keep` (`peer_pool.py`: a warm worker's, a sweep's) it serves a
+request a line until stdin closes, keeping its runtime and built functions (`peer_kept.py`);
+it refuses a user's kernel, which always runs in a process of its own.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from engine.catalogue.catalog import ONE_THREAD, is_known, strategy_info, varian
 from engine.catalogue.strategy_info import declared_call, framework_info
 from engine.execution.device_probes import device_l2_probes, device_probes
 from engine.execution.host_replicas import prepare_host_replicas
+from engine.execution.peer_kept import KEPT, KEPT_FUNCTION
 from engine.execution.peer_request import PeerRequest, RequestRefused
 from engine.execution.phase_order import PhaseOrder
 from engine.execution.sampling import fixed_plan, race_plan, take_samples
@@ -67,10 +70,15 @@ def limit_cpus(threads: int) -> int:
 
 
 def load_runtime(framework: str, dtype: str, threads: int) -> Runtime:
-    """The framework's runtime, refused if it lacks a capability its framework declares."""
-    module = importlib.import_module(f"engine.backends.{framework}.runtime")
-    declared = framework_info(framework).capabilities
-    return capabilities.checked(module.make_runtime(dtype, threads), framework, declared)
+    """The framework's runtime, refused if it lacks a capability its framework declares (a kept
+    process's earlier one for this dtype and thread count)."""
+
+    def make() -> Runtime:
+        module = importlib.import_module(f"engine.backends.{framework}.runtime")
+        declared = framework_info(framework).capabilities
+        return capabilities.checked(module.make_runtime(dtype, threads), framework, declared)
+
+    return KEPT.runtime((framework, dtype, threads), make)
 
 
 def place_inputs(
@@ -111,12 +119,21 @@ def prepare_peer_variant(
     confirm = priors[name].median_s if name in priors and one else None
     how = "" if option == ONE_THREAD else option  # the thread count is the process's
 
-    def build() -> Callable[..., Any]:
-        return runtime.build(kernel_function(strategy), strategy_info(strategy).build or how)
+    config = request.config
+    shape = (config.matrices, config.dim, config.columns, config.dtype, config.threads)
+    reused: list[bool] = []
 
-    return prepare_variant(
+    def build() -> Callable[..., Any]:
+        def make() -> Callable[..., Any]:
+            return runtime.build(kernel_function(strategy), strategy_info(strategy).build or how)
+
+        built, kept = KEPT.build((runtime.framework, name, *shape), make)
+        reused.append(kept)
+        return built
+
+    found = prepare_variant(
         runtime,
-        request.config,
+        config,
         inputs,
         variant,
         build=build,
@@ -124,6 +141,9 @@ def prepare_peer_variant(
         confirm=confirm,
         own_ceiling=own_ceiling,
     )
+    if any(reused):
+        found.result.notes.append(KEPT_FUNCTION)
+    return found
 
 
 def prepare_split_variant(
@@ -245,6 +265,7 @@ def run(request: PeerRequest, write: Callable[[dict[str, Any]], None]) -> dict[s
         "sampling": {**record.to_dict(), "phases": order.to_list()},
         "startup_s": started_s,
         "wall_s": time.perf_counter() - start,
+        "runs_before": KEPT.served - 1,  # a kept process's earlier requests (0: a fresh one)
     }
 
 
@@ -276,11 +297,26 @@ def protocol_stream() -> IO[str]:
     return stream
 
 
+KEEP_FLAG = "--keep"  # serve a request a line, keeping runtimes and functions between them
+
+
 def main() -> int:
     die_with_parent()
     out = protocol_stream()
+    if KEEP_FLAG not in sys.argv[1:]:
+        answer(json.load(sys.stdin), out)
+        return 0
+    KEPT.keeping = True
+    for line in sys.stdin:  # a request a line, until the parent closes stdin (or ends)
+        if line.strip():
+            answer(json.loads(line), out)
+    return 0
 
-    request = json.load(sys.stdin)
+
+def answer(request: Any, out: IO[str]) -> None:
+    """Measure one request and write its lines, its result last."""
+    if not isinstance(request, dict):
+        request = {}
     token = str(request.pop(TOKEN_KEY, ""))  # this run's: on every line, before any kernel loads
 
     def write(data: dict[str, Any]) -> None:
@@ -288,7 +324,11 @@ def main() -> int:
         out.flush()
 
     try:
-        write({RESULT_KEY: run(PeerRequest.from_dict(request), write)})
+        parsed = PeerRequest.from_dict(request)  # registers a user's kernel, not yet loaded
+        if KEPT.keeping and any(is_user_kernel(name) for name, _ in parsed.variants):
+            raise RequestRefused("variants: a user's kernel runs in a process of its own")
+        KEPT.served += 1
+        write({RESULT_KEY: run(parsed, write)})
     except RequestRefused as error:  # before the framework is imported: the field, in words
         write({RESULT_KEY: {"error": f"request refused: {error}"}})
     except ImportError as error:
@@ -299,7 +339,6 @@ def main() -> int:
         user = any(is_user_kernel(name) for name, _ in request.get("variants", []))
         who = "the kernel" if user else "the framework"
         write({RESULT_KEY: {"error": f"{who} ended the process (sys.exit({stop.code}))"}})
-    return 0
 
 
 if __name__ == "__main__":

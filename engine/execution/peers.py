@@ -23,6 +23,7 @@ from engine.catalogue.catalog import (
     variant_name,
 )
 from engine.execution.confirmation import samples_of
+from engine.execution.peer_pool import pool_for
 from engine.execution.peer_process import (
     ENDED_PREFIX,
     FORGED_KEY,
@@ -205,10 +206,12 @@ def run_peers(
     floor: NoiseFloor | None = None,
     run_framework_here: bool = True,
     priors: Mapping[str, Prior] | None = None,
+    machine_kind: str | None = None,
 ) -> PeerOutcome:
     """Every peer variant of the run, measured framework by framework; `floor`: the machine's
     noise floor, for each peer process's own race; `priors`: what the history says of the
-    variants to confirm with one block (`execution/confirmation.py`)."""
+    variants to confirm with one block (`execution/confirmation.py`); `machine_kind`: the
+    machine's device kind, whether a process may be kept for the next run (`peer_pool.py`)."""
     outcome = PeerOutcome()
     groups = confirming_last(group_by_framework(variants, run_framework_here, config.mode), priors)
     for process, wanted in groups.items():
@@ -240,13 +243,18 @@ def run_peers(
                 name: tuple(found) for name, found in samples_of(outcome.results.values()).items()
             },
         )
+        pool = pool_for(process, config.mode, machine_kind or "")
+        limits = {
+            "timeout_s": process_timeout_s(config, len(wanted)),
+            "call_limit_s": call_limit_for(config),
+        }
         try:
-            payload, problem = spawn_peer(
-                request.to_dict(),
-                emit,
-                process_timeout_s(config, len(wanted)),
-                call_limit_s=call_limit_for(config),
-            )
+            if pool is None:
+                payload, problem = spawn_peer(request.to_dict(), emit, **limits)
+            else:
+                payload, problem = pool.ask(
+                    (process, threads), request.to_dict(), emit, **limits, dtype=config.dtype
+                )
         except KeyboardInterrupt:  # its process is ended; what finished before is kept
             outcome.interrupted = True
             error = f"the run was interrupted while the {framework} process measured it"
@@ -272,7 +280,7 @@ def run_peers(
                 )
         outcome.results.update(found)
         if isinstance(payload, dict) and isinstance(payload.get("environment"), dict):
-            timing = {k: payload.get(k) for k in ("startup_s", "wall_s")}
+            timing = {k: payload.get(k) for k in ("startup_s", "wall_s", "runs_before")}
             outcome.environments[process] = {**payload["environment"], "process": timing}
         if isinstance(payload, dict) and isinstance(payload.get("sampling"), dict):
             outcome.sampling[process] = payload["sampling"]

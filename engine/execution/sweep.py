@@ -2,9 +2,10 @@
 
 Every point is a run of the one orchestrator, with whatever frameworks are installed. One
 own process serves the whole sweep (TensorFlow, when usable, starts once, with one replica
-layout), and the read bandwidth is measured by the first point and reused by the rest. A
-point is planned as a run is (`run_plan.py`): judged by the machine's calibrated floor, and a
-point the history has measured before (in another sweep, or a run) learns from it
+layout), so does one process per peer framework (JAX, PyTorch: `peer_pool.py`, on a machine
+without an accelerator), and the read bandwidth is measured by the first point and reused by
+the rest. A point is planned as a run is (`run_plan.py`): judged by the machine's calibrated
+floor, and a point the history has measured before (in another sweep, or a run) learns from it
 (`analysis/history_prior.py`), and so does a point whose problem this sweep measured with fewer
 matrices: a variant that point found far slower than its best is confirmed here by one block
 (`for_more_matrices`), not warmed up and sampled in full again.
@@ -21,6 +22,7 @@ from typing import Any
 
 from engine.analysis.history_prior import Prior, for_more_matrices, point_priors
 from engine.execution.orchestrator import measure
+from engine.execution.peer_pool import kept_peers
 from engine.execution.run_plan import RunPlan, plan_run
 from engine.execution.run_process import own_process
 from engine.measure import memory
@@ -64,21 +66,22 @@ def run_sweep(spec: SweepSpec, history: Any, progress: Progress | None = None) -
     measured = SmallerPoints(history.sweep_runs(sweep_id) if done else ())  # a resumed one's
     refused: list[str] = []
     started = time.perf_counter()
-    for index, config in enumerate(todo):
-        key = spec.point_key(config)
-        emit(SweepPoint(key, index, len(todo), eta_s(started, index, len(todo))))
-        within = PointProgress(emit, key, index, len(todo), started)
-        try:
-            # through the run's one door: the machine's floor, the history's priors here
-            plan = measured.teach(plan_run(config, history, own.kind, peak=peak))
-            result = measure(plan, own, progress=within)
-        except memory.PreflightError as error:
-            refused.append(f"{key}: {error}")
-            emit(SweepRefused(key, str(error)))
-            continue
-        history.add_run(result, sweep_id=sweep_id, point_key=key)
-        measured.add(result)
-        peak = peak or result.peak  # the first point's probes serve the sweep
+    with kept_peers():  # one process per peer framework serves every point
+        for index, config in enumerate(todo):
+            key = spec.point_key(config)
+            emit(SweepPoint(key, index, len(todo), eta_s(started, index, len(todo))))
+            within = PointProgress(emit, key, index, len(todo), started)
+            try:
+                # through the run's one door: the machine's floor, the history's priors here
+                plan = measured.teach(plan_run(config, history, own.kind, peak=peak))
+                result = measure(plan, own, progress=within)
+            except memory.PreflightError as error:
+                refused.append(f"{key}: {error}")
+                emit(SweepRefused(key, str(error)))
+                continue
+            history.add_run(result, sweep_id=sweep_id, point_key=key)
+            measured.add(result)
+            peak = peak or result.peak  # the first point's probes serve the sweep
     outcome = SweepDone(
         sweep_id=sweep_id,
         points=len(points),

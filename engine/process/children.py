@@ -15,8 +15,8 @@ the last lines for the message a failure shows. Children end with their parent:
 
 Every engine child is started the same way (`engine_command`, `engine_environment`, from
 `ENGINE_ROOT`) and watched by `Child` itself: `wait_or_end` for one that only needs its exit
-code, `exchange` for one that speaks JSON lines, `run_to_end` for one whose output is read
-whole.
+code, `exchange` for one that speaks JSON lines, `converse` for one that serves a request a
+line and lives on, `run_to_end` for one whose output is read whole.
 """
 
 from __future__ import annotations
@@ -179,6 +179,8 @@ class Exchanged:
     # Processes the child left holding its output after it ended (a kernel's setsid
     # grandchild): ended by the harness, so the exchange does not wait on them.
     leftovers: tuple[int, ...] = ()
+    # `converse`: the child answered and lives on, waiting for its next request.
+    alive: bool = False
 
 
 WATCH_INTERVAL_S = 0.2
@@ -249,6 +251,67 @@ def exchange(
     return Exchanged(
         code, timed_out=why == ["timeout"], silent=why == ["silence"], leftovers=leftovers
     )
+
+
+def converse(
+    child: Child,
+    request: str,
+    on_line: Callable[[str], None],
+    answered: Callable[[], bool],
+    *,
+    timeout_s: float | None = None,
+    silence_s: float | None = None,
+    silence_from: Callable[[str], bool] = lambda _line: True,
+) -> Exchanged:
+    """One request to a child that serves many, one a line: write `request` as a line (its
+    stdin stays open), hand each line it writes to `on_line` until `answered()` is true after
+    one (the child then lives on: `alive`), or until it ends. Past `timeout_s`, or silent for
+    `silence_s` once a line for which `silence_from` is true has come, its whole group is
+    ended (SIGKILL), as `exchange` does."""
+    process = child.process
+    assert process.stdout is not None and process.stdin is not None
+    started = last = time.monotonic()
+    seen_a_line = False
+    why: list[str] = []
+    finished = threading.Event()
+
+    def watch() -> None:
+        while not finished.wait(WATCH_INTERVAL_S):
+            now = time.monotonic()
+            if process.poll() is not None:
+                return
+            if timeout_s is not None and now - started > timeout_s:
+                why.append("timeout")
+            elif silence_s is not None and seen_a_line and now - last > silence_s:
+                why.append("silence")
+            else:
+                continue
+            child.signal_group(signal.SIGKILL)
+            return
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        try:
+            process.stdin.write(request + "\n")  # one line: JSON escapes its newlines
+            process.stdin.flush()
+        except (BrokenPipeError, OSError):
+            pass  # it ended already: its exit code and stderr say why
+        for line in process.stdout:
+            last = time.monotonic()
+            seen_a_line = seen_a_line or silence_from(line)
+            on_line(line)
+            if answered():
+                finished.set()
+                watcher.join()
+                if not why and process.poll() is None:
+                    return Exchanged(0, alive=True)
+                break
+        code = child.wait()
+    finally:
+        finished.set()
+        watcher.join()
+    return Exchanged(code, timed_out=why == ["timeout"], silent=why == ["silence"])
 
 
 @dataclass(frozen=True)

@@ -125,6 +125,26 @@ def test_the_second_run_is_warm_and_reuses_the_inputs(session):
     assert second.timings["startup_s"] >= 0 and second.timings["total_s"] > 0
 
 
+def test_the_peer_frameworks_process_is_kept_for_the_next_run(tmp_path):
+    """A second run with a JAX variant is served by the first run's JAX process, its function
+    kept (and said so); the process ends with the worker."""
+    from engine.catalogue.catalog import strategy_info
+    from engine.execution.peer_kept import KEPT_FUNCTION
+
+    if not strategy_info("jax_einsum").installed:
+        pytest.skip("jax is not installed (requirements-peers.txt)")
+    paths = [tmp_path / "first.json", tmp_path / "second.json"]
+    lines = [request("--strategy", "jax_einsum,numpy", "--json", str(path)) for path in paths]
+    events, _, code = serve(lines)
+    assert code == 0 and [e["code"] for e in exits(events)] == [0, 0]
+    first, second = (RunResult.from_dict(json.loads(path.read_text())) for path in paths)
+    for run, before in ((first, 0), (second, 1)):
+        assert run.environment.frameworks["jax"]["process"]["runs_before"] == before
+        jax = next(r for r in run.results if r.variant == "jax_einsum")
+        assert jax.status == "ok" and jax.correct
+        assert (KEPT_FUNCTION in jax.notes) is (before == 1)
+
+
 def test_results_stream_before_the_run_is_over(session):
     events, *_ = session
     first_run = events[: events.index(exits(events)[0])]

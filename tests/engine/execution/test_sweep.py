@@ -136,3 +136,29 @@ def test_a_resumed_sweep_learns_from_the_points_it_stored_before():
     assert set(taught.priors) == {"python_loop"} and taught.priors["python_loop"].matrices == 300
     other = BenchConfig.from_raw({**stored.config.to_dict(), "matrices": 1200, "dim": 32})
     assert measured.teach(RunPlan(other)).priors == {}
+
+
+def test_a_sweep_keeps_one_process_per_peer_framework_for_its_points(tmp_path):
+    """Three points with a JAX variant: one JAX process serves them all (its environment
+    counts the runs it served before), and it ends with the sweep."""
+    from engine.catalogue.catalog import strategy_info
+    from engine.execution import peer_pool
+    from engine.execution.sweep import run_sweep
+    from engine.process.children import live_children
+    from engine.run_settings.sweep import SweepSpec
+
+    if not strategy_info("jax_einsum").installed:
+        pytest.skip("jax is not installed (requirements-peers.txt)")
+    history = History(tmp_path / "h.sqlite3")
+    spec = SweepSpec.from_raw(
+        {"matrices": "100,200,300", "dim": 8, "strategy": "jax_einsum,numpy", "warmup": 1}
+    )
+    before = set(live_children())
+    run_sweep(spec, history)
+    runs = sorted(history.sweep_runs(spec.sweep_id), key=lambda run: run.config.matrices)
+    served = [run.environment.frameworks["jax"]["process"]["runs_before"] for run in runs]
+    assert served == [0, 1, 2]
+    for run in runs:
+        jax = next(r for r in run.results if r.variant == "jax_einsum")
+        assert jax.status == "ok" and jax.correct
+    assert set(live_children()) <= before and not peer_pool._kept  # ended with the sweep
