@@ -9,7 +9,10 @@ and their ratio, and how often the two sides' runs gave the same answer (each wi
 the other's winner-or-tie set, by this checkout's winner rule, run i against run i).
 
     git worktree add /tmp/earlier <commit>
-    python -m benchmarks.warm_time --earlier /tmp/earlier [--rounds 4] [--requests 4]
+    python -m benchmarks.warm_time --earlier /tmp/earlier [--rounds 4] [--requests 4] [--search]
+
+`--search`: `run --search` at the seed size instead of the default set; its peer frameworks'
+processes (`peers_s`) are most of a search, so the whole run (`total_s`) is the figure to read.
 """
 
 from __future__ import annotations
@@ -23,14 +26,16 @@ import tempfile
 from pathlib import Path
 
 from benchmarks.engine_cli import ROOT
-from benchmarks.time_to_answer import ARGS, agree
+from benchmarks.time_to_answer import ARGS, SEARCH_ARGS, agree
 from dashboard.services.job_status import event_of_line
 from engine.process.children import Child, engine_environment
 from engine.results.events import Exit
 from engine.results.run_result import RunResult
 
 
-def worker_runs(checkout: Path, folder: Path, requests: int) -> list[RunResult]:
+def worker_runs(
+    checkout: Path, folder: Path, requests: int, problem: tuple[str, ...] = ARGS
+) -> list[RunResult]:
     """`requests` runs (after one that starts the history) by one `serve` of `checkout`."""
     history = folder / "history.db"
     child = Child(
@@ -44,7 +49,7 @@ def worker_runs(checkout: Path, folder: Path, requests: int) -> list[RunResult]:
     try:
         for index in range(requests + 1):
             out = folder / f"run-{index}.json"
-            run = [*ARGS, "--history", str(history), "--progress", "none", "--json", str(out)]
+            run = [*problem, "--history", str(history), "--progress", "none", "--json", str(out)]
             assert child.process.stdin is not None and child.process.stdout is not None
             child.process.stdin.write(json.dumps({"run": run}) + "\n")
             child.process.stdin.flush()
@@ -68,7 +73,9 @@ def main() -> None:
     parser.add_argument("--earlier", type=Path, required=True, help="a checkout to compare with")
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--requests", type=int, default=4)
+    parser.add_argument("--search", action="store_true", help="`run --search` instead")
     args = parser.parse_args()
+    problem = SEARCH_ARGS if args.search else ARGS
     sides = {"earlier": args.earlier.resolve(), "this": ROOT}
     runs: dict[str, list[RunResult]] = {side: [] for side in sides}
     with tempfile.TemporaryDirectory() as scratch:
@@ -77,18 +84,20 @@ def main() -> None:
             for side in order:
                 folder = Path(scratch) / f"{side}-{round_index}"
                 folder.mkdir()
-                found = worker_runs(sides[side], folder, args.requests)
+                found = worker_runs(sides[side], folder, args.requests, problem)
                 runs[side] += found
                 times = ", ".join(f"{r.timings['variants_s']:.2f}" for r in found)
-                print(f"round {round_index + 1}, {side}: measuring {times} s", flush=True)
-    medians = {
-        side: statistics.median(r.timings["variants_s"] for r in found)
-        for side, found in runs.items()
-    }
-    print(
-        f"measuring: median {medians['earlier']:.2f} s -> {medians['this']:.2f} s, "
-        f"ratio {medians['this'] / medians['earlier']:.2f}"
-    )
+                whole = ", ".join(f"{r.timings['total_s']:.2f}" for r in found)
+                print(
+                    f"round {round_index + 1}, {side}: measuring {times} s; whole run {whole} s",
+                    flush=True,
+                )
+    for key in ("variants_s", "peers_s", "total_s"):
+        before, after = (
+            statistics.median(r.timings.get(key, 0.0) for r in runs[side]) for side in sides
+        )
+        ratio = f"{after / before:.2f}" if before else "-"
+        print(f"{key}: median {before:.2f} s -> {after:.2f} s, ratio {ratio}")
     same = sum(agree(e, t) for e, t in zip(runs["earlier"], runs["this"]))
     pairs = len(runs["this"])
     print(f"same answer (each winner in the other's winner-or-tie set): {same} of {pairs}")
