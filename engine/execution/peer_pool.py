@@ -30,7 +30,8 @@ from engine.execution.peer_process import (
 )
 from engine.execution.peer_worker import KEEP_FLAG
 from engine.machine.jax_cluster import cluster_from_environment
-from engine.process.children import Child, converse, engine_environment
+from engine.process.children import Child, engine_environment
+from engine.process.conversation import converse
 from engine.results.events import Progress
 
 

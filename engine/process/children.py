@@ -15,8 +15,8 @@ the last lines for the message a failure shows. Children end with their parent:
 
 Every engine child is started the same way (`engine_command`, `engine_environment`, from
 `ENGINE_ROOT`) and watched by `Child` itself: `wait_or_end` for one that only needs its exit
-code, `exchange` for one that speaks JSON lines, `converse` for one that serves a request a
-line and lives on, `run_to_end` for one whose output is read whole.
+code, `exchange` for one that speaks JSON lines (`conversation.converse` for one that serves a
+request a line and lives on), `run_to_end` for one whose output is read whole.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from engine.process.deadline import Deadline
 from engine.process.pipe_holders import end_holders
 
 KILL_GRACE_S = 3.0
@@ -203,9 +204,7 @@ def exchange(
     `finally` may still `end()` it."""
     process = child.process
     assert process.stdout is not None
-    started = last = time.monotonic()
-    seen_a_line = False
-    why: list[str] = []
+    deadline = Deadline(timeout_s, silence_s, silence_from)
     finished = threading.Event()
 
     left: list[int] = []
@@ -221,14 +220,9 @@ def exchange(
                 if now - exited_at[0] > LEFTOVER_GRACE_S:  # someone it started holds the pipe
                     left.extend(end_holders(pipes) or [0])
                 continue
-            if timeout_s is not None and now - started > timeout_s:
-                why.append("timeout")
-            elif silence_s is not None and seen_a_line and now - last > silence_s:
-                why.append("silence")
-            else:
-                continue
-            child.signal_group(signal.SIGKILL)
-            return
+            if deadline.passed(now):
+                child.signal_group(signal.SIGKILL)
+                return
 
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
@@ -240,78 +234,14 @@ def exchange(
             except BrokenPipeError:
                 pass  # it ended already: its exit code and stderr say why
         for line in process.stdout:
-            last = time.monotonic()
-            seen_a_line = seen_a_line or silence_from(line)
+            deadline.heard(line)
             on_line(line)
         code = child.wait()
     finally:
         finished.set()
         watcher.join()
     leftovers = tuple(pid for pid in left if pid)
-    return Exchanged(
-        code, timed_out=why == ["timeout"], silent=why == ["silence"], leftovers=leftovers
-    )
-
-
-def converse(
-    child: Child,
-    request: str,
-    on_line: Callable[[str], None],
-    answered: Callable[[], bool],
-    *,
-    timeout_s: float | None = None,
-    silence_s: float | None = None,
-    silence_from: Callable[[str], bool] = lambda _line: True,
-) -> Exchanged:
-    """One request to a child that serves many, one a line: write `request` as a line (its
-    stdin stays open), hand each line it writes to `on_line` until `answered()` is true after
-    one (the child then lives on: `alive`), or until it ends. Past `timeout_s`, or silent for
-    `silence_s` once a line for which `silence_from` is true has come, its whole group is
-    ended (SIGKILL), as `exchange` does."""
-    process = child.process
-    assert process.stdout is not None and process.stdin is not None
-    started = last = time.monotonic()
-    seen_a_line = False
-    why: list[str] = []
-    finished = threading.Event()
-
-    def watch() -> None:
-        while not finished.wait(WATCH_INTERVAL_S):
-            now = time.monotonic()
-            if process.poll() is not None:
-                return
-            if timeout_s is not None and now - started > timeout_s:
-                why.append("timeout")
-            elif silence_s is not None and seen_a_line and now - last > silence_s:
-                why.append("silence")
-            else:
-                continue
-            child.signal_group(signal.SIGKILL)
-            return
-
-    watcher = threading.Thread(target=watch, daemon=True)
-    watcher.start()
-    try:
-        try:
-            process.stdin.write(request + "\n")  # one line: JSON escapes its newlines
-            process.stdin.flush()
-        except (BrokenPipeError, OSError):
-            pass  # it ended already: its exit code and stderr say why
-        for line in process.stdout:
-            last = time.monotonic()
-            seen_a_line = seen_a_line or silence_from(line)
-            on_line(line)
-            if answered():
-                finished.set()
-                watcher.join()
-                if not why and process.poll() is None:
-                    return Exchanged(0, alive=True)
-                break
-        code = child.wait()
-    finally:
-        finished.set()
-        watcher.join()
-    return Exchanged(code, timed_out=why == ["timeout"], silent=why == ["silence"])
+    return Exchanged(code, *deadline.ended_for(), leftovers=leftovers)
 
 
 @dataclass(frozen=True)
