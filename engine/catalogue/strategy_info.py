@@ -37,7 +37,14 @@ ProcessPolicy = Literal["run", "host", "own"]
 # `execution/device_replicas.py`) or "none" (mode single only, and the run says so).
 ReplicaPolicy = Literal["distribution", "split", "none"]
 # The capabilities a framework may declare (`harness/capabilities.py` holds their protocols).
-CAPABILITY_NAMES = ("profile", "device_ceiling", "l2_ceiling", "replica_gpus", "replica_devices")
+CAPABILITY_NAMES = (
+    "profile",
+    "device_ceiling",
+    "l2_ceiling",
+    "replica_gpus",
+    "replica_devices",
+    "compiler_preload",
+)
 
 PEER_INSTALL_HINT = (
     "install the peers with `pip install -r requirements-peers.txt` (CPU-only machines: "

@@ -92,10 +92,15 @@ def command_run(args: argparse.Namespace, warm: Any = None) -> int:
         with queue:
             return report_group(config, repetitions, args)
     from engine.execution.orchestrator import measure
+    from engine.execution.peer_pool import kept_peers, settle_peers
+    from engine.execution.prestart import prestart_peers
     from engine.execution.run_plan import plan_run
     from engine.execution.run_process import needs_run_framework, own_process
 
-    with queue:
+    # its peer processes (a warm worker's own, kept; else this run's) start beside TensorFlow;
+    # a multi-worker run's workers each start their own, as before
+    peers = kept_peers() if worker_count() <= 1 else contextlib.nullcontext()
+    with queue, peers:
         history = usable_history(args.history)  # opened once for every read the plan makes
         unprobed = Peak(None, NOT_PROBED) if args.no_ceiling else None
         plan = plan_run(
@@ -107,6 +112,7 @@ def command_run(args: argparse.Namespace, warm: Any = None) -> int:
             peak=unprobed,
         )
         started = time.perf_counter()
+        prestart_peers(config, probe_kind())  # loading and drawing: nothing timed runs yet
         starts_tensorflow = needs_run_framework(config.strategies) and tensorflow_problem() is None
         if (warm is None or not warm.warm) and starts_tensorflow:
             progress(Phase("starting TensorFlow"))
@@ -114,6 +120,7 @@ def command_run(args: argparse.Namespace, warm: Any = None) -> int:
             predraw.start(predraw.shape_of(config))  # on the second core, while TensorFlow imports
         own = own_process(state=warm, strategies=config.strategies)
         predraw.wait()  # ended before anything is measured
+        settle_peers()  # as are the peer processes' starts
         imported_s = time.perf_counter() - started  # TensorFlow's import: part of starting
         interrupted = False
         watch = hang_watch_for(config, args, own.kind)

@@ -12,13 +12,16 @@ with state), a replicated or sharded run's, a JAX cluster's, and any process on 
 an accelerator (a kept JAX process would hold most of a GPU's memory while the next framework
 needs it). A kept process that ends, hangs or answers out of turn is ended and the run is told
 as a fresh one's would be; the next run starts a fresh one. Each request carries a token of its
-own, so a line left over from an earlier one is refused.
+own, so a line left over from an earlier one is refused. A run starts its processes early
+(`prestart`, on a thread each, while its own process imports TensorFlow) and measures only
+once they have answered (`settle`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import subprocess
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -32,7 +35,7 @@ from engine.execution.peer_worker import KEEP_FLAG
 from engine.machine.jax_cluster import cluster_from_environment
 from engine.process.children import Child, engine_environment
 from engine.process.conversation import converse
-from engine.results.events import Progress
+from engine.results.events import Progress, silent
 
 
 class PeerPool:
@@ -44,6 +47,7 @@ class PeerPool:
         self.command = command
         self.children: dict[tuple[str, int], Child] = {}
         self.dtypes: dict[tuple[str, int], str] = {}
+        self.starting: list[threading.Thread] = []
 
     def ask(
         self,
@@ -57,13 +61,7 @@ class PeerPool:
         """`request` answered by the kept process for `key` (started now if there is none, it
         ended, or it served another `dtype`): its `peer_result` and, when it did not answer
         cleanly, why."""
-        child = self.children.get(key)
-        if child is not None and (child.poll() is not None or self.dtypes.get(key) != dtype):
-            self.drop(key)
-            child = None
-        if child is None:
-            child = Child(list(self.command), stdin=subprocess.PIPE, env=engine_environment())
-            self.children[key], self.dtypes[key] = child, dtype
+        child = self.child_for(key, dtype)
         lines = PeerLines(emit)
         try:
             ended = converse(
@@ -82,6 +80,43 @@ class PeerPool:
             self.drop(key)
         return lines.outcome(ended, child, timeout_s, call_limit_s)
 
+    def child_for(self, key: tuple[str, int], dtype: str) -> Child:
+        """The kept process for `key`, started now if there is none, it ended, or it served
+        another `dtype`."""
+        child = self.children.get(key)
+        if child is not None and (child.poll() is not None or self.dtypes.get(key) != dtype):
+            self.drop(key)
+            child = None
+        if child is None:
+            child = Child(list(self.command), stdin=subprocess.PIPE, env=engine_environment())
+            self.children[key], self.dtypes[key] = child, dtype
+        return child
+
+    def prestart(
+        self, key: tuple[str, int], request: dict[str, Any], timeout_s: float, dtype: str
+    ) -> None:
+        """Send `request` (a prestart: load the framework, draw the inputs, measure nothing:
+        `peer_prestart.py`) to the process for `key`, started now if need be, and wait for
+        its answer on a thread of its own; `settle` waits for every such answer."""
+        self.child_for(key, dtype)  # here: the threads never start processes
+
+        def ask_quietly() -> None:
+            try:
+                self.ask(key, request, silent, timeout_s, dtype=dtype)
+            except Exception:  # noqa: BLE001 - the run's own request meets it and says why
+                self.drop(key)
+
+        thread = threading.Thread(target=ask_quietly, name=f"prestart {key[0]}", daemon=True)
+        thread.start()
+        self.starting.append(thread)
+
+    def settle(self) -> None:
+        """Wait until every prestarted process has answered (each within its timeout): the
+        run measures only once nothing of its own is starting beside it."""
+        for thread in self.starting:
+            thread.join()
+        self.starting.clear()
+
     def drop(self, key: tuple[str, int]) -> None:
         child = self.children.pop(key, None)
         self.dtypes.pop(key, None)
@@ -90,7 +125,7 @@ class PeerPool:
 
     def close(self) -> None:
         """End every kept process: its stdin closes (it leaves its loop), then its group."""
-        for child in self.children.values():
+        for child in list(self.children.values()):  # a prestart's thread may drop one
             with contextlib.suppress(OSError):
                 if child.process.stdin is not None:
                     child.process.stdin.close()
@@ -115,6 +150,12 @@ def kept_peers() -> Iterator[PeerPool]:
     finally:
         _kept.remove(pool)
         pool.close()
+
+
+def settle_peers() -> None:
+    """Wait for the kept processes prestarted for this run (`PeerPool.settle`), if any."""
+    if _kept:
+        _kept[-1].settle()
 
 
 def pool_for(process: str, mode: str, machine_kind: str) -> PeerPool | None:

@@ -40,6 +40,8 @@ class PeerRequest:
     priors: Mapping[str, Prior] = field(default_factory=dict)  # to confirm with one block
     # what the processes before it measured, by variant: a confirming block's best may be there
     elsewhere: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
+    # a kept process's start before the run measures: load, draw the inputs, measure nothing
+    prestart: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -54,6 +56,7 @@ class PeerRequest:
             "probe_bytes": self.probe_bytes,
             "priors": {name: prior.to_dict() for name, prior in self.priors.items()},
             "elsewhere": {name: list(samples) for name, samples in self.elsewhere.items()},
+            "prestart": self.prestart,
         }
 
     @classmethod
@@ -77,6 +80,7 @@ class PeerRequest:
             probe_bytes=_count(raw, "probe_bytes", DEFAULT_PROBE_BYTES),
             priors=_priors(raw.get("priors")),
             elsewhere=_elsewhere(raw.get("elsewhere")),
+            prestart=_flag(raw, "prestart"),
         )
 
 
@@ -99,6 +103,13 @@ def _number(raw: dict, name: str, default: float) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
         raise RequestRefused(f"{name}: a number of at least 0, not {value!r}")
     return float(value)
+
+
+def _flag(raw: dict, name: str) -> bool:
+    value = raw.get(name, False)
+    if not isinstance(value, bool):
+        raise RequestRefused(f"{name}: true or false, not {value!r}")
+    return value
 
 
 def _variants(value: Any) -> tuple[Variant, ...]:

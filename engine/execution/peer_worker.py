@@ -18,7 +18,6 @@ it refuses a user's kernel, which always runs in a process of its own.
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import sys
@@ -32,8 +31,11 @@ from engine.catalogue.catalog import ONE_THREAD, is_known, strategy_info, varian
 from engine.catalogue.strategy_info import declared_call, framework_info
 from engine.execution.device_probes import device_l2_probes, device_probes
 from engine.execution.host_replicas import prepare_host_replicas
+from engine.execution.peer_inputs import kept_inputs
 from engine.execution.peer_kept import KEPT, KEPT_FUNCTION
+from engine.execution.peer_prestart import prestart
 from engine.execution.peer_request import PeerRequest, RequestRefused
+from engine.execution.peer_runtime import limit_cpus, load_runtime
 from engine.execution.phase_order import PhaseOrder
 from engine.execution.sampling import fixed_plan, race_plan, take_samples
 from engine.harness import capabilities
@@ -45,7 +47,6 @@ from engine.harness.variant import (
     kernel_function,
     prepare_variant,
 )
-from engine.measure.correctness import CHECK_STREAM, make_inputs, reference
 from engine.measure.trace_analysis import profile_calls
 from engine.measure.uncertainty import NoiseFloor
 from engine.process.parent_watch import die_with_parent
@@ -57,49 +58,6 @@ from engine.run_settings.config import BenchConfig
 
 RESULT_KEY = "peer_result"
 TOKEN_KEY = "token"  # the run's per-process token, on every protocol line
-
-
-def limit_cpus(threads: int) -> int:
-    """Keep this process on `threads` of the cores it may use; returns how many it has."""
-    if not hasattr(os, "sched_getaffinity"):
-        return threads
-    allowed = sorted(os.sched_getaffinity(0))
-    if threads < len(allowed):
-        os.sched_setaffinity(0, allowed[:threads])
-    return len(os.sched_getaffinity(0))
-
-
-def load_runtime(framework: str, dtype: str, threads: int) -> Runtime:
-    """The framework's runtime, refused if it lacks a capability its framework declares (a kept
-    process's earlier one for this dtype and thread count)."""
-
-    def make() -> Runtime:
-        module = importlib.import_module(f"engine.backends.{framework}.runtime")
-        declared = framework_info(framework).capabilities
-        return capabilities.checked(module.make_runtime(dtype, threads), framework, declared)
-
-    return KEPT.runtime((framework, dtype, threads), make)
-
-
-def place_inputs(
-    runtime: Runtime, config: BenchConfig, copies: int, keep_host: bool = False
-) -> PlacedInputs:
-    """The engine's input sets on the framework's device, and the check set with its reference.
-    `keep_host`: a user kernel's process keeps each set's A on the host to check its timed
-    calls against."""
-    shape = (config.matrices, config.dim, config.columns, config.dtype, config.seed)
-    timed, kept, transfer_s = [], [], 0.0
-    for stream in range(copies):
-        host = make_inputs(*shape, stream=stream)
-        start = time.perf_counter()
-        timed.append(runtime.put(host))
-        if stream == 0:
-            transfer_s = time.perf_counter() - start
-        if keep_host:
-            kept.append(host[0])
-    check_host = make_inputs(*shape, stream=CHECK_STREAM)
-    placed_check = runtime.put(check_host)
-    return PlacedInputs(timed, placed_check, reference(*check_host), transfer_s, kept)
 
 
 def prepare_peer_variant(
@@ -203,7 +161,7 @@ def run(request: PeerRequest, write: Callable[[dict[str, Any]], None]) -> dict[s
     order.enter("place")
     emit(Phase(f"inputs ({framework})"))
     user = any(is_user_kernel(name) for name, _ in variants)  # a user kernel's own process
-    inputs = place_inputs(runtime, config, request.copies, keep_host=user)
+    inputs, inputs_reused = kept_inputs(runtime, config, request.copies, keep_host=user)
     priors = dict(request.priors)
     elsewhere = {name: list(samples) for name, samples in request.elsewhere.items()}
     if not elsewhere and {variant_name(*v) for v in variants} <= set(priors):
@@ -266,6 +224,7 @@ def run(request: PeerRequest, write: Callable[[dict[str, Any]], None]) -> dict[s
         "startup_s": started_s,
         "wall_s": time.perf_counter() - start,
         "runs_before": KEPT.served - 1,  # a kept process's earlier requests (0: a fresh one)
+        "inputs_reused": inputs_reused,  # drawn by its last request: `peer_kept.py`
     }
 
 
@@ -327,6 +286,9 @@ def answer(request: Any, out: IO[str]) -> None:
         parsed = PeerRequest.from_dict(request)  # registers a user's kernel, not yet loaded
         if KEPT.keeping and any(is_user_kernel(name) for name, _ in parsed.variants):
             raise RequestRefused("variants: a user's kernel runs in a process of its own")
+        if parsed.prestart:
+            write({RESULT_KEY: prestart(parsed)})
+            return
         KEPT.served += 1
         write({RESULT_KEY: run(parsed, write)})
     except RequestRefused as error:  # before the framework is imported: the field, in words

@@ -74,6 +74,13 @@ def peer_threads(config: BenchConfig) -> int:
     return config.threads or usable_cores()
 
 
+def process_framework(process: str, config: BenchConfig) -> tuple[str, int]:
+    """A peer process's framework and thread count: "numpy:mine" is a user kernel's own
+    process (NumPy's), "torch@1thread" PyTorch's held to one core."""
+    framework = process.partition(":")[0].partition("@")[0]
+    return framework, 1 if process.endswith(f"@{ONE_THREAD}") else peer_threads(config)
+
+
 def group_by_framework(
     variants: Iterable[Variant], run_framework_here: bool = True, mode: str = "single"
 ) -> dict[str, list[Variant]]:
@@ -218,10 +225,8 @@ def run_peers(
         if outcome.interrupted:
             outcome.results.update(_ended(config, wanted, "skipped", NOT_STARTED))
             continue
-        # "numpy:mine": a user kernel's own process; "torch@1thread": held to one core
-        framework = process.partition(":")[0].partition("@")[0]
+        framework, threads = process_framework(process, config)
         one_thread = process.endswith(f"@{ONE_THREAD}")
-        threads = 1 if one_thread else peer_threads(config)
         if not strategy_info(wanted[0][0]).installed:
             error = f"{framework} is not installed here; {install_hint(framework)}"
             outcome.results.update(_ended(config, wanted, "unsupported", error))
@@ -280,7 +285,8 @@ def run_peers(
                 )
         outcome.results.update(found)
         if isinstance(payload, dict) and isinstance(payload.get("environment"), dict):
-            timing = {k: payload.get(k) for k in ("startup_s", "wall_s", "runs_before")}
+            told = ("startup_s", "wall_s", "runs_before", "inputs_reused")
+            timing = {k: payload.get(k) for k in told}
             outcome.environments[process] = {**payload["environment"], "process": timing}
         if isinstance(payload, dict) and isinstance(payload.get("sampling"), dict):
             outcome.sampling[process] = payload["sampling"]

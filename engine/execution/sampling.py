@@ -21,7 +21,8 @@ than the tie margin is eliminated; it keeps its samples and is finished at once.
 that the verdict would separate from the best another process of this run measured
 (`elsewhere`: a peer's, final) whatever its remaining samples show. One grossly
 slower than the best (`racing.grossly_slower`, a rule of single samples) goes at the end of its
-turn, not of the round, and takes no later turn. A variant
+turn, not of the round, and takes no later turn (`race_round.py`: a point of another accuracy
+class is raced against the best, never the best itself). A variant
 whose block raises is marked failed and leaves the rotation; the others go on. `on_done` is
 called for each variant as soon as it has stopped, so its result can be finished and shown
 while the others are still sampling; nothing it does runs inside another variant's block.
@@ -43,20 +44,15 @@ from engine.analysis.history_prior import Prior
 from engine.execution import hang_watch
 from engine.execution.confirmation import Confirmation
 from engine.execution.provisional import ProvisionalAnswer
+from engine.execution.race_round import race_round
 from engine.harness.recording import Prepared
 from engine.machine.load import LoadMonitor
 from engine.measure.neighbours import neighbour_effect
 from engine.measure.phases import phase_shift
-from engine.measure.racing import (
-    RacePlan,
-    grossly_slower,
-    race,
-    separated_from_elsewhere,
-    settled_ties,
-)
+from engine.measure.racing import RacePlan
 from engine.measure.timing import REWARM_S
 from engine.measure.uncertainty import NoiseFloor
-from engine.results.events import Eliminated, Progress, Sample, silent
+from engine.results.events import Progress, Sample, silent
 from engine.run_settings.config import BenchConfig
 
 
@@ -126,66 +122,6 @@ def _still_sampling(item: Prepared, plan: RacePlan) -> bool:
     elif not sampler.can_sample():
         result.stop_reason = "budget"
     return result.stop_reason is None
-
-
-def _race_round(
-    prepared: list[Prepared],
-    plan: RacePlan,
-    emit: Progress,
-    gross_only: bool = False,
-    elsewhere: Mapping[str, Sequence[float]] | None = None,
-) -> None:
-    """Eliminate the running variants confidently slower than the best (correct ones only),
-    or than `elsewhere`'s best beyond what their remaining samples could change (other
-    processes' samples, final), and stop those that more samples could not separate from the
-    best (`tied`). `gross_only`: only those grossly slower (`racing.grossly_slower`), a rule
-    of single samples with no level to spend, so it may look after every turn, not only at a
-    round's end."""
-    candidates = {
-        index: item.sampler.samples
-        for index, item in enumerate(prepared)
-        if item.sampler is not None
-        and item.result.correct
-        and item.result.stop_reason != "eliminated"
-        and not item.result.accuracy_class  # another accuracy: never the best to beat
-    }
-    running = {i for i in candidates if prepared[i].result.stop_reason is None}
-    named = {prepared[i].result.variant: s for i, s in candidates.items()}
-    index_of = {prepared[i].result.variant: i for i in candidates}
-    running_names = {prepared[i].result.variant for i in running}
-    if gross_only:
-        gone = grossly_slower(named, running_names) if plan.adaptive else {}
-    else:
-        gone = race(named, running_names, plan)
-    across = {}
-    if elsewhere and not gross_only:
-        across = separated_from_elsewhere(named, running_names - set(gone), elsewhere, plan)
-    for variant, bound in {**gone, **across}.items():
-        item = prepared[index_of[variant]]
-        item.result.stop_reason = "eliminated"
-        taken = len(item.sampler.samples) if item.sampler else 0
-        # No ratio in the note: the one a reader sees is the run's record's, from all the
-        # samples (the best's median moves after this look; a second number would disagree).
-        item.result.notes.append(
-            f"eliminated after {taken} samples: slower than {bound.best} beyond the "
-            f"{plan.margin:.0%} margin at the race's adjusted level"
-            if variant in gone
-            else f"eliminated after {taken} samples: slower than {bound.best} (measured in "
-            f"its own process) beyond the {plan.margin:.0%} margin, by more than the spread "
-            "between processes, which more samples here would not shrink"
-        )
-        emit(Eliminated(variant, bound.best, bound.ratio, bound.low))
-    gone = {**gone, **across}
-    if gross_only:
-        return
-    for variant, best in settled_ties(named, running_names - set(gone), plan).items():
-        item = prepared[index_of[variant]]
-        item.result.stop_reason = "tied"
-        taken = len(item.sampler.samples) if item.sampler else 0
-        item.result.notes.append(
-            f"stopped after {taken} samples: more could not separate it from {best} (the "
-            "spread of ratios between runs, not its samples, decides this pair)"
-        )
 
 
 def note_neighbour_effect(index: int, prepared: list[Prepared], record: SamplingRecord) -> None:
@@ -317,7 +253,7 @@ def take_samples(
                 taken.append(index)
                 if not confirm.judge(index):
                     taken.pop()
-                _race_round(prepared, plan.under_load(load()), emit, elsewhere=elsewhere)
+                race_round(prepared, plan.under_load(load()), emit, elsewhere=elsewhere)
             if taken:
                 record.rounds.append(taken)
             report_finished()
@@ -342,9 +278,9 @@ def take_samples(
                 blocks.pop()  # its dropped block: the record's blocks are its samples
             # An eager loop 200x the best is gone at its turn's end, not the round's: its
             # result is on the page seconds sooner, and a later turn of it is never taken.
-            _race_round(prepared, plan, emit, gross_only=True)
+            race_round(prepared, plan, emit, gross_only=True)
             report_finished(stopped_only=True)
         round_plan = plan.under_load(load())
-        _race_round(prepared, round_plan, emit, elsewhere=elsewhere)
+        race_round(prepared, round_plan, emit, elsewhere=elsewhere)
         report_finished()
         so_far.update(round_plan)

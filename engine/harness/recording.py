@@ -80,7 +80,7 @@ def mark_tpu_padding(result: StrategyResult, config: BenchConfig) -> None:
     result.notes.append(roofline.tpu_padding_note(config.matrices, m, n, config.itemsize))
 
 
-def record_timing(result: StrategyResult, timing: Timing, transfer_s: float) -> None:
+def record_timing(result: StrategyResult, timing: Timing, transfer_s: float | None) -> None:
     """Copy a finished timing into the result: samples are the truth, kept raw."""
     result.first_call_s = timing.first_call_s
     result.transfer_s = transfer_s

@@ -44,7 +44,8 @@ class PlacedInputs:
     timed: Sequence[tuple[Any, Any]]  # one (A, x) per cold-cache copy, rotated through
     check: tuple[Any, Any]
     reference: np.ndarray  # float64 (B, m) for the check inputs
-    transfer_s: float  # host -> device time of one set (0 on the host)
+    # host -> device time of one set (0 on the host; None: placed beside other work, untimed)
+    transfer_s: float | None
     # Each timed set's A on the host, kept in a user kernel's process only: its timed calls
     # are checked against them (`untrusted.FreshInputs`).
     host_matrices: Sequence[np.ndarray] = ()

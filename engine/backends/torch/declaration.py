@@ -114,5 +114,5 @@ FRAMEWORK = FrameworkInfo(
     wrappers={("eager", "compile"): "@torch.compile\n"},
     user_kind="eager",
     calibration=("torch_bmm",),
-    capabilities=("profile", "device_ceiling", "l2_ceiling", "replica_gpus"),
+    capabilities=("profile", "device_ceiling", "l2_ceiling", "replica_gpus", "compiler_preload"),
 )

@@ -43,6 +43,10 @@ class TorchRuntime(ArraysSayWhere):
     def unsupported(self, dtype: str) -> str | None:
         return None
 
+    def preload_compiler(self) -> None:
+        import torch._dynamo
+        import torch._inductor.compile_fx  # noqa: F401
+
     def put(self, host: tuple[np.ndarray, np.ndarray]) -> tuple[Any, Any]:
         placed = tuple(self._tensor(array) for array in host)
         self.sync(None)

@@ -60,8 +60,9 @@ def test_one_kept_process_serves_several_runs_and_their_results_say_so():
         assert kept_child(pool) is child and child.poll() is None  # the same process
         bigger = jax_run(BenchConfig(**{**SMALL, "matrices": 40}, strategies=config.strategies))
     assert child.poll() is not None  # ended with the block
-    for outcome, before in ((first, 0), (second, 1), (bigger, 2)):
+    for outcome, before, reused in ((first, 0, False), (second, 1, True), (bigger, 2, False)):
         assert outcome.environments["jax"]["process"]["runs_before"] == before
+        assert outcome.environments["jax"]["process"]["inputs_reused"] is reused
         for result in outcome.results.values():
             assert result.status == "ok" and result.correct, result.error
             assert len(result.samples_s) == 3

@@ -32,6 +32,7 @@ def full_request() -> PeerRequest:
         probe_bytes=64 * 2**20,
         priors={"numpy": prior},
         elsewhere={"torch_bmm": (0.001, 0.0011)},
+        prestart=True,
     )
 
 
@@ -50,6 +51,7 @@ def test_the_optional_fields_take_the_runs_defaults():
     }
     read = PeerRequest.from_dict(raw)
     assert read.device_kind == "CPU" and read.priors == {} and read.elsewhere == {}
+    assert read.prestart is False
     assert read.probe_bytes == 256 * 2**20
     assert read.between_run_log_sd == NoiseFloor().between_run_log_sd
 
@@ -68,6 +70,7 @@ def test_the_optional_fields_take_the_runs_defaults():
         ({"priors": {"numpy": {"ratio": 3.0}}}, "priors"),
         ({"priors": [1]}, "priors"),
         ({"elsewhere": {"numpy": ["slow"]}}, "elsewhere"),
+        ({"prestart": "yes"}, "prestart"),
     ],
 )
 def test_a_bad_field_is_refused_by_name(change, field):

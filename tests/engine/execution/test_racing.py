@@ -181,6 +181,38 @@ def test_a_reduced_precision_point_never_eliminates_the_requested_dtypes_points(
     assert stop(items, "bf16_fast") in ("precise", "max_samples")
 
 
+def test_a_reduced_precision_point_slower_than_the_best_is_eliminated_by_the_same_rule():
+    """Five times the best's time in bfloat16 answers the trade's question (it is not
+    faster): it goes at the race's first look, its note naming the best, as any variant's."""
+    items, events = synthetic_run(
+        {"right": 0.004, "bf16_slow": 0.02}, seed=1, noise=0.01, reduced=("bf16_slow",)
+    )
+    assert stop(items, "right") == "precise" and stop(items, "bf16_slow") == "eliminated"
+    slow = next(i for i in items if i.result.variant == "bf16_slow")
+    assert len(slow.sampler.samples) == RacePlan().race_after
+    assert slow.result.notes[0].startswith("eliminated after 3 samples: slower than right")
+    (event,) = [e for e in events if isinstance(e, Eliminated)]
+    assert (event.variant, event.best) == ("bf16_slow", "right")
+
+
+def test_a_reduced_precision_point_inside_the_margin_is_raced_as_a_tie_would_be():
+    """1.03× the best: the race's false-elimination rate holds for it as for any pair."""
+    broken = sum(
+        stop(synthetic_run({"a": 0.004, "b16": 0.004 * 1.03}, s, reduced=("b16",))[0], "b16")
+        == "eliminated"
+        for s in range(SEEDS)
+    )
+    assert broken / SEEDS <= RacePlan().alpha
+
+
+def test_a_reduced_precision_point_far_slower_than_a_peers_best_goes_at_min_samples():
+    rng = np.random.default_rng(0)
+    peer = {"jax_einsum": list(0.0025 * np.exp(rng.normal(0.0, 0.02, 20)))}
+    items, _ = synthetic_run({"b16": 0.0045}, seed=1, noise=0.02, elsewhere=peer, reduced=("b16",))
+    assert stop(items, "b16") == "eliminated" and len(items[0].sampler.samples) == MIN_SAMPLES
+    assert "slower than jax_einsum (measured in its own process)" in items[0].result.notes[0]
+
+
 def test_a_variant_far_slower_than_a_peers_best_is_eliminated_at_min_samples():
     """A peer process measured 2.5 ms (final); this process's two kernels at 4 ms, 1.6×: the
     verdict separates them from it whatever more samples show, so both go at `min_samples`,

@@ -1,0 +1,55 @@
+"""A peer process's inputs: the engine's input sets placed on its framework's device, with the
+check set and its float64 reference, drawn for each request, or in a kept process
+(`peer_kept.py`) reused from its last request of the same problem."""
+
+from __future__ import annotations
+
+import time
+
+from engine.execution.peer_kept import KEEP_INPUTS_SHARE, KEPT
+from engine.harness import capabilities
+from engine.harness.runtime import Runtime
+from engine.harness.variant import PlacedInputs
+from engine.machine.host import available_bytes
+from engine.measure.correctness import CHECK_STREAM, make_inputs, reference
+from engine.measure.memory import input_set_bytes
+from engine.run_settings.config import BenchConfig
+
+
+def place_inputs(
+    runtime: Runtime, config: BenchConfig, copies: int, keep_host: bool = False
+) -> PlacedInputs:
+    """The engine's input sets on the framework's device, and the check set with its reference.
+    `keep_host`: a user kernel's process keeps each set's A on the host to check its timed
+    calls against."""
+    shape = (config.matrices, config.dim, config.columns, config.dtype, config.seed)
+    timed, kept, transfer_s = [], [], 0.0
+    for stream in range(copies):
+        host = make_inputs(*shape, stream=stream)
+        start = time.perf_counter()
+        timed.append(runtime.put(host))
+        if stream == 0:
+            transfer_s = time.perf_counter() - start
+        if keep_host:
+            kept.append(host[0])
+    check_host = make_inputs(*shape, stream=CHECK_STREAM)
+    placed_check = runtime.put(check_host)
+    return PlacedInputs(timed, placed_check, reference(*check_host), transfer_s, kept)
+
+
+def kept_inputs(
+    runtime: Runtime, config: BenchConfig, copies: int, keep_host: bool
+) -> tuple[PlacedInputs, bool]:
+    """`place_inputs`, or a kept process's set of the same problem from its last request (then
+    True: `peer_kept.py`; a user kernel's process never keeps)."""
+    key = (runtime.framework, config.matrices, config.dim, config.columns, config.dtype)
+    key += (config.seed, copies, capabilities.process_count(runtime))
+
+    def fits() -> bool:
+        held = input_set_bytes(config) * (copies + 1) + config.matrices * config.dim * 8
+        free, _ = available_bytes("CPU")
+        return free is not None and held <= KEEP_INPUTS_SHARE * free
+
+    if keep_host:
+        return place_inputs(runtime, config, copies, keep_host=True), False
+    return KEPT.placed(key, lambda: place_inputs(runtime, config, copies), fits)

@@ -1,0 +1,42 @@
+"""A run's peer processes started early: each kept peer framework's process loads its framework
+and draws the run's inputs while the run's own process imports TensorFlow
+(`peer_prestart.py` says what it does, `PeerPool.prestart` how it is asked); `settle_peers`,
+before anything is measured, waits for every one. Only where the process may be kept
+(`peer_pool.pool_for`: inside `kept_peers()`, a single-mode run on a CPU machine, never a
+user's kernel)."""
+
+from __future__ import annotations
+
+from engine.catalogue.catalog import strategy_info
+from engine.execution.peer_pool import pool_for
+from engine.execution.peer_process import process_timeout_s
+from engine.execution.peer_request import PeerRequest
+from engine.execution.peers import group_by_framework, process_framework
+from engine.execution.run_variants import plan_variants
+from engine.machine.host import last_level_cache_bytes
+from engine.measure.memory import cold_copies
+from engine.run_settings.config import BenchConfig
+
+
+def prestart_peers(config: BenchConfig, machine_kind: str) -> list[str]:
+    """Start each kept peer process of the run `config` (the processes `run_peers` will ask,
+    TensorFlow's variants staying here); returns the processes asked."""
+    copies = cold_copies(config, last_level_cache_bytes()[0])
+    asked = []
+    for process, wanted in group_by_framework(plan_variants(config, machine_kind)).items():
+        pool = pool_for(process, config.mode, machine_kind)
+        if pool is None or not strategy_info(wanted[0][0]).installed:
+            continue
+        framework, threads = process_framework(process, config)
+        request = PeerRequest(
+            framework=framework,
+            config=config,
+            variants=tuple(wanted),
+            copies=copies,
+            threads=threads,
+            prestart=True,
+        )
+        timeout_s = process_timeout_s(config, len(wanted))
+        pool.prestart((process, threads), request.to_dict(), timeout_s, config.dtype)
+        asked.append(process)
+    return asked

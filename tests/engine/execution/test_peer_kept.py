@@ -1,0 +1,66 @@
+"""What a kept peer process holds (`peer_kept.py`): the last problem's inputs, reused only by a
+request of the same problem, only in a process that keeps and only while they are small; the
+old set is let go before another is drawn."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+import numpy as np
+
+from engine.execution.peer_kept import Kept
+from engine.harness.variant import PlacedInputs
+
+
+def inputs(value: float) -> PlacedInputs:
+    a, x = np.full((2, 3, 3), value), np.ones((2, 3))
+    return PlacedInputs([(a, x)], (a, x), np.zeros((2, 3)), 0.0)
+
+
+def test_a_keeping_process_reuses_the_same_problems_inputs_and_says_so():
+    kept, made = Kept(), []
+    kept.keeping = True
+
+    def make() -> PlacedInputs:
+        made.append(inputs(len(made)))
+        return made[-1]
+
+    first, reused_first = kept.placed(("jax", 30), make, lambda: True)
+    second, reused_second = kept.placed(("jax", 30), make, lambda: True)
+    assert (reused_first, reused_second) == (False, True)
+    assert second is first and len(made) == 1
+    other, reused_other = kept.placed(("jax", 40), make, lambda: True)
+    assert not reused_other and other is not first and len(made) == 2
+    _, reused_again = kept.placed(("jax", 30), make, lambda: True)  # one set at a time
+    assert not reused_again and len(made) == 3
+
+
+def test_nothing_is_kept_by_a_one_shot_process_or_when_the_inputs_are_large():
+    one_shot = Kept()
+    for _ in range(2):
+        _, reused = one_shot.placed("key", lambda: inputs(1.0), lambda: True)
+        assert not reused
+    assert one_shot.inputs is None
+    large = Kept()
+    large.keeping = True
+    for _ in range(2):
+        _, reused = large.placed("key", lambda: inputs(1.0), lambda: False)
+        assert not reused
+    assert large.inputs is None
+
+
+def test_the_kept_set_is_let_go_before_another_is_drawn():
+    kept = Kept()
+    kept.keeping = True
+    kept.placed("small", lambda: inputs(1.0), lambda: True)
+    held = weakref.ref(kept.inputs.check[0])  # type: ignore[union-attr]
+    seen_while_drawing = []
+
+    def make() -> PlacedInputs:
+        gc.collect()
+        seen_while_drawing.append(held() is None)
+        return inputs(2.0)
+
+    kept.placed("other", make, lambda: True)
+    assert seen_while_drawing == [True]
