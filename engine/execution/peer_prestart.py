@@ -33,7 +33,7 @@ def prestart(request: PeerRequest) -> dict[str, Any]:
         strategy_info(name).compiler for name, _ in request.variants
     ):
         runtime.preload_compiler()
-    kept_inputs(runtime, config, request.copies, keep_host=False)
-    if KEPT.inputs is not None:  # placed beside other processes' starts: not a timing
+    _, reused = kept_inputs(runtime, config, request.copies, keep_host=False)
+    if not reused and KEPT.inputs is not None:  # placed beside other starts: not a timing
         KEPT.inputs = dataclasses.replace(KEPT.inputs, transfer_s=None)
     return {"framework": request.framework, "prestart_s": time.perf_counter() - start}
