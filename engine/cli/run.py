@@ -21,6 +21,7 @@ from engine.machine.cluster import worker_count
 from engine.machine.host import last_level_cache_bytes
 from engine.machine.jax_cluster import ClusterError, check_layout, jax_processes
 from engine.measure import memory, predraw
+from engine.measure.correctness import check_stream
 from engine.measure.peak import Peak
 from engine.results.events import Phase, Queued, ResultWritten, silent
 from engine.results.files import check_output_file, save_fallback, write_text_atomically
@@ -117,7 +118,8 @@ def command_run(args: argparse.Namespace, warm: Any = None) -> int:
         if (warm is None or not warm.warm) and starts_tensorflow:
             progress(Phase("starting TensorFlow"))
         if warm is None and starts_tensorflow and config.mode == "single":
-            predraw.start(predraw.shape_of(config))  # on the second core, while TensorFlow imports
+            check = check_stream(bool(config.kernels))  # the set the run's check reads
+            predraw.start(predraw.shape_of(config), check)  # on the second core, while TF imports
         own = own_process(state=warm, strategies=config.strategies)
         predraw.wait()  # ended before anything is measured
         settle_peers()  # as are the peer processes' starts

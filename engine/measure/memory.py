@@ -15,6 +15,7 @@ from engine.machine.settings import read
 from engine.measure.correctness import (
     DRAW_BLOCK_ELEMENTS,
     REFERENCE_CHUNK_ELEMENTS,
+    check_stream,
     draw_threads,
 )
 from engine.run_settings.config import BenchConfig
@@ -121,7 +122,9 @@ def estimate(config: BenchConfig, llc_bytes: int) -> MemoryEstimate:
     parts = {
         "timed inputs": set_bytes * copies * holders,
         "host copies for host strategies": set_bytes * copies if host else 0,
-        "check inputs": 2 * set_bytes,
+        # the check reads the first timed set, or where a user's kernel is in the run, a
+        # fresh set, on the host and placed (`correctness.check_stream`)
+        "check inputs": 2 * set_bytes if check_stream(bool(config.kernels)) else 0,
         "staging": staging,
         "outputs": 4 * out_bytes * holders,
         "reference and check buffers": 3 * ref_bytes,

@@ -27,6 +27,7 @@ Pair = tuple[np.ndarray, np.ndarray]
 class _Draw:
     shape: Shape
     streams: tuple[int, ...]
+    check: int  # the stream whose float64 reference is made too (`correctness.check_stream`)
     drawn: dict[int, Pair] = field(default_factory=dict)
     reference: np.ndarray | None = None
     thread: threading.Thread | None = None
@@ -35,7 +36,7 @@ class _Draw:
         try:
             for stream in self.streams:
                 self.drawn[stream] = make_inputs(*self.shape, stream=stream)
-                if stream == CHECK_STREAM:
+                if stream == self.check:
                     self.reference = reference(*self.drawn[stream])
         except Exception:  # noqa: BLE001 - the run draws them itself, where a real failure shows
             self.drawn.clear()
@@ -50,11 +51,12 @@ def shape_of(config: BenchConfig) -> Shape:
     return (config.matrices, config.dim, config.columns, config.dtype, config.seed)
 
 
-def start(shape: Shape, streams: tuple[int, ...] = (0, CHECK_STREAM)) -> None:
-    """Draw these input sets (and the check set's reference) on a thread, from now."""
+def start(shape: Shape, check: int = CHECK_STREAM) -> None:
+    """Draw the first timed set and the check's (`check`: the stream the run's check reads,
+    the timed set itself when 0), and the check set's reference, on a thread, from now."""
     global _pending
     drop()
-    _pending = _Draw(shape, streams)
+    _pending = _Draw(shape, tuple(dict.fromkeys((0, check))), check)
     _pending.thread = threading.Thread(target=_pending.run, name="matvec-predraw", daemon=True)
     _pending.thread.start()
 
@@ -80,12 +82,24 @@ def take(shape: Shape, stream: int) -> Pair | None:
 
 
 def take_check(shape: Shape) -> tuple[Pair, np.ndarray] | None:
-    """The check set drawn early for `shape` with its float64 reference (once), or None."""
+    """The check set drawn early for `shape` with its float64 reference (once), or None; a
+    check of the timed set itself takes that set with `take` and its reference here."""
     found = _drawn_for(shape)
-    if found is None or found.reference is None or CHECK_STREAM not in found.drawn:
+    if found is None or found.check == 0 or found.reference is None:
         return None
-    check, found.reference = (found.drawn.pop(CHECK_STREAM), found.reference), None
+    if found.check not in found.drawn:
+        return None
+    check, found.reference = (found.drawn.pop(found.check), found.reference), None
     return check
+
+
+def take_reference(shape: Shape, check: int) -> np.ndarray | None:
+    """The float64 reference drawn early for `shape`'s check set `check` (once), or None."""
+    found = _drawn_for(shape)
+    if found is None or found.check != check or found.reference is None:
+        return None
+    expected, found.reference = found.reference, None
+    return expected
 
 
 def drop() -> None:

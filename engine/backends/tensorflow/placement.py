@@ -15,7 +15,13 @@ from engine.backends.tensorflow.loader import tf
 from engine.backends.tensorflow.sync import sync_all
 from engine.catalogue.catalog import strategy_info
 from engine.measure import predraw
-from engine.measure.correctness import ALIGN_BYTES, CHECK_STREAM, make_inputs, reference
+from engine.measure.correctness import (
+    ALIGN_BYTES,
+    CHECK_STREAM,
+    check_stream,
+    make_inputs,
+    reference,
+)
 from engine.run_settings.config import BenchConfig
 
 
@@ -27,12 +33,13 @@ class Inputs:
     check_device: tuple[Any, Any]
     reference: np.ndarray  # float64 (B, m) for the check inputs
     transfer_s: float  # host->device time for one (A, x) set
+    check_shared: bool = False  # the check reads the first timed set (no set of its own)
 
     @property
     def held_bytes(self) -> int:
         """What these inputs hold: device sets (timed and check), host sets, the reference."""
         per_set = self.check_host[0].nbytes + self.check_host[1].nbytes
-        sets = len(self.timed) + 1 + len(self.host_timed) + 1
+        sets = len(self.timed) + len(self.host_timed) + (0 if self.check_shared else 2)
         return per_set * sets + self.reference.nbytes
 
 
@@ -80,25 +87,36 @@ def keeps_host_inputs(config: BenchConfig) -> bool:
 
 
 def prepare(config: BenchConfig, device: str, copies: int, keep_host: bool) -> Inputs:
+    """The timed sets (`copies` of them) on `device`, and the check's: the first timed set
+    itself for the catalogue's strategies, a fresh set where a user's kernel is in the run
+    (`correctness.check_stream`)."""
     shape = predraw.shape_of(config)
+    check = check_stream(bool(config.kernels))
     timed: list[tuple[Any, Any]] = []
     host_timed: list[tuple[np.ndarray, np.ndarray]] = []
     transfer_s = 0.0
+    first_host: tuple[np.ndarray, np.ndarray] | None = None
     for stream in range(copies):
         host = predraw.take(shape, stream) or make_inputs(*shape, stream=stream)
         start = time.perf_counter()
         timed.append(place(host, device))
         if stream == 0:
-            transfer_s = time.perf_counter() - start
+            transfer_s, first_host = time.perf_counter() - start, host
         if keep_host:
             host_timed.append(host)
-    early = predraw.take_check(shape)
-    check_host = early[0] if early else make_inputs(*shape, stream=CHECK_STREAM)
+    if check == 0 and first_host is not None:
+        check_host, check_device = first_host, timed[0]
+        expected = predraw.take_reference(shape, 0)
+    else:
+        early = predraw.take_check(shape)
+        check_host = early[0] if early else make_inputs(*shape, stream=CHECK_STREAM)
+        check_device, expected = place(check_host, device), early[1] if early else None
     return Inputs(
         timed=timed,
         host_timed=host_timed,
         check_host=check_host,
-        check_device=place(check_host, device),
-        reference=early[1] if early else reference(*check_host),
+        check_device=check_device,
+        reference=reference(*check_host) if expected is None else expected,
         transfer_s=transfer_s,
+        check_shared=check_device is timed[0],
     )

@@ -28,6 +28,7 @@ from engine.machine.caches import cache_levels
 from engine.machine.host import last_level_cache_bytes
 from engine.measure import memory
 from engine.measure.cache_ceilings import LevelProber
+from engine.measure.correctness import check_stream
 from engine.measure.host_bandwidth import FULL, WARM, ProbeEffort
 from engine.measure.memory import MemoryEstimate
 from engine.run_settings.config import BenchConfig
@@ -44,12 +45,12 @@ class InputsKey:
     seed: int
     copies: int
     device: str
+    check: int  # the stream the check reads (the first timed set, or a fresh one)
 
     @classmethod
     def of(cls, config: BenchConfig, copies: int, device: str) -> InputsKey:
-        return cls(
-            config.matrices, config.dim, config.columns, config.dtype, config.seed, copies, device
-        )
+        shape = (config.matrices, config.dim, config.columns, config.dtype, config.seed)
+        return cls(*shape, copies, device, check_stream(bool(config.kernels)))
 
 
 class WarmState:

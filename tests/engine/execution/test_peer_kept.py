@@ -64,3 +64,20 @@ def test_the_kept_set_is_let_go_before_another_is_drawn():
 
     kept.placed("other", make, lambda: True)
     assert seen_while_drawing == [True]
+
+
+def test_a_peer_checks_the_catalogues_strategies_on_the_first_timed_set_and_a_kernel_on_its_own():
+    from engine.backends.numpy.runtime import NumpyRuntime
+    from engine.execution.peer_inputs import place_inputs
+    from engine.measure.correctness import CHECK_STREAM, make_inputs, reference
+    from engine.run_settings.config import BenchConfig
+
+    config = BenchConfig(matrices=20, dim=4, cols=3, seed=5)
+    shape = (20, 4, 3, "float32", 5)
+    catalogue = place_inputs(NumpyRuntime("float32", threads=1), config, copies=2)
+    assert catalogue.check is catalogue.timed[0]
+    assert np.array_equal(catalogue.reference, reference(*make_inputs(*shape, stream=0)))
+    kernel = place_inputs(NumpyRuntime("float32", threads=1), config, copies=2, keep_host=True)
+    assert kernel.check is not kernel.timed[0]
+    assert np.array_equal(kernel.check[0], make_inputs(*shape, stream=CHECK_STREAM)[0])
+    assert np.array_equal(kernel.reference, reference(*make_inputs(*shape, stream=CHECK_STREAM)))

@@ -99,6 +99,7 @@ def test_other_settings_make_new_inputs_and_the_old_ones_are_freed_first():
     other = run(BenchConfig(**{**SMALL, "seed": 9}, strategies=("numpy",)), state=state)
     assert other.sampling["worker"]["inputs_reused"] is False and state.inputs is not kept
     assert not np.array_equal(state.inputs.check_host[0], kept.check_host[0])
+    assert state.inputs.check_host is state.inputs.host_timed[0]  # checked on the timed set
 
 
 def test_a_one_shot_run_keeps_nothing():
@@ -151,26 +152,51 @@ def test_a_warm_worker_refuses_a_run_with_other_threads_than_its_tensorflow_took
 
 def test_a_one_shot_run_places_the_inputs_drawn_while_tensorflow_imported():
     """`run` starts the draw before TensorFlow's import; placement takes those very arrays
-    (no second draw) and the check's reference with them."""
+    (no second draw) and the check's reference with them. The catalogue's strategies are
+    checked on the first timed set itself: no set of its own is drawn."""
     from engine.backends.tensorflow.placement import prepare
     from engine.measure import predraw
-    from engine.measure.correctness import CHECK_STREAM, make_inputs, reference
+    from engine.measure.correctness import check_stream, make_inputs, reference
 
     config = BenchConfig(**SMALL, strategies=("einsum", "numpy"))
     shape = predraw.shape_of(config)
-    predraw.start(shape)
+    predraw.start(shape, check_stream(user_kernel=False))
     predraw.wait()
+    assert set(predraw._pending.drawn) == {0}  # the timed set, and no check set
     drawn = predraw._pending.drawn[0]  # the very arrays, to see they are not drawn again
+    early_reference = predraw._pending.reference
     try:
         inputs = prepare(config, "/CPU:0", copies=2, keep_host=True)
     finally:
         predraw.drop()
     assert inputs.host_timed[0][0] is drawn[0] and inputs.host_timed[0][1] is drawn[1]
     assert np.array_equal(inputs.host_timed[1][0], make_inputs(*shape, stream=1)[0])
-    check = make_inputs(*shape, stream=CHECK_STREAM)
-    assert all(np.array_equal(a, b) for a, b in zip(inputs.check_host, check, strict=True))
-    assert np.array_equal(inputs.reference, reference(*check))
+    assert inputs.check_host is inputs.host_timed[0] and inputs.check_device is inputs.timed[0]
+    assert inputs.check_shared and inputs.reference is early_reference
+    assert np.array_equal(inputs.reference, reference(*drawn))
     assert np.array_equal(inputs.timed[0][0].numpy(), drawn[0])
+
+
+def test_a_run_with_a_users_kernel_checks_on_a_fresh_set_drawn_early_with_its_reference():
+    from engine.backends.tensorflow.placement import prepare
+    from engine.measure import predraw
+    from engine.measure.correctness import CHECK_STREAM, check_stream, make_inputs, reference
+    from tests.engine.execution.test_user_kernels import FIXTURES
+
+    spec = f"{FIXTURES / 'numpy_kernels.py'}:mine"
+    config = BenchConfig.from_raw({**SMALL, "kernels": [spec], "strategies": "numpy"})
+    shape = predraw.shape_of(config)
+    predraw.start(shape, check_stream(user_kernel=bool(config.kernels)))
+    predraw.wait()
+    drawn = predraw._pending.drawn[CHECK_STREAM]
+    try:
+        inputs = prepare(config, "/CPU:0", copies=1, keep_host=True)
+    finally:
+        predraw.drop()
+    assert inputs.check_host is drawn and not inputs.check_shared
+    assert not np.array_equal(inputs.check_host[0], inputs.host_timed[0][0])
+    assert np.array_equal(inputs.check_host[0], make_inputs(*shape, stream=CHECK_STREAM)[0])
+    assert np.array_equal(inputs.reference, reference(*drawn))
 
 
 def test_a_kept_worker_keeps_its_functions_for_the_same_problem_and_says_so():

@@ -30,6 +30,18 @@ def test_cold_cache_rotates_enough_copies_to_exceed_the_llc():
     assert cold_copies(cold, 1 * MIB) == 2  # never fewer than two
 
 
+def test_a_check_set_of_its_own_is_counted_only_where_a_users_kernel_is_in_the_run():
+    from tests.engine.execution.test_user_kernels import FIXTURES
+
+    catalogue = BenchConfig(matrices=1000, dim=50, strategies=("numpy",))
+    spec = f"{FIXTURES / 'numpy_kernels.py'}:mine"
+    with_kernel = BenchConfig.from_raw(
+        {"matrices": 1000, "dim": 50, "strategies": "numpy", "kernels": [spec]}
+    )
+    assert "check inputs" not in estimate(catalogue, 32 * MIB).parts  # the timed set's
+    assert estimate(with_kernel, 32 * MIB).parts["check inputs"] == 2 * input_set_bytes(with_kernel)
+
+
 def test_estimate_grows_with_cold_copies_and_replicas():
     base = BenchConfig(matrices=1000, dim=50)
     cold = BenchConfig(matrices=1000, dim=50, cache="cold")

@@ -52,6 +52,16 @@ def test_a_draw_that_fails_leaves_the_run_to_draw_for_itself(monkeypatch):
     assert predraw.take(SHAPE, 0) is None and predraw.take_check(SHAPE) is None
 
 
+def test_a_check_of_the_timed_set_draws_that_set_alone_with_its_reference():
+    predraw.start(SHAPE, check=0)
+    assert predraw.take_check(SHAPE) is None  # no set of its own
+    assert predraw.take_reference(SHAPE, CHECK_STREAM) is None  # not that check's
+    timed, expected = predraw.take(SHAPE, 0), predraw.take_reference(SHAPE, 0)
+    assert timed is not None and expected is not None
+    assert np.array_equal(expected, reference(*make_inputs(*SHAPE, stream=0)))
+    assert predraw.take_reference(SHAPE, 0) is None  # taken once
+
+
 def test_wait_and_drop_end_the_thread_and_forget_what_was_not_taken():
     predraw.start(SHAPE)
     predraw.wait()
