@@ -59,6 +59,7 @@ from engine.results.events import Done, Phase, Progress, Started, VariantDone, V
 from engine.results.formatting import one_line
 from engine.results.model import StrategyResult
 from engine.results.run_result import RunInterrupted, RunResult
+from engine.results.time_split import time_split
 from engine.run_settings.config import BenchConfig
 
 Variant = tuple[str, str]
@@ -259,7 +260,7 @@ def measure(plan: RunPlan, own: OwnProcess, progress: Progress | None = None) ->
         },
         machine_load=load,
         noise_floor=floor,
-        timings=clock.timings(),
+        timings={**clock.timings(), **time_split(results)},
         measured_here=True,
     )
     restate_eliminations(result)  # each elimination's words, true of the final record

@@ -89,6 +89,7 @@ def record_timing(result: StrategyResult, timing: Timing, transfer_s: float | No
     result.samples_s = timing.measurement.samples_s
     result.warnings.extend(timing.warnings)
     result.budget_exhausted = timing.budget_exhausted
+    result.rewarm_s = timing.rewarm_s
 
 
 def to_host(output: Any) -> np.ndarray:

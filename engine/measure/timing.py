@@ -59,6 +59,7 @@ class Timing:
     measurement: Measurement
     warnings: tuple[str, ...]
     budget_exhausted: bool
+    rewarm_s: float = 0.0  # untimed calls before its turns (`Sampler.rewarm`), in total
 
 
 class Sampler:
@@ -91,6 +92,7 @@ class Sampler:
         self.warnings: list[str] = []
         self.samples: list[float] = []
         self.last_block_s = 0.0
+        self.rewarm_s = 0.0  # what its re-warms took, in total: where a run's time goes
         self.fixed_calls = fixed_calls
         self.checked = False  # whether `check` was made (it is, with any warm-up)
         # A variant the history shows far slower than the best (`analysis/history_prior.py`)
@@ -202,7 +204,7 @@ class Sampler:
             return
         limit = min(MAX_CALLS_PER_SAMPLE, self.kernel.max_calls)
         calls = min(limit, math.ceil(REWARM_S / max(per_call, 1e-9)))
-        self._block(calls)
+        self.rewarm_s += self._block(calls)
 
     def per_call_s(self) -> float:
         """Its time per call so far: the last block's, or before any, autorange's."""
@@ -242,7 +244,12 @@ class Sampler:
         if measurement.noise_warning and stop_reason != "eliminated":  # its note says enough
             warnings.append(measurement.noise_warning)
         return Timing(
-            self.first_call_s, self.dispatch_s, measurement, tuple(warnings), budget_exhausted
+            self.first_call_s,
+            self.dispatch_s,
+            measurement,
+            tuple(warnings),
+            budget_exhausted,
+            self.rewarm_s,
         )
 
 

@@ -44,6 +44,7 @@ from engine.results.reader import (
     check_number,
     load_json,
 )
+from engine.results.time_split import TIMING_SPLIT
 from engine.run_settings.config import MODES, BenchConfig
 from engine.run_settings.fields import ConfigError, reading_stored_results
 
@@ -80,6 +81,7 @@ def result_from_dict(data: Any, path: str, config: BenchConfig | None = None) ->
         first_call_s=read.number("first_call_s", None, high=MAX_SAMPLE_S),
         transfer_s=read.number("transfer_s", None, high=MAX_SAMPLE_S),
         dispatch_s=read.number("dispatch_s", None, high=MAX_SAMPLE_S),
+        rewarm_s=read.number("rewarm_s", None, high=MAX_SAMPLE_S * 1e3),
         calls_per_sample=calls,
         samples_s=samples,
         max_rel_error=read.number("max_rel_error", None),
@@ -193,6 +195,9 @@ def run_from_json(cls: type[Run], text: str | bytes) -> Run:
 def _timings_from(read: Reader) -> dict[str, float]:
     found = {name: read.number(name, 0.0, high=MAX_SAMPLE_S * 1e3) for name in TIMING_PHASES}
     found["total_s"] = read.number("total_s", high=MAX_SAMPLE_S * 1e3)
+    for name in TIMING_SPLIT:  # absent in files from before it existed
+        if read.data.get(name) is not None:
+            found[name] = read.number(name, high=MAX_SAMPLE_S * 1e3)
     return found
 
 

@@ -293,8 +293,9 @@ PHASE_LABELS = {
 def took_line(
     timings: Mapping[str, float] | None, worker: Mapping[str, Any] | None = None
 ) -> str | None:
-    """ "This run took 10.9 s: starting 3.0 s · ..." — phases under 0.05 s are left out;
-    `worker` (the results' `sampling.worker`) says when a warm worker ran it."""
+    """ "This run took 10.9 s: starting 3.0 s · ...; its timed calls took 1.9 s of it and its
+    re-warms 1.5 s" — phases under 0.05 s are left out; `worker` (the results'
+    `sampling.worker`) says when a warm worker ran it."""
     if not timings or "total_s" not in timings:
         return None
     parts = [
@@ -307,7 +308,13 @@ def took_line(
         reused = " (inputs reused)" if worker.get("inputs_reused") is True else ""
         where = f" on a warm worker{reused}"
     took = f"This run took {timings['total_s']:.1f} s{where}"
-    return took + (": " + " · ".join(parts) if parts else "")
+    split = ""
+    if timings.get("timed_s") is not None and timings.get("rewarm_s") is not None:
+        split = (
+            f"; its timed calls took {timings['timed_s']:.1f} s of it and its re-warms "
+            f"{timings['rewarm_s']:.1f} s"
+        )
+    return took + (": " + " · ".join(parts) if parts else "") + split
 
 
 ERROR_MAX_CHARS = 500

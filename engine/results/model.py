@@ -51,6 +51,8 @@ class StrategyResult:
     first_call_s: float | None = None
     transfer_s: float | None = None
     dispatch_s: float | None = None
+    # Untimed calls before its turns, in total (`Sampler.rewarm`): where a run's time went.
+    rewarm_s: float | None = None
     calls_per_sample: int | None = None
     samples_s: tuple[float, ...] = ()
     max_rel_error: float | None = None

@@ -278,3 +278,25 @@ def test_without_a_check_or_with_fixed_calls_nothing_is_confirmed():
         fixed_calls=2,
         confirm=0.01,
     ).confirming
+
+
+def test_a_samplers_rewarms_are_counted_apart_from_its_samples():
+    """Each re-warm lasts at least `REWARM_S` of the kernel's own calls (rounded up to a whole
+    call) and is counted in `rewarm_s`, never in a sample; a kernel whose one call outlasts it
+    gets none."""
+    from engine.measure.timing import REWARM_S
+
+    device = AsyncDevice(work_s=0.01)
+    sampler = Sampler(device.kernel(), warmup=1, budget_s=100, clock=device.clock)
+    for _ in range(2):
+        sampler.rewarm()
+        sampler.sample()
+    timing = sampler.timing(repeats=2)
+    assert timing.rewarm_s == pytest.approx(2 * 0.12, rel=1e-3)  # 12 calls of 10 ms each time
+    assert timing.rewarm_s >= 2 * REWARM_S
+    assert timing.measurement.median_s == pytest.approx(0.01, rel=1e-3)
+    slow = AsyncDevice(work_s=0.5)
+    lone = Sampler(slow.kernel(), warmup=1, budget_s=100, clock=slow.clock)
+    lone.rewarm()
+    lone.sample()
+    assert lone.timing(repeats=1).rewarm_s == 0.0
