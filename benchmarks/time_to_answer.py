@@ -117,13 +117,29 @@ def main() -> None:
                 f"{answer(this)[1]}",
                 flush=True,
             )
+    summarise(runs)
+
+
+def summarise(runs: dict[str, list[RunResult]]) -> None:
+    """Each side's medians of the measuring, the peers and the whole run, and their ratio; the
+    split of the measuring into timed calls and re-warms where a side records it
+    (`timings.timed_s`, `timings.rewarm_s`: not before ff71606); how often the answers agree."""
     for key in ("variants_s", "peers_s", "total_s"):
-        before = statistics.median(r.timings.get(key, 0.0) for r in runs["earlier"])
-        after = statistics.median(r.timings.get(key, 0.0) for r in runs["this"])
+        before, after = (
+            statistics.median(r.timings.get(key, 0.0) for r in runs[side])
+            for side in ("earlier", "this")
+        )
         ratio = f"{after / before:.2f}" if before else "-"
         print(f"{key}: median {before:.2f} s -> {after:.2f} s, ratio {ratio}")
+    for side, found in runs.items():
+        split = [r.timings for r in found if "timed_s" in r.timings and "rewarm_s" in r.timings]
+        if split:
+            timed = statistics.median(t["timed_s"] for t in split)
+            rewarm = statistics.median(t["rewarm_s"] for t in split)
+            print(f"{side}: median timed calls {timed:.2f} s, re-warms {rewarm:.2f} s")
     same = sum(agree(e, t) for e, t in zip(runs["earlier"], runs["this"]))
-    print(f"same answer (each winner in the other's winner-or-tie set): {same} of {args.pairs}")
+    pairs = len(runs["this"])
+    print(f"same answer (each winner in the other's winner-or-tie set): {same} of {pairs}")
 
 
 if __name__ == "__main__":

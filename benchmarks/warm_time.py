@@ -19,14 +19,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 from benchmarks.engine_cli import ROOT
-from benchmarks.time_to_answer import ARGS, SEARCH_ARGS, agree
+from benchmarks.time_to_answer import ARGS, SEARCH_ARGS, summarise
 from dashboard.services.job_status import event_of_line
 from engine.process.children import Child, engine_environment
 from engine.results.events import Exit
@@ -92,15 +91,7 @@ def main() -> None:
                     f"round {round_index + 1}, {side}: measuring {times} s; whole run {whole} s",
                     flush=True,
                 )
-    for key in ("variants_s", "peers_s", "total_s"):
-        before, after = (
-            statistics.median(r.timings.get(key, 0.0) for r in runs[side]) for side in sides
-        )
-        ratio = f"{after / before:.2f}" if before else "-"
-        print(f"{key}: median {before:.2f} s -> {after:.2f} s, ratio {ratio}")
-    same = sum(agree(e, t) for e, t in zip(runs["earlier"], runs["this"]))
-    pairs = len(runs["this"])
-    print(f"same answer (each winner in the other's winner-or-tie set): {same} of {pairs}")
+    summarise(runs)
 
 
 if __name__ == "__main__":
