@@ -17,27 +17,14 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import random
-import statistics
 import time
-from collections.abc import Callable
 
 import numpy as np
-from scipy import stats
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 import tensorflow as tf  # after the log level is set
 
-BLOCK_S = 0.02  # a timed block lasts about this long, as the run's do
-FAST_NEIGHBOUR_S = 0.1  # the fast neighbour's block
-
-
-def run_for(call: Callable[[], object], seconds: float) -> None:
-    """Call until `seconds` have passed (at least once)."""
-    began = time.perf_counter()
-    call()
-    while time.perf_counter() - began < seconds:
-        call()
+from benchmarks.block_after import BLOCK_S, FAST_NEIGHBOUR_S, blocks_after, report, run_for
 
 
 def main() -> None:
@@ -77,31 +64,10 @@ def main() -> None:
         return (time.perf_counter() - began) / calls
 
     rewarms = [float(r) for r in args.rewarm.split(",")]
-    neighbours = {"fast TensorFlow kernel": fast_neighbour, "eager loop": eager_loop}
-    order = [(n, r) for n in neighbours for r in rewarms] * args.reps
-    random.Random(1).shuffle(order)
-    first: dict[tuple[str, float], list[float]] = {}
-    later: dict[tuple[str, float], list[float]] = {}
-    for name, rewarm in order:
-        neighbours[name]()
-        if rewarm:
-            run_for(numpy_call, rewarm)
-        first.setdefault((name, rewarm), []).append(block())
-        later.setdefault((name, rewarm), []).extend([block(), block()])
+    neighbours = {"the fast kernel": fast_neighbour, "the eager loop": eager_loop}
+    first, later = blocks_after(neighbours, numpy_call, block, rewarms, args.reps)
     print(f"numpy matmul {shape}, {calls} calls a block, {args.reps} of each (ms, medians)")
-    fast, slow = neighbours
-    for rewarm in rewarms:
-        cells = []
-        for label, found in (("first block", first), ("later blocks", later)):
-            after_fast, after_slow = found[(fast, rewarm)], found[(slow, rewarm)]
-            ratio = statistics.median(after_fast) / statistics.median(after_slow)
-            p_value = stats.mannwhitneyu(after_fast, after_slow).pvalue
-            cells.append(
-                f"{label} after the fast kernel {statistics.median(after_fast) * 1e3:.2f}, "
-                f"after the eager loop {statistics.median(after_slow) * 1e3:.2f}: "
-                f"ratio {ratio:.3f} (p = {p_value:.2g})"
-            )
-        print(f"re-warm {rewarm:g} s: " + "; ".join(cells))
+    report(first, later, rewarms, "the fast kernel", "the eager loop")
 
 
 if __name__ == "__main__":

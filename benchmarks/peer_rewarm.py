@@ -19,26 +19,12 @@ from __future__ import annotations
 
 import argparse
 import math
-import random
-import statistics
 import time
 from collections.abc import Callable
 
 import numpy as np
-from scipy import stats
 
-BLOCK_S = 0.02  # a timed block lasts about this long, as the run's do (and first_block's)
-FAST_NEIGHBOUR_S = 0.1  # the kernel's own running before a block, as in first_block
-
-
-def run_for(call: Callable[[], object], seconds: float) -> None:
-    """Call until `seconds` have passed (at least once). (first_block's, without its
-    TensorFlow import: this process holds only the framework asked for.)"""
-    began = time.perf_counter()
-    call()
-    while time.perf_counter() - began < seconds:
-        call()
-
+from benchmarks.block_after import BLOCK_S, FAST_NEIGHBOUR_S, blocks_after, report, run_for
 
 Calls = tuple[Callable[[], object], Callable[[], object]]  # the kernel's call, the eager loop
 
@@ -103,33 +89,13 @@ def main() -> None:
         return (time.perf_counter() - began) / calls
 
     rewarms = [float(r) for r in args.rewarm.split(",")]
-    neighbours = {"itself": lambda: run_for(kernel, FAST_NEIGHBOUR_S), "eager loop": eager_loop}
-    order = [(n, r) for n in neighbours for r in rewarms] * args.reps
-    random.Random(1).shuffle(order)
-    first: dict[tuple[str, float], list[float]] = {}
-    later: dict[tuple[str, float], list[float]] = {}
-    for name, rewarm in order:
-        neighbours[name]()
-        if rewarm:
-            run_for(kernel, rewarm)
-        first.setdefault((name, rewarm), []).append(block())
-        later.setdefault((name, rewarm), []).extend([block(), block()])
+    neighbours = {"itself": lambda: run_for(kernel, FAST_NEIGHBOUR_S), "the eager loop": eager_loop}
+    first, later = blocks_after(neighbours, kernel, block, rewarms, args.reps)
     print(
         f"{args.framework} batched matvec {args.matrices}x{args.dim}x{args.dim}, {calls} calls "
         f"a block, {args.reps} of each (ms, medians)"
     )
-    for rewarm in rewarms:
-        cells = []
-        for label, found in (("first block", first), ("later blocks", later)):
-            after_self, after_loop = found[("itself", rewarm)], found[("eager loop", rewarm)]
-            ratio = statistics.median(after_loop) / statistics.median(after_self)
-            p_value = stats.mannwhitneyu(after_loop, after_self).pvalue
-            cells.append(
-                f"{label} after the eager loop {statistics.median(after_loop) * 1e3:.2f}, "
-                f"after itself {statistics.median(after_self) * 1e3:.2f}: ratio {ratio:.3f} "
-                f"(p = {p_value:.2g})"
-            )
-        print(f"re-warm {rewarm:g} s: " + "; ".join(cells))
+    report(first, later, rewarms, "the eager loop", "itself")
 
 
 if __name__ == "__main__":
