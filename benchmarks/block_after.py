@@ -4,6 +4,7 @@ benchmark's process holds only the framework it asks about."""
 
 from __future__ import annotations
 
+import math
 import random
 import statistics
 import time
@@ -23,6 +24,22 @@ def run_for(call: Callable[[], object], seconds: float) -> None:
     call()
     while time.perf_counter() - began < seconds:
         call()
+
+
+def sized_block(call: Callable[[], object]) -> tuple[int, Callable[[], float]]:
+    """How many calls of `call` make a block of about `BLOCK_S` (from one call timed now), and
+    the function that times one such block (seconds per call)."""
+    began = time.perf_counter()
+    call()
+    calls = max(1, math.ceil(BLOCK_S / (time.perf_counter() - began)))
+
+    def block() -> float:
+        began = time.perf_counter()
+        for _ in range(calls):
+            call()
+        return (time.perf_counter() - began) / calls
+
+    return calls, block
 
 
 def blocks_after(

@@ -15,16 +15,14 @@ Per re-warm: the median first block after each neighbour, their ratio with a Man
 from __future__ import annotations
 
 import argparse
-import math
 import os
-import time
 
 import numpy as np
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 import tensorflow as tf  # after the log level is set
 
-from benchmarks.block_after import BLOCK_S, FAST_NEIGHBOUR_S, blocks_after, report, run_for
+from benchmarks.block_after import FAST_NEIGHBOUR_S, blocks_after, report, run_for, sized_block
 
 
 def main() -> None:
@@ -53,15 +51,7 @@ def main() -> None:
 
     run_for(numpy_call, 0.5)
     fast_neighbour()
-    began = time.perf_counter()
-    numpy_call()
-    calls = max(1, math.ceil(BLOCK_S / (time.perf_counter() - began)))
-
-    def block() -> float:
-        began = time.perf_counter()
-        for _ in range(calls):
-            numpy_call()
-        return (time.perf_counter() - began) / calls
+    calls, block = sized_block(numpy_call)
 
     rewarms = [float(r) for r in args.rewarm.split(",")]
     neighbours = {"the fast kernel": fast_neighbour, "the eager loop": eager_loop}

@@ -18,13 +18,11 @@ neighbour effect: ratios near 1.
 from __future__ import annotations
 
 import argparse
-import math
-import time
 from collections.abc import Callable
 
 import numpy as np
 
-from benchmarks.block_after import BLOCK_S, FAST_NEIGHBOUR_S, blocks_after, report, run_for
+from benchmarks.block_after import FAST_NEIGHBOUR_S, blocks_after, report, run_for, sized_block
 
 Calls = tuple[Callable[[], object], Callable[[], object]]  # the kernel's call, the eager loop
 
@@ -78,15 +76,7 @@ def main() -> None:
     run_for(kernel, 0.5)
     eager_loop()
     run_for(kernel, 0.5)
-    began = time.perf_counter()
-    kernel()
-    calls = max(1, math.ceil(BLOCK_S / (time.perf_counter() - began)))
-
-    def block() -> float:
-        began = time.perf_counter()
-        for _ in range(calls):
-            kernel()
-        return (time.perf_counter() - began) / calls
+    calls, block = sized_block(kernel)
 
     rewarms = [float(r) for r in args.rewarm.split(",")]
     neighbours = {"itself": lambda: run_for(kernel, FAST_NEIGHBOUR_S), "the eager loop": eager_loop}
