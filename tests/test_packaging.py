@@ -18,6 +18,7 @@ from engine.backends.tensorflow import availability as frameworks
 from engine.cli.dashboard import SETTINGS, streamlit_flags
 from engine.cli.main import main
 from tests.conftest import ROOT
+from tests.engine.cli.test_entry import INTERRUPTED_AT_MAIN, STARTING_LINE
 
 
 def make_venv(where: Path) -> Path:
@@ -90,7 +91,8 @@ def test_a_fresh_machine_gets_a_console_command_then_runs_on_the_minimum_tensorf
     scientific stack, no TensorFlow) gives a console command that works from any directory and
     says what to install; then, with the oldest supported TensorFlow (and the NumPy 1.x it
     needs) added, every TensorFlow strategy, with +xla, runs correct and the version is
-    recorded. Without xprof there, `--profile` says what to install instead of failing."""
+    recorded. Without xprof there, `--profile` says what to install instead of failing. A
+    Ctrl-C while the command's modules import ends it in one line."""
     bin_dir = make_venv(tmp_path / "env")
     source = source_copy(tmp_path)
     pip_install(bin_dir, str(source))
@@ -100,6 +102,16 @@ def test_a_fresh_machine_gets_a_console_command_then_runs_on_the_minimum_tensorf
     assert listed.returncode == 0, listed.stderr
     rows = {row["name"]: row for row in json.loads(listed.stdout)}
     assert "batched_matvec" in rows
+    # Ctrl-C while the CLI imports, through the very wrapper pip wrote: one line, exit 130
+    wrapper = (bin_dir / "matvec-profiler").read_text(encoding="utf-8")
+    stopped = subprocess.run(
+        [str(bin_dir / "python"), "-c", INTERRUPTED_AT_MAIN + wrapper],
+        capture_output=True,
+        text=True,
+        cwd=elsewhere,
+        timeout=300,
+    )
+    assert (stopped.returncode, stopped.stderr) == (130, STARTING_LINE), stopped.stderr[-2000:]
     # The engine installs with the small scientific stack only: no TensorFlow came with it.
     assert rows["numpy"]["installed"] and not rows["batched_matvec"]["installed"]
     out = elsewhere / "run.json"

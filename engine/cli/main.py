@@ -18,6 +18,7 @@ from typing import Any, NoReturn
 from engine.backends.tensorflow.availability import FrameworkMissing
 from engine.catalogue.catalog import declared_call, frameworks
 from engine.cli import compare, dashboard, history, listing, run, serve
+from engine.cli.exit_codes import EXIT_INTERRUPTED, STARTING_INTERRUPTED
 from engine.cli.flags import add_config_flags, config_from_args
 from engine.cli.repetitions import RepetitionFailed
 from engine.cli.terminal import printable_output
@@ -31,8 +32,6 @@ from engine.run_settings.config import BenchConfig, config_fields, flag_of
 from engine.run_settings.fields import ConfigError
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INVALID = 0, 1, 2
-EXIT_INTERRUPTED = 130
-STARTING_INTERRUPTED = "error: interrupted while starting; nothing was measured"
 EXIT_PIPE_CLOSED = 141  # as a shell reports a command ended by SIGPIPE
 CHECKOUT_VERSION = "0.3.0"  # pyproject.toml's version (tests/test_project.py keeps them equal)
 

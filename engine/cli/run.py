@@ -14,6 +14,7 @@ from typing import Any
 
 from engine.backends.tensorflow.availability import tensorflow_problem
 from engine.backends.tensorflow.import_guard import import_failure
+from engine.cli.exit_codes import EXIT_INTERRUPTED
 from engine.cli.flags import config_from_args
 from engine.execution.history_reads import usable_history
 from engine.machine.accelerators import probe_kind
@@ -33,7 +34,6 @@ from engine.storage.run_queue import RunQueue
 
 EXIT_OK, EXIT_UNSAVED = 0, 1
 EXIT_NO_CORRECT = 3  # measured, saved, and no variant produced a correct result
-EXIT_INTERRUPTED = 130  # as a shell reports SIGINT: what was measured is saved first
 
 
 def quiet_tensorflow() -> None:
