@@ -60,7 +60,7 @@ def test_the_controls_show_while_the_devices_are_still_being_found(page, tmp_pat
     }
     with streamlit_server(**env) as url:
         wait_for_app(page, url)
-        assert page.get_by_label("Matrices (B)", exact=True).is_visible()
+        page.get_by_label("Matrices (B)", exact=True).wait_for(state="visible", timeout=30_000)
         assert page.get_by_role("button", name="Run benchmark").is_enabled()
         device = page.locator('[data-testid="stMetric"]').first
         assert device.locator('[data-testid="stMetricValue"]').inner_text() == "…"
@@ -216,7 +216,10 @@ def test_a_reloaded_page_finds_its_run_and_a_closed_one_releases_it(browser, tmp
         page.wait_for_url(re.compile(r"[?&]job="), timeout=30_000)
         page.reload()
         page.get_by_text(running).wait_for(timeout=TIMEOUT_MS)
-        assert page.get_by_role("button", name="Cancel run").is_visible()
+        # Waited for, not read at one instant (`is_visible` does not wait): once, in a full
+        # suite run, the bar's text was on screen and the button not yet, as the progress
+        # fragment's timed reruns redraw around it. A button that never comes still fails.
+        page.get_by_role("button", name="Cancel run").wait_for(state="visible", timeout=30_000)
         assert page.get_by_role("button", name="Run benchmark").is_disabled()
         assert len(live_tickets(queue)) == 1  # the same run, not a second one queued
         context.close()  # the tab goes away mid-run
