@@ -4,18 +4,40 @@ benchmark's process holds only the framework it asks about."""
 
 from __future__ import annotations
 
+import argparse
 import math
 import random
 import statistics
 import time
 from collections.abc import Callable, Mapping
 
+import numpy as np
 from scipy import stats
 
 BLOCK_S = 0.02  # a timed block lasts about this long, as the run's do
 FAST_NEIGHBOUR_S = 0.1  # a fast neighbour's running before a block
 
 Blocks = dict[tuple[str, float], list[float]]
+
+
+def add_flags(parser: argparse.ArgumentParser) -> None:
+    """The flags both benchmarks take: the problem, the re-warms compared, the repetitions."""
+    parser.add_argument("--rewarm", default="0,0.12", help="re-warm seconds to compare")
+    parser.add_argument("--reps", type=int, default=25, help="per neighbour and re-warm")
+    parser.add_argument("--matrices", type=int, default=3000)
+    parser.add_argument("--dim", type=int, default=100)
+
+
+def drawn_inputs(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray]:
+    """The flags' problem, float32, drawn from the same seed every time."""
+    rng = np.random.default_rng(0)
+    matrices = rng.standard_normal((args.matrices, args.dim, args.dim), dtype=np.float32)
+    vectors = rng.standard_normal((args.matrices, args.dim), dtype=np.float32)
+    return matrices, vectors
+
+
+def rewarm_seconds(args: argparse.Namespace) -> list[float]:
+    return [float(r) for r in args.rewarm.split(",")]
 
 
 def run_for(call: Callable[[], object], seconds: float) -> None:

@@ -22,20 +22,24 @@ import numpy as np
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 import tensorflow as tf  # after the log level is set
 
-from benchmarks.block_after import FAST_NEIGHBOUR_S, blocks_after, report, run_for, sized_block
+from benchmarks.block_after import (
+    FAST_NEIGHBOUR_S,
+    add_flags,
+    blocks_after,
+    drawn_inputs,
+    report,
+    rewarm_seconds,
+    run_for,
+    sized_block,
+)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rewarm", default="0,0.12", help="re-warm seconds to compare")
-    parser.add_argument("--reps", type=int, default=25, help="per neighbour and re-warm")
-    parser.add_argument("--matrices", type=int, default=3000)
-    parser.add_argument("--dim", type=int, default=100)
+    add_flags(parser)
     args = parser.parse_args()
-    rng = np.random.default_rng(0)
-    shape = (args.matrices, args.dim, args.dim)
-    matrices = rng.standard_normal(shape, dtype=np.float32)
-    vectors = rng.standard_normal((args.matrices, args.dim), dtype=np.float32)
+    matrices, vectors = drawn_inputs(args)
+    shape = matrices.shape
     tf_matrices, tf_vectors = tf.constant(matrices), tf.constant(vectors)
     batched = tf.function(tf.linalg.matvec)
 
@@ -53,7 +57,7 @@ def main() -> None:
     fast_neighbour()
     calls, block = sized_block(numpy_call)
 
-    rewarms = [float(r) for r in args.rewarm.split(",")]
+    rewarms = rewarm_seconds(args)
     neighbours = {"the fast kernel": fast_neighbour, "the eager loop": eager_loop}
     first, later = blocks_after(neighbours, numpy_call, block, rewarms, args.reps)
     print(f"numpy matmul {shape}, {calls} calls a block, {args.reps} of each (ms, medians)")

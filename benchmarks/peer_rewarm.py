@@ -22,7 +22,16 @@ from collections.abc import Callable
 
 import numpy as np
 
-from benchmarks.block_after import FAST_NEIGHBOUR_S, blocks_after, report, run_for, sized_block
+from benchmarks.block_after import (
+    FAST_NEIGHBOUR_S,
+    add_flags,
+    blocks_after,
+    drawn_inputs,
+    report,
+    rewarm_seconds,
+    run_for,
+    sized_block,
+)
 
 Calls = tuple[Callable[[], object], Callable[[], object]]  # the kernel's call, the eager loop
 
@@ -64,21 +73,16 @@ FRAMEWORKS = {"torch": torch_calls, "jax": jax_calls}
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--framework", choices=sorted(FRAMEWORKS), default="torch")
-    parser.add_argument("--rewarm", default="0,0.12", help="re-warm seconds to compare")
-    parser.add_argument("--reps", type=int, default=25, help="per neighbour and re-warm")
-    parser.add_argument("--matrices", type=int, default=3000)
-    parser.add_argument("--dim", type=int, default=100)
+    add_flags(parser)
     args = parser.parse_args()
-    rng = np.random.default_rng(0)
-    matrices = rng.standard_normal((args.matrices, args.dim, args.dim), dtype=np.float32)
-    vectors = rng.standard_normal((args.matrices, args.dim), dtype=np.float32)
+    matrices, vectors = drawn_inputs(args)
     kernel, eager_loop = FRAMEWORKS[args.framework](matrices, vectors)
     run_for(kernel, 0.5)
     eager_loop()
     run_for(kernel, 0.5)
     calls, block = sized_block(kernel)
 
-    rewarms = [float(r) for r in args.rewarm.split(",")]
+    rewarms = rewarm_seconds(args)
     neighbours = {"itself": lambda: run_for(kernel, FAST_NEIGHBOUR_S), "the eager loop": eager_loop}
     first, later = blocks_after(neighbours, kernel, block, rewarms, args.reps)
     print(
