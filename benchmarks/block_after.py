@@ -36,10 +36,6 @@ def drawn_inputs(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray]:
     return matrices, vectors
 
 
-def rewarm_seconds(args: argparse.Namespace) -> list[float]:
-    return [float(r) for r in args.rewarm.split(",")]
-
-
 def run_for(call: Callable[[], object], seconds: float) -> None:
     """Call until `seconds` have passed (at least once)."""
     began = time.perf_counter()
@@ -101,3 +97,20 @@ def report(first: Blocks, later: Blocks, rewarms: list[float], over: str, under:
                 f"{statistics.median(below) * 1e3:.2f}: ratio {ratio:.3f} (p = {p_value:.2g})"
             )
         print(f"re-warm {rewarm:g} s: " + "; ".join(cells))
+
+
+def ask(
+    args: argparse.Namespace,
+    kernel: Callable[[], object],
+    neighbours: Mapping[str, Callable[[], object]],
+    what: str,
+    over: str,
+    under: str,
+) -> None:
+    """The question both benchmarks ask, once the kernel is warm: its blocks sized, then timed
+    after each neighbour with each of the flags' re-warms, and the ratio of `over` to `under`."""
+    calls, block = sized_block(kernel)
+    rewarms = [float(r) for r in args.rewarm.split(",")]
+    first, later = blocks_after(neighbours, kernel, block, rewarms, args.reps)
+    print(f"{what}, {calls} calls a block, {args.reps} of each (ms, medians)")
+    report(first, later, rewarms, over, under)

@@ -22,16 +22,7 @@ import numpy as np
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 import tensorflow as tf  # after the log level is set
 
-from benchmarks.block_after import (
-    FAST_NEIGHBOUR_S,
-    add_flags,
-    blocks_after,
-    drawn_inputs,
-    report,
-    rewarm_seconds,
-    run_for,
-    sized_block,
-)
+from benchmarks.block_after import FAST_NEIGHBOUR_S, add_flags, ask, drawn_inputs, run_for
 
 
 def main() -> None:
@@ -39,7 +30,6 @@ def main() -> None:
     add_flags(parser)
     args = parser.parse_args()
     matrices, vectors = drawn_inputs(args)
-    shape = matrices.shape
     tf_matrices, tf_vectors = tf.constant(matrices), tf.constant(vectors)
     batched = tf.function(tf.linalg.matvec)
 
@@ -55,13 +45,9 @@ def main() -> None:
 
     run_for(numpy_call, 0.5)
     fast_neighbour()
-    calls, block = sized_block(numpy_call)
-
-    rewarms = rewarm_seconds(args)
     neighbours = {"the fast kernel": fast_neighbour, "the eager loop": eager_loop}
-    first, later = blocks_after(neighbours, numpy_call, block, rewarms, args.reps)
-    print(f"numpy matmul {shape}, {calls} calls a block, {args.reps} of each (ms, medians)")
-    report(first, later, rewarms, "the fast kernel", "the eager loop")
+    what = f"numpy matmul {matrices.shape}"
+    ask(args, numpy_call, neighbours, what, "the fast kernel", "the eager loop")
 
 
 if __name__ == "__main__":

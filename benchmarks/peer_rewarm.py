@@ -22,16 +22,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from benchmarks.block_after import (
-    FAST_NEIGHBOUR_S,
-    add_flags,
-    blocks_after,
-    drawn_inputs,
-    report,
-    rewarm_seconds,
-    run_for,
-    sized_block,
-)
+from benchmarks.block_after import FAST_NEIGHBOUR_S, add_flags, ask, drawn_inputs, run_for
 
 Calls = tuple[Callable[[], object], Callable[[], object]]  # the kernel's call, the eager loop
 
@@ -80,16 +71,9 @@ def main() -> None:
     run_for(kernel, 0.5)
     eager_loop()
     run_for(kernel, 0.5)
-    calls, block = sized_block(kernel)
-
-    rewarms = rewarm_seconds(args)
     neighbours = {"itself": lambda: run_for(kernel, FAST_NEIGHBOUR_S), "the eager loop": eager_loop}
-    first, later = blocks_after(neighbours, kernel, block, rewarms, args.reps)
-    print(
-        f"{args.framework} batched matvec {args.matrices}x{args.dim}x{args.dim}, {calls} calls "
-        f"a block, {args.reps} of each (ms, medians)"
-    )
-    report(first, later, rewarms, "the eager loop", "itself")
+    what = f"{args.framework} batched matvec {args.matrices}x{args.dim}x{args.dim}"
+    ask(args, kernel, neighbours, what, "the eager loop", "itself")
 
 
 if __name__ == "__main__":
