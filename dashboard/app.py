@@ -26,6 +26,9 @@ from engine.run_settings.fields import ConfigError  # noqa: E402
 from engine.storage.history_file import HistoryUnavailable  # noqa: E402
 
 VIEWS = Path(__file__).parent / "views"
+# The tab's icon is a file served by this server: a `:material/...:` page icon makes every
+# page ask fonts.gstatic.com for it, and the tool works offline.
+ICON = Path(__file__).parent / "static" / "icon.png"
 # Material icons ship with Streamlit's own fonts: emoji drew as empty boxes on machines
 # without an emoji font (seen in headless Chromium on Debian).
 PAGES = (
@@ -37,9 +40,7 @@ PAGES = (
 
 
 def run() -> None:
-    st.set_page_config(
-        page_title="Batched MatVec Profiler", page_icon=":material/functions:", layout="wide"
-    )
+    st.set_page_config(page_title="Batched MatVec Profiler", page_icon=str(ICON), layout="wide")
     refuse_unsafe_server()
     name_the_server_to_its_children()
     try:

@@ -17,6 +17,7 @@ from dashboard.figures import why as why_charts
 from dashboard.tables import run as data
 from dashboard.tables import why as why_data
 from dashboard.tables.search import search_table
+from dashboard.text.controls import in_page_words
 from dashboard.text.explain import answer_for
 from engine.results.formatting import grouped_notes, reported_words, took_line
 from engine.results.run_result import RunResult
@@ -86,7 +87,7 @@ def build(result: RunResult) -> RunView:
             f"run {result.run_id[:8]}"
             + (f" · {reported_words(result.reported_by)}" if result.reported_by else "")
         ),
-        took=took_line(result.timings, result.worker),
+        took=in_page_words(took_line(result.timings, result.worker)),
         winner=chosen,
         answer=answer,
         code=code,

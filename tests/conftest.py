@@ -148,6 +148,43 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.fixture(scope="session")
+def browser():
+    """Debian's headless Chromium, one per worker: the browser tests and the journeys' (a
+    fixture of the root, so it ties no test to a group of its own)."""
+    from benchmarks.server import CHROMIUM_ARGS, chromium_path
+
+    path = chromium_path()
+    if path is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI must run the browser tests: install Debian's chromium (.ci/run does)")
+        pytest.skip("chromium not installed (apt-get install chromium); CI installs it")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+JOURNEYS: dict[str, str] = {}
+
+
+def pytest_runtest_logreport(report):
+    """Remember each journey's outcome (`tests/journeys/`, named by its door x environment)."""
+    named = dict(report.user_properties).get("journey")
+    if named and (report.when == "call" or report.outcome != "passed"):
+        JOURNEYS[named] = "passed" if report.outcome == "passed" else report.outcome.upper()
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Every door x environment the journeys walked, and how each went."""
+    if JOURNEYS:
+        terminalreporter.section("journeys: door · environment")
+        for named, outcome in sorted(JOURNEYS.items()):
+            terminalreporter.write_line(f"{outcome:>8}  {named}")
+
+
+@pytest.fixture(scope="session")
 def postgres_server():
     """A real PostgreSQL server for this worker's tests (`tests/postgres_server.py`): skipped
     with the reason where none can be started, failed instead under MATVEC_REQUIRE_POSTGRES=1."""

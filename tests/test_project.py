@@ -34,7 +34,7 @@ def test_requirements_are_pinned():
     for name in ("requirements.txt", "requirements-dev.txt"):
         for line in (ROOT / name).read_text().splitlines():
             line = line.strip()
-            if line and not line.startswith(("#", "-r")):
+            if line and not line.startswith(("#", "-r", "-e")):
                 assert "==" in line, f"{name}: {line} is not pinned"
 
 
@@ -133,3 +133,37 @@ def test_the_quick_start_works_in_a_venv_of_its_own():
         assert command.startswith("python3 -m venv .venv && .venv/bin/python -m pip install")
     assert " -e . " in launch and "matvec-profiler" in (ROOT / "README.md").read_text()
     assert ".venv/" in (ROOT / ".gitignore").read_text().split()
+
+
+def pins(xla: bool = False) -> dict[str, str]:
+    """Every `name==version` of the requirements files (with `xla`, of PyTorch/XLA's own
+    environment, which pins an older PyTorch on purpose)."""
+    found = {}
+    for path in ROOT.glob("requirements*.txt"):
+        if ("xla" in path.name) != xla:
+            continue
+        for line in path.read_text().splitlines():
+            name, _, version = line.strip().partition("==")
+            if version and not name.startswith("#"):
+                found[name.split("[")[0].lower()] = version
+    return found
+
+
+def test_every_install_hint_names_packages_by_the_pinned_version_not_this_project():
+    """A hint works wherever the tool came from: no file of a clone (requirements-*.txt), no
+    package name an index does not have (`batched-matvec-profiler[...]`)."""
+    from engine.backends.tensorflow.availability import INSTALL_HINT, tensorflow_install_hint
+    from engine.backends.tensorflow.profile import XPROF_HINT
+    from engine.catalogue.catalog import frameworks
+    from engine.cli.dashboard import INSTALL_HINT as DASHBOARD_HINT
+
+    hints = [f.install_hint for f in frameworks()] + [INSTALL_HINT, XPROF_HINT, DASHBOARD_HINT]
+    hints += [tensorflow_install_hint(kind, False) for kind in ("CPU", "GPU", "TPU")]
+    known = pins()
+    for hint in hints:
+        assert "batched-matvec-profiler" not in hint and "requirements" not in hint, hint
+        pinned = pins(xla=True) if "torch_xla" in hint else known
+        for name, version in re.findall(r"([A-Za-z][\w-]*)==([\w.]+)", hint):
+            assert pinned.get(name.lower()) == version, (name, version, hint)
+    assert "torch==" + known["torch"] in " ".join(hints)
+    assert "streamlit==" + known["streamlit"] in DASHBOARD_HINT

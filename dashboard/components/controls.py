@@ -11,6 +11,7 @@ from typing import Any
 
 import streamlit as st
 
+from dashboard.components.devices import device_kind
 from dashboard.components.plain import plain
 from dashboard.services.links import (
     PAGE_JOB_PARAMS,
@@ -22,6 +23,8 @@ from engine.catalogue.catalog import (
     framework_label,
     install_hints,
     missing_frameworks,
+    run_framework,
+    strategy_info,
 )
 from engine.run_settings.config import browser_fields
 from engine.run_settings.fields import ConfigError, Setting
@@ -44,6 +47,9 @@ SECTIONS: dict[str, tuple[str, ...]] = {
     ),
     "Why": ("profile",),
 }
+# Settings only the run's own framework's strategies read (TensorFlow's +xla and tf.data
+# batch): not drawn where it is not installed, so no control does nothing.
+RUN_FRAMEWORK_ONLY = ("xla", "dataset_batch")
 HELP_EXTRA = {
     "strategies": "python_loop and dataset are the slow classics: add them to see why. "
     "The JAX and PyTorch peers each run in a process of their own, on the same inputs.",
@@ -109,9 +115,12 @@ def _widget(name: str, setting: Setting, disabled: bool = False) -> str | None:
         st.selectbox(setting.label, setting.options(), key=key, help=help_text)
     elif setting.kind == "strategies":
         # Catalogue order groups them by framework: TensorFlow, NumPy, then the peers.
+        # What is installed here, and whatever a link chose (its run says what is missing).
+        chosen = st.session_state.get(key) or []
+        offered = [n for n in setting.options() if strategy_info(n).installed or n in chosen]
         st.multiselect(
             setting.label,
-            setting.options(),
+            offered,
             key=key,
             help=help_text,
             format_func=lambda name: f"{name} · {framework_label(name)}",
@@ -120,7 +129,8 @@ def _widget(name: str, setting: Setting, disabled: bool = False) -> str | None:
         if missing:
             # Each hint is the engine's own Markdown: its commands render as code, and a link
             # inside a code span is never cut at a backtick.
-            told = "; ".join(f"{plain(names)} — {hint}" for names, hint in install_hints(missing))
+            hints = install_hints(missing, device_kind())
+            told = "; ".join(f"{plain(names)} — {hint}" for names, hint in hints)
             st.caption(f"Not installed here: {told}")
     elif setting.kind == "bool":
         st.checkbox(setting.label, key=key, help=help_text)
@@ -145,10 +155,12 @@ def render() -> dict[str, Any]:
     placed = {name for names in SECTIONS.values() for name in names}
     sections = {**SECTIONS, "Label": tuple(name for name in table if name not in placed)}
     invalid: dict[str, str] = {}  # name -> typed text that is not a valid value
+    run = run_framework()
+    hidden = () if run is None or run.installed else RUN_FRAMEWORK_ONLY
     with st.sidebar:
         for title, names in sections.items():
             st.header(title)
-            for name in names:
+            for name in (name for name in names if name not in hidden):
                 if name == "cols":
                     typed = _columns_widget(table[name])
                 elif name == "replicas":

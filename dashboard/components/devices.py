@@ -86,9 +86,14 @@ def panel(peak_bytes_per_s: float | None, peak_source: str) -> None:
             cols[0].metric("Device", "unknown")
             st.caption(plain(f"Device detection failed: {info['error']}"))
         else:
-            cols[0].metric("Device", info["device_kind"], help=", ".join(info["devices"]))
-            cols[1].metric("TensorFlow", info.get("tensorflow") or "not installed")
-            most = info["max_replicas"]
+            seen = ", ".join(str(name) for name in info.get("devices") or ())
+            cols[0].metric("Device", info.get("device_kind", "unknown"), help=seen or None)
+            cols[1].metric(
+                "TensorFlow",
+                info.get("tensorflow") or "not installed",
+                help=info.get("tensorflow_problem"),
+            )
+            most = info.get("max_replicas")
             cols[2].metric(
                 "Replicas available",
                 most if isinstance(most, int) else "any",

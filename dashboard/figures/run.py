@@ -24,6 +24,7 @@ from dashboard.figures.style import (
     reduced_pattern,
     variant_color,
 )
+from engine.measure.uncertainty import DEFAULT_MARGIN
 from engine.results.formatting import times
 
 
@@ -307,9 +308,12 @@ def all_figures(
 
 def ratio_label(value: float, low: float | None = None, high: float | None = None) -> str:
     """A speedup point's label: "2,245x", "1.9x", "19x slower" (never "2.2e+03x"); "about as
-    fast" where its interval holds 1 (a tie is never labelled faster or slower)."""
+    fast (1.52x)" where its interval reaches within the tie margin of 1, the rule the verdict
+    ties by (`uncertainty.winner_and_ties`), so a chart never calls slower what it calls tied."""
     if value != value or value <= 0:  # NaN: no timing to compare
         return ""
-    if low is not None and high is not None and low == low and high == high and low <= 1 <= high:
-        return "about as fast"
-    return f"{times(value)}x" if value >= 1 else f"{times(1 / value)}x slower"
+    shown = f"{times(value)}x" if value >= 1 else f"{times(1 / value)}x slower"
+    if low is None or high is None or low != low or high != high:
+        return shown
+    nearest = low if value >= 1 else 1 / high  # the interval's end nearest 1, as a ratio >= 1
+    return f"about as fast ({shown})" if nearest <= 1 + DEFAULT_MARGIN else shown

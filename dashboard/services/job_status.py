@@ -55,6 +55,7 @@ class JobStatus:
     points_total: int = 0
     point: str = ""  # the sweep point being run (its key), once the first has started
     eta_s: float | None = None
+    eta_at_s: float = 0.0  # the job's elapsed seconds when `eta_s` was estimated
     sweep_id: str = ""
     message: str = ""
     result_path: str | None = None

@@ -61,7 +61,10 @@ class TrackedRun:
 
     def apply(self, event: Event) -> None:
         with self._lock:
+            eta = self._status.eta_s
             apply_event(self._status, event)
+            if self._status.eta_s is not eta:  # a new estimate: the countdown starts from now
+                self._status.eta_at_s = time.monotonic() - self.started_at
 
     def exited(self, code: int, lines: list[str]) -> None:
         """The run is over: its state from the exit code and the last error lines (once)."""

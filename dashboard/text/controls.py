@@ -18,6 +18,7 @@ def _label(name: str) -> str:
 # Longest first: "--repetitions 5" before "--repetitions".
 CLI_TO_CONTROLS: tuple[tuple[str, str], ...] = (
     ("a longer --time-budget", f"a longer {_label('time_budget_s')}"),
+    ("a longer --search-budget", f"a longer {_label('search_budget_s')}"),
     ("--time-budget", _label("time_budget_s")),
     ("--repetitions 5", f"{REPETITIONS} at 5"),
     ("use --repetitions", f"use {REPETITIONS}"),
@@ -26,6 +27,15 @@ CLI_TO_CONTROLS: tuple[tuple[str, str], ...] = (
     ("use cache=warm", f"set {_label('cache')} to warm"),
     ("cache=cold", f"{_label('cache')} cold"),
     ("cache=warm", f"{_label('cache')} warm"),
+    (
+        "run `python -m engine calibrate`",
+        f"run this configuration with {REPETITIONS} at 5 on the Run page",
+    ),
+    (
+        "more runs per side, alternated, narrow it",
+        f"more runs per side narrow it ({REPETITIONS} on the Run page, each side's run in turn)",
+    ),
+    ("and its re-warms", "and the warm-up calls before each variant's turns"),
 )
 
 

@@ -15,6 +15,7 @@ from engine.measure.peak import MEMORY
 from engine.measure.roofline import arithmetic_intensity, regime
 from engine.measure.uncertainty import NoiseFloor
 from engine.results.formatting import (
+    budget_flag,
     format_seconds,
     phased_ties,
     reduced_precision_line,
@@ -63,7 +64,10 @@ def verdict_lines(winner: dict, busy_share: float | None = None) -> list[str]:
     lines = [f"**Tie.** `{winner['variant']}` had the lowest median over the run"]
     if noise:
         lines[0] += ", but not by enough to name it alone:"
-        lines += [f"`{name}`: {tie_words(ratios[name], winner['margin'])}." for name in noise]
+        budget = budget_flag(winner)
+        lines += [
+            f"`{name}`: {tie_words(ratios[name], winner['margin'], budget)}." for name in noise
+        ]
     else:
         lines[0] += ", but not all through it."
     lines += phase_lines(winner)
@@ -234,12 +238,21 @@ def fastest_way(
         config.cache,
     )
     lines.append(
-        f"A matvec does only {intensity:.2f} FLOP per byte moved, far below any device's "
-        f"ridge point. Here it is **{name}**: {why} "
+        f"A matvec does only {intensity:.2f} FLOP per byte moved, far fewer than any device "
+        f"can compute while it reads a byte, so memory sets its pace. Here it is **{name}**: "
+        f"{why} "
         f"({format_bytes(shown['bytes'])} per call)."
     )
     lines.extend(ceiling_lines(shown, peak))
     return "\n\n".join(lines)
+
+
+def source_words(shown: pd.Series, column: str = "ceiling_source", lead: str = " (") -> str:
+    """ " (this run's own probes)": the reading a ceiling is; "" for a file without it."""
+    source = shown.get(column)
+    if not isinstance(source, str) or not source:
+        return ""
+    return f"{lead}{source})" if lead == " (" else f"{lead}{source}"
 
 
 def placed_fraction(shown: pd.Series) -> tuple[float | None, str]:
@@ -252,7 +265,8 @@ def placed_fraction(shown: pd.Series) -> tuple[float | None, str]:
 
 def ceiling_lines(shown: pd.Series, peak: float | None) -> list[str]:
     """Where its rate stands: against the ceiling of the level its working set lives in (a
-    cache's, or memory's), measured on the same device in the same run."""
+    cache's, or memory's), each ceiling named with the reading it is (`ceiling_source`: this
+    run's own probes, or this machine's best within the hour)."""
     level = shown.get("ceiling_level")
     fraction = shown.get("ceiling_fraction") if isinstance(level, str) else None
     memory = shown.get("roofline_fraction")
@@ -260,17 +274,17 @@ def ceiling_lines(shown: pd.Series, peak: float | None) -> list[str]:
     if isinstance(level, str) and level != MEMORY and fraction is not None and fraction == fraction:
         line = (
             f"It moved {rate:.1f} GB/s, {fraction:.0%} of the {rate / fraction:.1f} GB/s read "
-            f"from the {level} cache, where its warm working set lives, measured on the same "
-            "device in the same run"
+            f"from the {level} cache, where its warm working set lives{source_words(shown)}"
         )
         if peak and memory is not None and memory == memory:
-            line += f" ({memory:.0%} of memory's {peak / 1e9:.1f} GB/s)"
+            memory_source = source_words(shown, "roofline_source", lead="; ")
+            line += f" ({memory:.0%} of memory's {peak / 1e9:.1f} GB/s{memory_source})"
         return [line + "."]
     if not peak or memory is None or math.isnan(memory):
         return []
     lines = [
-        f"It moved {rate:.1f} GB/s, {memory:.0%} of the {peak / 1e9:.1f} GB/s peak measured "
-        "on the same device in the same run."
+        f"It moved {rate:.1f} GB/s, {memory:.0%} of the {peak / 1e9:.1f} GB/s peak read from "
+        f"memory{source_words(shown, 'roofline_source')}."
     ]
     if memory > 1.0:
         notes = str(shown.get("notes") or "").split("; ")
@@ -310,7 +324,7 @@ def busy_share_that_widened(result: Any) -> float | None:
 def comparison_method(floor: NoiseFloor, margin: float) -> str:
     """How the Compare page and report reach their verdicts, in one paragraph."""
     spread = math.exp(1.96 * floor.between_run_log_sd) - 1
-    return (
+    return in_page_words(
         "Each ratio is a run's typical time over the baseline's, with a 95% interval that "
         "includes the spread between runs: resampled where a side has several runs, and the "
         f"machine's noise floor (medians move about ±{spread:.0%} between fresh processes; "

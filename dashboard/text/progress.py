@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.machine.words import counted
+
 
 def sampling_started(status: Any) -> bool:
     return bool(status.sampled)
@@ -71,14 +73,25 @@ def sweep_progress_text(status: Any) -> str:
     if not status.points_total:
         return f"Preparing the sweep: {status.phase or 'starting worker'}… · {elapsed}"
     if not status.point:
-        return f"{status.points_total} points to run · {status.phase or 'starting'}… · {elapsed}"
+        points = counted(status.points_total, "point")
+        return f"{points} to run · {status.phase or 'starting'}… · {elapsed}"
     point = min(status.points_done + 1, status.points_total)
     text = f"Point {point} of {status.points_total} ({status.point})"
     if status.variant:
         of = f", {status.variant_index} of {status.variant_count}" if status.variant_count else ""
         text += f" · {status.variant}{of}"
-    eta = "estimating the time left" if status.eta_s is None else f"{duration(status.eta_s)} left"
-    return f"{text} · {eta} · {elapsed}"
+    return f"{text} · {time_left(status)} · {elapsed}"
+
+
+def time_left(status: Any) -> str:
+    """The estimate counted down since it was made (it is refined only as variants finish,
+    and a page that showed it unchanged for a minute looked frozen); past it, said so."""
+    if status.eta_s is None:
+        return "estimating the time left"
+    left = status.eta_s - max(0.0, status.elapsed_s - status.eta_at_s)
+    if left < 1:
+        return "taking longer than estimated"
+    return f"{duration(left)} left"
 
 
 def duration(seconds: float) -> str:

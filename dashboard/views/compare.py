@@ -10,6 +10,7 @@ from dashboard.components.store import history, run_choices
 from dashboard.figures.compare import compare_medians, ratio_points
 from dashboard.report import comparison_report
 from dashboard.tables.compare import comparison_notes, comparison_table
+from dashboard.text.controls import in_page_words
 from dashboard.text.explain import comparison_method
 from engine.analysis.compare import (
     compare_runs,
@@ -57,7 +58,7 @@ for note in [*mismatch_warnings(runs), *comparison_notes(frame)]:
     st.warning(plain(note), icon="⚠️")
 sensitivity = sensitivity_sentence(frame, run_seconds(runs))
 if sensitivity:
-    st.caption(plain(sensitivity))
+    st.caption(plain(in_page_words(sensitivity)))
 chart(ratio_points(frame, frame.attrs["margin"]), "compare_ratios")
 chart(compare_medians(frame), "compare_chart")
 st.markdown("### Environments")

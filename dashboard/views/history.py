@@ -12,6 +12,7 @@ from dashboard.components.results import show_results
 from dashboard.components.store import history
 from dashboard.figures.history import series_figure
 from engine.analysis.change_points import series_of, step_words
+from engine.machine.words import counted
 from engine.results.parse import parse_results
 from engine.results.reader import ResultsRejected
 from engine.storage.run_rows import DISPLAY_COLUMNS, RunFilter
@@ -96,7 +97,7 @@ if actions[2].button("Delete runs", disabled=not chosen, key="history_delete"):
     st.session_state["confirm_delete"] = chosen
 pending = st.session_state.get("confirm_delete")
 if pending:
-    st.warning(f"Delete {len(pending)} run(s) for good?")
+    st.warning(f"Delete {counted(len(pending), 'run')} for good?")
     yes, no = st.columns(2)
     if yes.button("Yes, delete", key="delete_yes"):
         for run_id in pending:
@@ -119,7 +120,7 @@ def over_time_panel(label: str) -> None:
         st.info("No correct, timed runs to draw over time yet.")
         return
     names = [
-        f"{s.machine} · {s.problem} · {s.variant} ({len(s.run_ids)} runs, "
+        f"{s.machine} · {s.problem} · {s.variant} ({counted(len(s.run_ids), 'run')}, "
         f"{len(s.steps)} step{'s' if len(s.steps) != 1 else ''})"
         for s in found
     ]
@@ -127,7 +128,7 @@ def over_time_panel(label: str) -> None:
     series = found[names.index(chosen) if chosen in names else 0]
     chart(series_figure(series), "history_series_chart")
     if not series.steps:
-        st.caption(plain(f"No step in {len(series.run_ids)} runs."))
+        st.caption(plain(f"No step in {counted(len(series.run_ids), 'run')}."))
     for step in series.steps:
         st.caption(plain(step_words(step)))
 

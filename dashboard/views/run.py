@@ -14,6 +14,7 @@ from dashboard.services.job_status import JobStatus
 from dashboard.services.links import config_from_settings
 from dashboard.services.worker import Job, WarmJob
 from dashboard.text.progress import describe_run, run_fraction
+from engine.machine.words import counted
 from engine.results.parse import read_run_group
 from engine.results.reader import ResultsRejected
 from engine.results.run_result import RunResult
@@ -34,7 +35,8 @@ def collect(status: JobStatus) -> None:
         return
     if len(runs) > 1:
         st.session_state["group_note"] = (
-            f"{len(runs)} repetitions in fresh processes, stored as group {runs[-1].group_id}; "
+            f"{counted(len(runs), 'repetition')} in fresh processes, stored as group "
+            f"{runs[-1].group_id}; "
             "shown: the last. Compare them on the Compare page."
         )
     st.session_state["result_text"] = runs[-1].to_json()

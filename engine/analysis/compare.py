@@ -178,6 +178,18 @@ def floor_for(sides: Sequence[Side], lookup: FloorLookup | None) -> NoiseFloor:
     return dataclasses.replace(widest, variant_log_sd=own)
 
 
+def untimed_verdict(entry: Any, reference: Any, samples: Any) -> str:
+    """Why a row has no ratio, in the words a reader needs: which side lacks the variant,
+    or which side has it without a timing (and its status)."""
+    if entry is None:
+        return "not in this run"
+    if reference is None:
+        return "not in the baseline"
+    if not samples:
+        return f"no timing here ({entry.status})"
+    return f"no timing in the baseline ({reference.status})"
+
+
 def compare_runs(
     runs: Sequence[RunResult | Sequence[RunResult]],
     baseline: int = 0,
@@ -212,7 +224,11 @@ def compare_runs(
                     seed=index,
                     extra_log_sd=math.hypot(busy, window),
                 )
-            called = verdict(estimate, margin) if estimate else "no timing"
+            called = (
+                verdict(estimate, margin)
+                if estimate
+                else untimed_verdict(entry, base.entry(variant), samples)
+            )
             median = float(pd.Series(pooled).median()) if pooled else None
             rows.append(
                 {

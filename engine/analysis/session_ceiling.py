@@ -17,6 +17,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 
+from engine.machine.words import counted
 from engine.measure.peak import MEMORY, LevelCeiling, Peak
 
 WINDOW_S = 3600.0
@@ -69,7 +70,8 @@ def session_ceilings(peak: Peak, earlier: Earlier) -> Peak:
         bandwidth_bytes_per_s=best,
         own_bytes_per_s=memory.bandwidth_bytes_per_s,
         method=(
-            f"the best of this machine's last {runs} runs within the hour over the same buffer "
+            f"the best of this machine's last {counted(runs, 'run')} within the hour over the "
+            "same buffer "
             f"({best / 1e9:.1f} GB/s; a probe reads low now and then, never high); this run's "
             f"own: {peak.method}"
         ),

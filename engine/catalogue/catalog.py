@@ -13,8 +13,10 @@ import ast
 import functools
 
 from engine.catalogue.strategy_info import (
+    JAX_INSTALL_HINT,
     ONE_THREAD,
     PEER_INSTALL_HINT,
+    TORCH_INSTALL_HINT,
     Distribution,
     Framework,
     FrameworkInfo,
@@ -30,8 +32,10 @@ from engine.catalogue.strategy_info import (
 )
 
 __all__ = [
+    "JAX_INSTALL_HINT",
     "ONE_THREAD",
     "PEER_INSTALL_HINT",
+    "TORCH_INSTALL_HINT",
     "Distribution",
     "Framework",
     "FrameworkInfo",
@@ -105,8 +109,39 @@ def search_strategy_names() -> tuple[str, ...]:
 
 
 def interactive_strategies() -> tuple[str, ...]:
-    """The dashboard's pre-selected set: cheap enough at 3000x100x100 for a quick answer."""
-    return tuple(s.name for s in _REGISTRY.values() if s.interactive)
+    """The dashboard's pre-selected set: cheap enough at 3000x100x100 for a quick answer,
+    of the frameworks installed here. Without the run's own framework (TensorFlow: a GPU box,
+    Colab's TPU runtime), each installed framework's own pair (`without_run_framework`)."""
+    run = run_framework()
+    if run is not None and not run.installed:
+        return without_run_framework()
+    return tuple(s.name for s in _REGISTRY.values() if s.interactive and s.installed)
+
+
+def without_run_framework() -> tuple[str, ...]:
+    """What a run measures by default where the run's own framework is not installed: each
+    installed framework's declared pair of a fast and a slower kernel (`calibration`)."""
+    return tuple(
+        name
+        for f in frameworks()
+        if f.process != "run" and f.installed
+        for name in f.calibration
+        if name in _REGISTRY
+    )
+
+
+def default_strategies(declared: tuple[str, ...]) -> tuple[tuple[str, ...], str | None]:
+    """The strategies of a run that named none: the field's default (`declared`) where its
+    frameworks are installed; else `without_run_framework`, with the sentence that says so."""
+    if all(strategy_info(name).installed for name in declared if is_known(name)):
+        return declared, None
+    chosen = without_run_framework()
+    missing = sorted({framework_info(strategy_info(n).framework).label for n in declared})
+    return chosen, (
+        f"no --strategy given and {', '.join(missing)} is not installed here, so this run "
+        f"measures {', '.join(chosen)} (each installed framework's own); --strategy all "
+        "measures every installed strategy"
+    )
 
 
 def baseline_strategies() -> tuple[str, ...]:
@@ -159,18 +194,19 @@ def not_installed_note(requested: tuple[str, ...]) -> str | None:
 
 
 def missing_frameworks() -> tuple[str, ...]:
-    """Frameworks in a process of their own with strategies in the catalogue that are not
-    installed here (the run's own framework says so itself, with its own hint)."""
-    found = {s.framework for s in _REGISTRY.values() if not s.installed}
-    return tuple(f.name for f in frameworks() if f.name in found and f.process == "own")
+    """Frameworks with strategies in the catalogue that are not installed here, the run's
+    own (TensorFlow) included: a page offers only what is installed and names the rest."""
+    found = {s.framework for s in _REGISTRY.values() if not s.installed and not s.user}
+    return tuple(f.name for f in frameworks() if f.name in found)
 
 
-def install_hints(names: tuple[str, ...]) -> list[tuple[str, str]]:
+def install_hints(names: tuple[str, ...], device_kind: str = "") -> list[tuple[str, str]]:
     """(labels, hint) for frameworks `names`, those that share a hint together: [("JAX,
-    PyTorch", "install the peers with ..."), ("CuPy", "CuPy runs on an NVIDIA GPU only ...")]."""
+    PyTorch", "install the peers with ..."), ("CuPy", "CuPy runs on an NVIDIA GPU only ...")];
+    each hint for `device_kind` where the framework's build depends on it."""
     grouped: dict[str, list[str]] = {}
     for name in names:
-        grouped.setdefault(install_hint(name), []).append(framework_info(name).label)
+        grouped.setdefault(install_hint(name, device_kind), []).append(framework_info(name).label)
     return [(", ".join(labels), hint) for hint, labels in grouped.items()]
 
 

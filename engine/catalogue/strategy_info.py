@@ -46,11 +46,19 @@ CAPABILITY_NAMES = (
     "compiler_preload",
 )
 
-PEER_INSTALL_HINT = (
-    "install the peers with `pip install -r requirements-peers.txt` (CPU-only machines: "
-    "`pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu` avoids "
-    "the several-GB CUDA build)"
+# Install hints name each package with the version the numbers here were measured with
+# (requirements*.txt; tests/test_project.py keeps them equal), so a hint works wherever the
+# tool came from: a clone, a wheel, a notebook cell.
+JAX_INSTALL_HINT = (
+    "`pip install jax==0.10.2 jaxlib==0.10.2` (on a GPU or TPU, keep the JAX built for it "
+    "that is there)"
 )
+TORCH_INSTALL_HINT = (
+    "`pip install torch==2.13.0` (on a Linux machine without an NVIDIA GPU, take PyTorch's "
+    "CPU build instead of the several-GB CUDA one: `pip install torch==2.13.0 --index-url "
+    "https://download.pytorch.org/whl/cpu`)"
+)
+PEER_INSTALL_HINT = f"JAX: {JAX_INSTALL_HINT}; PyTorch: {TORCH_INSTALL_HINT}"
 # What a search-only point is (docs/search.md): never pre-selected, not in `all`, one launch.
 SEARCH_ONLY: dict[str, Any] = dict(interactive=False, search_only=True, launches="one")
 

@@ -12,6 +12,7 @@ from typing import Any
 from engine.catalogue.catalog import frameworks, strategy_info
 from engine.cli.flags import raw_settings
 from engine.cli.rerun import NOT_REMEASURED
+from engine.machine.words import counted
 from engine.results.codec import floor_dict
 from engine.results.files import check_output_file
 from engine.results.formatting import format_interval, format_seconds
@@ -236,7 +237,8 @@ def measured_again(
         )
     for index, runs in enumerate(again):
         print(
-            f"side {index}: {len(runs)} runs measured again, alternated, group {runs[0].group_id}"
+            f"side {index}: {counted(len(runs), 'run')} measured again, alternated, "
+            f"group {runs[0].group_id}"
         )
     return again, [list(plan.not_remeasured) for plan in plans]
 
@@ -250,7 +252,8 @@ def ceiling_spreads(results: list[Any]) -> list[str]:
             if level.own:  # what each run's own probes read
                 found.setdefault(level.level, []).append(level.own / 1e9)
     return [
-        f"ceiling {name + ':':<28}{min(rates):.1f}–{max(rates):.1f} GB/s over {len(rates)} runs"
+        f"ceiling {name + ':':<28}{min(rates):.1f}–{max(rates):.1f} GB/s "
+        f"over {counted(len(rates), 'run')}"
         for name, rates in found.items()
     ]
 

@@ -27,7 +27,7 @@ else:  # pragma: no cover - Python 3.10
 DASHBOARD = Path(__file__).resolve().parents[2] / "dashboard"
 APP = DASHBOARD / "server.py"  # the pages of app.py, the Host check on every route
 SETTINGS = DASHBOARD / ".streamlit" / "config.toml"
-INSTALL_HINT = "pip install 'batched-matvec-profiler[dashboard]' (streamlit and plotly)"
+INSTALL_HINT = "pip install streamlit==1.67.0 plotly==7.1.0"
 
 
 def _text(value: Any) -> str:
@@ -76,7 +76,9 @@ def command_dashboard(args: argparse.Namespace) -> int:
 
     kernels, extra = split_kernels(list(args.streamlit_args))
     specs = [parse_kernel_spec(kernel).spec for kernel in kernels]
-    env = {**os.environ, DASHBOARD_KERNELS_VARIABLE: "\n".join(specs)}
+    env = {key: value for key, value in os.environ.items() if key != DASHBOARD_KERNELS_VARIABLE}
+    if specs:  # none named: none offered (an empty variable is refused, as any empty setting)
+        env[DASHBOARD_KERNELS_VARIABLE] = "\n".join(specs)
     child = Child(dashboard_command(extra), stdin=None, stdout=None, stderr="inherit", env=env)
     try:
         return child.wait()

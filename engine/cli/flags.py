@@ -8,9 +8,11 @@ exactly (`config_from_args(parse(cli_args(c))) == c`).
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
-from engine.run_settings.config import BenchConfig, config_fields, flag_of
+from engine.catalogue.catalog import default_strategies
+from engine.run_settings.config import BenchConfig, config_fields, default_of, flag_of
 from engine.run_settings.sweep import SweepSpec
 
 
@@ -49,8 +51,19 @@ def raw_settings(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def with_default_strategies(raw: dict[str, Any]) -> dict[str, Any]:
+    """`raw` with the strategies a run that named none measures here: the field's default
+    where its framework is installed, else each installed framework's own (said on stderr)."""
+    if "strategies" not in raw:
+        chosen, note = default_strategies(default_of("strategies"))
+        if note:
+            raw["strategies"] = chosen
+            print(f"note: {note}", file=sys.stderr)
+    return raw
+
+
 def config_from_args(args: argparse.Namespace) -> BenchConfig:
-    return BenchConfig.from_raw(raw_settings(args))
+    return BenchConfig.from_raw(with_default_strategies(raw_settings(args)))
 
 
 def cli_args(config: BenchConfig) -> list[str]:

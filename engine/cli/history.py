@@ -8,10 +8,11 @@ import sys
 from typing import Any
 
 from engine.analysis.scaling import cell_words
-from engine.cli.flags import raw_settings
+from engine.cli.flags import raw_settings, with_default_strategies
 from engine.cli.terminal import printable
 from engine.machine.accelerators import probe_kind
 from engine.machine.host import last_level_cache_bytes
+from engine.machine.words import counted
 from engine.measure import memory
 from engine.measure.memory import PreflightError
 from engine.results.files import check_output_file
@@ -31,7 +32,7 @@ def command_sweep(args: argparse.Namespace) -> int:
     from engine.storage.history import History
     from engine.storage.run_queue import RunQueue
 
-    spec = SweepSpec.from_raw(raw_settings(args))
+    spec = SweepSpec.from_raw(with_default_strategies(raw_settings(args)))
     if args.json_path:
         check_output_file("json", args.json_path)
     history = History(check_history_path(args.history))
@@ -55,7 +56,7 @@ def command_sweep(args: argparse.Namespace) -> int:
         progress(ResultWritten(outcome.sweep_id, args.json_path))
         return no_correct_code(runs) if runs else EXIT_OK
     print(
-        f"sweep {outcome.sweep_id}: {outcome.points} points, ran {outcome.ran}, "
+        f"sweep {outcome.sweep_id}: {counted(outcome.points, 'point')}, ran {outcome.ran}, "
         f"{outcome.skipped_done} already done, history {history.name}"
     )
     for line in outcome.refused:
@@ -214,7 +215,7 @@ def command_changes(args: argparse.Namespace) -> int:
             break
         print(printable(f"{machine} · {problem}"))
         for series in (s for s in found if (s.machine, s.problem) == (machine, problem)):
-            head = f"  {printable(series.variant)}: {len(series.medians_s)} runs"
+            head = f"  {printable(series.variant)}: {counted(len(series.medians_s), 'run')}"
             if not series.steps:
                 print(f"{head}, no step")
             for step in series.steps:

@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import argparse
+import glob
 import json
+import os
 from typing import Any
 
 from engine.backends.tensorflow.availability import tensorflow_problem
@@ -55,6 +57,7 @@ def devices_without_tensorflow(problem: str) -> dict[str, Any]:
     from engine.catalogue.catalog import frameworks
 
     kind = probe_kind()
+    names = visible_devices(kind)
     found = {}
     for framework in frameworks():
         if framework.process == "run" or not framework.installed:
@@ -68,9 +71,22 @@ def devices_without_tensorflow(problem: str) -> dict[str, Any]:
         "tensorflow_problem": problem,
         "tensorflow_hint": tensorflow_install_hint(kind),
         "device_kind": kind,
+        "devices": names,
+        "max_replicas": len(names) if kind != "CPU" else "any (host threads)",
         "frameworks": found,
         "note": "TensorFlow's strategies are unsupported here; the others run",
     }
+
+
+def visible_devices(kind: str) -> list[str]:
+    """The devices a run without TensorFlow can see, named without importing a framework:
+    the host's cores on a CPU, each GPU's device file, or the TPU's hint."""
+    if kind == "GPU":
+        found = sorted(glob.glob("/dev/nvidia[0-9]*"), key=lambda p: int(p[len("/dev/nvidia") :]))
+        return [f"GPU:{p[len('/dev/nvidia') :]}" for p in found] or ["GPU"]
+    if kind == "TPU":
+        return ["TPU"]
+    return [f"CPU ({os.cpu_count() or 1} logical cores)"]
 
 
 def strategy_rows() -> list[dict[str, Any]]:

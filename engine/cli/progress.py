@@ -14,6 +14,7 @@ from typing import TextIO
 from tqdm import tqdm
 
 from engine.cli.terminal import unfiltered
+from engine.machine.words import counted
 from engine.results.events import (
     Done,
     Eliminated,
@@ -120,7 +121,7 @@ class SweepBarProgress:
         if isinstance(event, SweepStarted):
             skipped = event.points - event.todo
             if skipped:
-                self.stream.write(f"resuming: {skipped} of {event.points} points done\n")
+                self.stream.write(f"resuming: {skipped} of {counted(event.points, 'point')} done\n")
             self.bar = tqdm(total=event.todo, desc="sweep", unit="point", file=self.stream)
         elif isinstance(event, SweepPoint) and self.bar is not None:
             self.bar.update(event.index - self.bar.n)

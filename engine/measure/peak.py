@@ -56,6 +56,18 @@ class LevelCeiling:
         """What this run's own probes read for this level."""
         return self.own_bytes_per_s or self.bandwidth_bytes_per_s
 
+    @property
+    def source(self) -> str:
+        """Which reading this ceiling is, in words every sentence about a fraction of it
+        carries: this run's own probes, or this machine's best within the hour with this
+        run's own figure beside it (`analysis/session_ceiling.py`)."""
+        if self.own_bytes_per_s:
+            return (
+                "this machine's best within the hour; this run's own probes read "
+                f"{self.own_bytes_per_s / 1e9:.1f} GB/s"
+            )
+        return "this run's own probes"
+
     def to_dict(self) -> dict[str, Any]:
         data = {
             "level": self.level,

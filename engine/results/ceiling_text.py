@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine.measure.peak import MEMORY, Peak
+from engine.measure.peak import MEMORY, LevelCeiling, Peak
 
 
 def ceiling_words(entry: Mapping[str, Any]) -> str:
@@ -20,23 +20,22 @@ def ceiling_words(entry: Mapping[str, Any]) -> str:
 
 
 def ceilings_line(peak: Peak) -> str:
-    """ "peak read bandwidth 35.8 GB/s (measured); caches: L2 132.2 GB/s, L3 118.0 GB/s"; a
-    ceiling that is the session's best says this run's own figure beside it."""
+    """ "peak read bandwidth 35.8 GB/s; caches: L2 132.2 GB/s, L3 118.0 GB/s (each read by this
+    run's own probes)"; a ceiling that is the machine's best within the hour says so, with
+    this run's own figure beside it."""
     if not peak.bandwidth_bytes_per_s:
         return ""
-    memory = "; ".join(["measured", *_own_words(peak.own_bytes_per_s)])
-    line = f"peak read bandwidth {peak.bandwidth_bytes_per_s / 1e9:.1f} GB/s ({memory})"
-    caches = [
-        f"{level.level} {level.bandwidth_bytes_per_s / 1e9:.1f} GB/s"
-        + "".join(f" ({words})" for words in _own_words(level.own_bytes_per_s))
-        for level in peak.levels
-        if level.bandwidth_bytes_per_s
-    ]
-    return f"{line}; caches: {', '.join(caches)}" if caches else line
+    memory = peak.ceilings()[-1]
+    levels = [level for level in peak.levels if level.bandwidth_bytes_per_s]
+    mixed = any(level.own_bytes_per_s for level in (*levels, memory))
 
+    def shown(level: LevelCeiling, name: str) -> str:
+        words = f" ({level.source})" if mixed else ""
+        return f"{name}{level.bandwidth_bytes_per_s / 1e9:.1f} GB/s{words}"
 
-def _own_words(own: float | None) -> list[str]:
-    """Where a ceiling is the session's best (`analysis/session_ceiling.py`), this run's own."""
-    if not own:
-        return []
-    return [f"this machine's best within the hour; this run's probes {own / 1e9:.1f}"]
+    line = shown(memory, "peak read bandwidth ")
+    if levels:
+        line += "; caches: " + ", ".join(shown(level, f"{level.level} ") for level in levels)
+    if mixed:
+        return line
+    return f"{line} ({'each ' if levels else ''}read by {memory.source})"

@@ -10,6 +10,7 @@ import re
 from dataclasses import asdict, fields
 from typing import Any
 
+from engine.catalogue.catalog import is_known, strategy_info
 from engine.measure.peak import LevelCeiling
 from engine.measure.uncertainty import CONFIDENCE, MEDIAN_CI_METHOD, NoiseFloor
 from engine.results.attestation import FIELD as ATTESTATION
@@ -64,11 +65,23 @@ RUN_FIELDS: tuple[str, ...] = (
 )
 
 
+def framework_of(entry: StrategyResult) -> str | None:
+    """The framework folder a result ran in: its strategy's, a user kernel's own, else None
+    (a name from another catalogue)."""
+    if entry.user_kernel:
+        return entry.user_kernel.get("framework")
+    return strategy_info(entry.strategy).framework if is_known(entry.strategy) else None
+
+
 def result_to_dict(
-    entry: StrategyResult, peak_bytes_per_s: float | None, level: LevelCeiling | None = None
+    entry: StrategyResult,
+    peak_bytes_per_s: float | None,
+    level: LevelCeiling | None = None,
+    memory: LevelCeiling | None = None,
 ) -> dict[str, Any]:
     """One results entry: the raw samples and counters, and everything derived from them
-    (`level`: the ceiling it is placed against, `RunRecord.ceiling_of`)."""
+    (`level`: the ceiling it is placed against, `RunRecord.ceiling_of`; `memory`, memory's,
+    `RunRecord.memory_of`)."""
     own = {f.name: getattr(entry, f.name) for f in fields(entry)}
     own["samples_s"] = list(entry.samples_s)
     own["replicas"] = [asdict(r) for r in entry.replicas]
@@ -77,9 +90,11 @@ def result_to_dict(
     own["distribution"] = entry.distribution.to_dict() if entry.distribution else None
     own["profile"] = entry.profile.to_dict() if entry.profile else None
     own["device_levels"] = [level.to_dict() for level in entry.device_levels]
+    own["framework"] = framework_of(entry)
     for name in ("max_rel_error", "rel_error_norm", "max_abs_error"):
         own[name] = finite_or_none(own[name])  # an unwritten output has error inf
-    merged = {**own, **entry.derived(entry.ceiling_bytes_per_s or peak_bytes_per_s, level)}
+    rate_of = entry.ceiling_bytes_per_s or peak_bytes_per_s
+    merged = {**own, **entry.derived(rate_of, level, memory)}
     ordered = {name: merged[name] for name in RESULT_FIELDS}
     extras = {k: v for k, v in merged.items() if k not in ordered}
     return {**ordered, **extras}
@@ -90,7 +105,7 @@ def run_entries(run: RunRecord) -> list[dict[str, Any]]:
     set that placed it there."""
     return [
         {
-            **result_to_dict(r, run.peak_bytes_per_s, run.ceiling_of(r)),
+            **result_to_dict(r, run.peak_bytes_per_s, run.ceiling_of(r), run.memory_of(r)),
             "working_set_bytes": run.working_set_of(r),
         }
         for r in run.results

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from engine.machine.words import counted
 from engine.results.verdict import run_ratio
 
 PREFIX = "eliminated after "
@@ -21,7 +22,7 @@ RACED_AGAINST = re.compile(r"slower than (\S+) beyond")
 
 
 def samples_words(count: int) -> str:
-    return f"{count} sample" if count == 1 else f"{count} samples"
+    return counted(count, "sample")
 
 
 def restated(run: Any, result: Any, record: dict[str, Any], said: str | None) -> str:

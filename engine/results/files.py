@@ -54,9 +54,24 @@ def check_output_file(flag: str, path: str | Path) -> Path:
     return target
 
 
+def umask() -> int:
+    """The process's file-mode creation mask, read without changing it where Linux says it
+    (`/proc/self/status`); elsewhere set and restored at once."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    old = os.umask(0o022)
+    os.umask(old)
+    return old
+
+
 def write_text_atomically(path: str | Path, text: str) -> None:
     """Write to a temporary file beside `path`, then rename it over `path` in one step; an
-    existing file's permissions are kept."""
+    existing file's permissions are kept, a new file gets the umask's (a temporary file is
+    the owner's alone, and a site published for a web server must be readable by it)."""
     target = Path(path)
     handle, temporary = tempfile.mkstemp(
         prefix=f".{target.name}.", suffix=".tmp", dir=target.parent
@@ -66,6 +81,8 @@ def write_text_atomically(path: str | Path, text: str) -> None:
             stream.write(text)
         if target.exists():
             os.chmod(temporary, stat.S_IMODE(target.stat().st_mode))
+        else:
+            os.chmod(temporary, 0o666 & ~umask())
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

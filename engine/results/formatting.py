@@ -85,7 +85,7 @@ def measured_line(winner: Mapping[str, Any]) -> str:
     names = ", ".join([winner["variant"], *winner["tied_with"]])
     ratios = winner.get("ratios") or {}
     told = "; ".join(
-        f"{name} {tie_words(ratios[name], winner['margin'])}"
+        f"{name} {tie_words(ratios[name], winner['margin'], budget_flag(winner))}"
         for name in winner["tied_with"]
         if name in ratios and "phase" not in ratios[name]
     )
@@ -101,9 +101,15 @@ def spread_words(log_sd: float) -> str:
     return f"±{math.exp(1.96 * log_sd) - 1:.0%}"
 
 
-def tie_words(ratio: Mapping[str, Any], margin: float) -> str:
+def budget_flag(winner: Mapping[str, Any]) -> str:
+    """The flag whose budget stopped the sampling: a search's own, else each variant's."""
+    return str(winner.get("budget_flag") or "--time-budget")
+
+
+def tie_words(ratio: Mapping[str, Any], margin: float, budget: str = "--time-budget") -> str:
     """Why one variant is tied with the winner, and what would separate them, worded from its
-    record (`tie_reason`, the ratio and its interval, the floor its sides carried)."""
+    record (`tie_reason`, the ratio and its interval, the floor its sides carried); `budget`
+    the flag a longer sampling takes (`budget_flag`)."""
     low, high = ratio["ratio_ci"]
     numbers = f"{ratio['ratio']:.2f}x the winner's time, {low:.2f}–{high:.2f}"
     reason = ratio.get("tie_reason")
@@ -112,7 +118,7 @@ def tie_words(ratio: Mapping[str, Any], margin: float) -> str:
         return f"{numbers}: within the {margin:.0%} margin, as fast for this problem"
     if reason == "samples":
         return (
-            f"{numbers}: its samples spread too widely to tell; a longer --time-budget "
+            f"{numbers}: its samples spread too widely to tell; a longer {budget} "
             "would narrow that, to apart or as fast"
         )
     if reason == "processes":

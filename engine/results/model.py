@@ -95,11 +95,15 @@ class StrategyResult:
         return m.median_s if m else None
 
     def derived(
-        self, peak_bytes_per_s: float | None, level: LevelCeiling | None = None
+        self,
+        peak_bytes_per_s: float | None,
+        level: LevelCeiling | None = None,
+        memory: LevelCeiling | None = None,
     ) -> dict[str, Any]:
         """Every statistic and rate, from the samples, the counters and the peak: the one
         place they are computed (the JSON, the tables and the charts all read this).
-        `level`: the ceiling of the level its working set lives in (`RunRecord.ceiling_of`)."""
+        `level`: the ceiling of the level its working set lives in (`RunRecord.ceiling_of`);
+        `memory`: memory's, whose reading `roofline_source` names (`RunRecord.memory_of`)."""
         m = self.measurement
         stats: dict[str, Any] = m.summary() if m else dict.fromkeys(STAT_FIELDS)
         rates = roofline.rates(
@@ -117,6 +121,8 @@ class StrategyResult:
             "ceiling_fraction": roofline.fraction(
                 self.bytes, stats["median_s"], level.bandwidth_bytes_per_s if level else None
             ),
+            "ceiling_source": level.source if level else None,
+            "roofline_source": memory.source if memory else None,
         }
         return {**stats, **rates, "median_ci_s": interval, **padded, **own_level}
 
@@ -167,6 +173,13 @@ class RunRecord:
         if not self.peak.bandwidth_bytes_per_s:
             return None
         return self.peak.ceiling_for(self.working_set_of(result))
+
+    def memory_of(self, result: StrategyResult) -> LevelCeiling | None:
+        """Memory's ceiling `result`'s roofline fraction is of: its own device's where it ran
+        on another device, else the run's; None without one."""
+        if result.ceiling_bytes_per_s:
+            return LevelCeiling(MEMORY, None, result.ceiling_bytes_per_s)
+        return self.peak.ceilings()[-1] if self.peak.bandwidth_bytes_per_s else None
 
     def working_set_of(self, result: StrategyResult) -> int:
         """The bytes `result`'s calls read in turn (`memory.working_set_bytes`)."""

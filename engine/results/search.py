@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.catalogue.catalog import ONE_THREAD, is_known, split_variant, strategy_info
+from engine.machine.words import counted
 from engine.results.model import RunRecord
 from engine.results.verdict import run_reduced_precision, run_winner_record
 
@@ -72,7 +73,7 @@ def search_summary(result: RunRecord) -> dict[str, Any]:
 
 def search_lines(summary: dict[str, Any]) -> list[str]:
     """The CLI's words for a search: the winner, each framework's best, and what was left."""
-    lines = [f"search: {len(summary['points'])} points tried"]
+    lines = [f"search: {counted(len(summary['points']), 'point')} tried"]
     if summary["best"]:
         ties = ", ".join(summary["tied_with"])
         lines.append(f"  best: {summary['best']}" + (f" (tied with {ties})" if ties else ""))

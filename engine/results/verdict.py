@@ -195,6 +195,8 @@ def run_winner_record(run: RunRecord) -> dict[str, Any] | None:
     record = winner_record(run_winner(run))
     if record is not None and run.reported_by is not None:
         record["reported_by"] = run.reported_by
+    if record is not None and run.config.search:  # what a longer sampling would take there
+        record["budget_flag"] = "--search-budget"
     return record
 
 

@@ -103,8 +103,9 @@ class BenchConfig:
     xla: bool = setting(
         False,
         kind="bool",
-        help="add a +xla variant (jit_compile=True) of each graph strategy",
-        label="Add +xla variants (jit_compile=True)",
+        help="add a +xla variant of each TensorFlow graph strategy (compiled by XLA: "
+        "tf.function(jit_compile=True))",
+        label="Add +xla variants (TensorFlow compiled by XLA)",
     )
     cache: str = setting(
         "warm",

@@ -19,6 +19,7 @@ from typing import Any
 import pandas as pd
 
 from engine.analysis.calibration import observed_floor, same_measurement
+from engine.machine.words import counted
 from engine.measure.uncertainty import NoiseFloor
 from engine.results.reader import ResultsRejected
 from engine.results.run_result import RunResult
@@ -211,7 +212,7 @@ class History(Store):
         calibrated = self.noise_floor(env.hostname, env.device_kind)
         like = self.like_runs(run)
         source = (
-            f"observed over {len(like)} runs of this measurement on {env.hostname} "
+            f"observed over {counted(len(like), 'run')} of this measurement on {env.hostname} "
             f"({env.device_kind}), at the 95% upper bound of each spread"
         )
         observed = observed_floor(like, source, bound=True)
@@ -266,7 +267,10 @@ class History(Store):
         return NoiseFloor(
             between_run_log_sd=row[0],
             ratio_log_sd=row[1],
-            source=f"calibrated on {hostname} ({device_kind}) at {row[3]} from {row[2]} runs",
+            source=(
+                f"calibrated on {hostname} ({device_kind}) at {row[3]} "
+                f"from {counted(row[2], 'run')}"
+            ),
         )
 
     # Sweeps -----------------------------------------------------------------------------

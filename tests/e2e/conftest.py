@@ -2,31 +2,15 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from benchmarks.server import CHROMIUM_ARGS, chromium_path, streamlit_server
+from benchmarks.server import streamlit_server
 from tests.conftest import ROOT
 
 ARTIFACTS = ROOT / "test-artifacts"
-
-
-@pytest.fixture(scope="session")
-def browser():
-    path = chromium_path()
-    if path is None:
-        if os.environ.get("CI"):
-            pytest.fail("CI must run the browser tests: install Debian's chromium (.ci/run does)")
-        pytest.skip("chromium not installed (apt-get install chromium); CI installs it")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture(scope="session")

@@ -5,7 +5,7 @@ TPU has one owner at a time); its kernels compiled by jax.jit; its replicas devi
 from __future__ import annotations
 
 from engine.catalogue.strategy_info import (
-    PEER_INSTALL_HINT,
+    JAX_INSTALL_HINT,
     SEARCH_ONLY,
     FrameworkInfo,
     StrategyInfo,
@@ -76,7 +76,7 @@ FRAMEWORK = FrameworkInfo(
     name="jax",
     label="JAX",
     module="jax",
-    install_hint=PEER_INSTALL_HINT,
+    install_hint=JAX_INSTALL_HINT,
     rank=2,
     strategies=STRATEGIES,
     search_points=SEARCH_POINTS,

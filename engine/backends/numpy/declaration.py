@@ -6,7 +6,6 @@ nothing but the engine's descriptions."""
 from __future__ import annotations
 
 from engine.catalogue.strategy_info import (
-    PEER_INSTALL_HINT,
     SEARCH_ONLY,
     FrameworkInfo,
     StrategyInfo,
@@ -74,7 +73,7 @@ FRAMEWORK = FrameworkInfo(
     name="numpy",
     label="NumPy",
     module="numpy",
-    install_hint=PEER_INSTALL_HINT,
+    install_hint='NumPy comes with the tool (`pip install "numpy>=1.26"`)',
     rank=1,
     process="host",
     strategies=STRATEGIES,

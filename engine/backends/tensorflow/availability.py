@@ -29,15 +29,13 @@ DISTRIBUTIONS = (
     "tf-nightly",
     "tf-nightly-cpu",
 )
-INSTALL_HINT = (
-    f"on a fresh machine `pip install 'batched-matvec-profiler[tensorflow]'`; elsewhere a "
-    f"TensorFlow >= {MIN_TENSORFLOW_TEXT} built for your accelerator (Kaggle's TPU image has "
-    "one; Colab's TPU runtime has none, and the other frameworks run there without it)"
-)
-
-
 TENSORFLOW_PIN = "2.21.0"  # what the numbers here were measured with (requirements.txt)
 LIBTPU_INDEX = "https://storage.googleapis.com/libtpu-tf-releases/index.html"
+INSTALL_HINT = (
+    f"on a fresh machine `pip install tensorflow=={TENSORFLOW_PIN}`; elsewhere a TensorFlow "
+    f">= {MIN_TENSORFLOW_TEXT} built for your accelerator (Kaggle's TPU image has one; Colab's "
+    "TPU runtime has none, and the other frameworks run there without it)"
+)
 
 
 def on_colab() -> bool:
@@ -73,9 +71,7 @@ def tensorflow_install_hint(device_kind: str, colab: bool | None = None) -> str:
             "libraries); the other installed frameworks run without it"
         )
     return (
-        f"`pip install tensorflow=={TENSORFLOW_PIN}` "
-        "(or `pip install 'batched-matvec-profiler[tensorflow]'`); the other installed "
-        "frameworks run without it"
+        f"`pip install tensorflow=={TENSORFLOW_PIN}`; the other installed frameworks run without it"
     )
 
 

@@ -29,7 +29,7 @@ from engine.measure.trace_analysis import (
     summarize,
 )
 
-XPROF_HINT = "install xprof (pip install -r requirements-profile.txt) to convert profiles"
+XPROF_HINT = "install xprof (pip install xprof==2.24.2) to convert profiles"
 
 
 class ProfilerUnavailable(RuntimeError):

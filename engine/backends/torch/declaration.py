@@ -4,8 +4,8 @@ points under torch.compile. Imports no framework."""
 from __future__ import annotations
 
 from engine.catalogue.strategy_info import (
-    PEER_INSTALL_HINT,
     SEARCH_ONLY,
+    TORCH_INSTALL_HINT,
     FrameworkInfo,
     StrategyInfo,
     peer_kernel,
@@ -106,7 +106,7 @@ FRAMEWORK = FrameworkInfo(
     name="torch",
     label="PyTorch",
     module="torch",
-    install_hint=PEER_INSTALL_HINT,
+    install_hint=TORCH_INSTALL_HINT,
     rank=3,
     strategies=STRATEGIES,
     search_points=SEARCH_POINTS,

@@ -10,7 +10,7 @@ from engine.catalogue.strategy_info import FrameworkInfo, StrategyInfo, peer_ker
 INSTALL_HINT = (
     "install PyTorch/XLA with the PyTorch it was built for, e.g. "
     "`pip install torch==2.9.0 torch_xla==2.9.0` (Colab's TPU runtime has both); on a machine "
-    "without a TPU it runs on the CPU through PJRT (`PJRT_DEVICE=CPU`)"
+    "without a TPU it runs on the CPU"
 )
 WHY = (
     "PyTorch/XLA records the call lazily and XLA compiles the traced graph once, so the "

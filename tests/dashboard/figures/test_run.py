@@ -232,5 +232,9 @@ def test_a_log_axis_spans_whole_decades_around_every_point_and_its_error_bar():
 def test_a_tied_speedup_is_labelled_as_fast_not_slower():
     from dashboard.figures.run import ratio_label
 
-    assert ratio_label(1 / 1.81, 0.4, 1.2) == "about as fast"  # its interval holds 1: a tie
+    assert ratio_label(1 / 1.81, 0.4, 1.2) == "about as fast (1.81x slower)"  # holds 1: a tie
     assert ratio_label(1 / 1.81, 0.4, 0.9) == "1.81x slower"
+    # the verdict's rule: an interval reaching within the 5% margin of 1 does not separate them
+    assert ratio_label(1 / 1.53, 0.3, 0.96) == "about as fast (1.53x slower)"
+    assert ratio_label(1.52, 1.04, 2.2) == "about as fast (1.52x)"
+    assert ratio_label(1.52, 1.06, 2.2) == "1.52x"

@@ -112,6 +112,26 @@ def test_a_sweep_label_never_says_point_1_of_0_and_follows_each_point():
     assert text.startswith("Point 2 of 84 (matrices=100 · dim=16) · about 3 min left")
 
 
+def test_a_sweeps_time_left_counts_down_between_estimates():
+    """The estimate is refined only as variants finish: between them the label counts down
+    from when it was made (it once stayed at "about 6 s left" for 70 s), and past it says so."""
+    from dashboard.services.jobs import TrackedRun
+    from dashboard.text.progress import sweep_progress_text
+    from engine.results.events import SweepPoint, SweepStarted
+
+    job = TrackedRun(None)
+    job.started_at -= 10.0  # the sweep began ten seconds ago
+    job.apply(SweepStarted("s1", 4, 4))
+    job.apply(SweepPoint("matrices=10", 0, 4, 30.0))
+    status = job.status()
+    made = status.eta_at_s
+    assert made >= 10.0
+    status.elapsed_s = made + 12.0
+    assert "about 18 s left" in sweep_progress_text(status)
+    status.elapsed_s = made + 45.0
+    assert "taking longer than estimated" in sweep_progress_text(status)
+
+
 def test_a_sweep_estimates_its_time_left_as_each_variant_of_a_point_finishes():
     from engine.execution.sweep import PointProgress
     from engine.results.events import SweepPoint

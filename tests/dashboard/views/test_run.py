@@ -52,7 +52,7 @@ def test_link_parameters_set_the_widgets():
     assert widget(at, "text_input", "Columns (n)").value == "4"
     assert widget(at, "selectbox", "dtype").value == "float64"
     assert widget(at, "multiselect", "Strategies").value == ["einsum", "numpy"]
-    assert widget(at, "checkbox", "Add +xla variants (jit_compile=True)").value is True
+    assert widget(at, "checkbox", "Add +xla variants (TensorFlow compiled by XLA)").value is True
     assert widget(at, "radio", "Cache").value == "cold"
     assert widget(at, "text_input", "Run label").value == "shared"
     assert not at.warning
@@ -181,8 +181,8 @@ def test_the_install_hint_for_missing_frameworks_renders_its_commands_as_code(mo
     captions = [c.value for c in at.caption if c.value.startswith("Not installed here")]
     assert captions, [c.value for c in at.caption]
     text = captions[0]
-    assert "`pip install -r requirements-peers.txt`" in text  # a code span, not \` escapes
-    # each framework with its own folder's hint, those that share one named together
-    assert "JAX, PyTorch — install the peers" in text
+    assert "`pip install jax==0.10.2 jaxlib==0.10.2`" in text  # a code span, not \` escapes
+    # each framework with its own folder's hint
+    assert "JAX — `pip install jax" in text and "PyTorch — `pip install torch==" in text
     assert "CuPy — CuPy runs on an NVIDIA GPU only" in text and "`pip install cupy-cuda12x`" in text
     assert "\\`" not in text

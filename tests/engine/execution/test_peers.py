@@ -11,7 +11,7 @@ import pytest
 
 import engine.catalogue.catalog as catalog
 import engine.catalogue.strategy_info as info_module
-from engine.catalogue.catalog import PEER_INSTALL_HINT, strategy_info
+from engine.catalogue.catalog import TORCH_INSTALL_HINT, strategy_info
 from engine.execution import peer_process, peers
 from engine.execution.peer_process import spawn_peer
 from engine.execution.peers import peer_threads, process_words, run_peers
@@ -124,7 +124,7 @@ def test_a_missing_framework_is_unsupported_with_the_install_hint(monkeypatch):
     _, outcome = events_and_outcome(config)
     result = outcome.results[("torch_bmm", "")]
     assert result.status == "unsupported"
-    assert "torch is not installed" in result.error and PEER_INSTALL_HINT in result.error
+    assert "torch is not installed" in result.error and TORCH_INSTALL_HINT in result.error
     assert "torch_bmm" not in BenchConfig.from_raw({"strategies": "all"}).strategies
 
 
@@ -133,7 +133,7 @@ def test_a_broken_install_is_unsupported_with_the_install_hint(monkeypatch):
     _, outcome = events_and_outcome(peer_config("torch_einsum"))
     result = outcome.results[("torch_einsum", "")]
     assert result.status == "unsupported", result.error
-    assert "libtorch_cpu.so" in result.error and PEER_INSTALL_HINT in result.error
+    assert "libtorch_cpu.so" in result.error and TORCH_INSTALL_HINT in result.error
 
 
 def test_a_crashing_peer_process_fails_only_its_own_variants(monkeypatch):

@@ -46,7 +46,7 @@ def test_entry_of_a_failed_variant_formats_with_dashes():
 def test_summary_table_names_every_variant_and_the_peak():
     text = summary_table(make_run(peak=20e9))
     assert "einsum" in text and "numpy" in text
-    assert text.startswith("peak read bandwidth 20.0 GB/s (measured)")
+    assert text.startswith("peak read bandwidth 20.0 GB/s (read by this run's own probes)")
 
 
 def test_the_took_line_names_each_phase_that_took_time():
