@@ -123,6 +123,9 @@ def test_the_cpu_only_pytorch_line_installs_the_pinned_version():
         text = " ".join((ROOT / doc).read_text().split())
         line = f"-m pip install torch=={pinned} --index-url https://download.pytorch.org/whl/cpu"
         assert line in text, doc
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    # before the two commands: a newcomer running them in order gets the CPU build first
+    assert readme.index("--index-url https://download.pytorch.org/whl/cpu") < readme.index("```")
 
 
 def test_the_quick_start_works_in_a_venv_of_its_own():

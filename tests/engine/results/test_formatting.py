@@ -138,3 +138,25 @@ def test_an_interval_of_one_value_is_not_shown_as_a_range():
 
     assert format_interval([0.318, 0.318]) == "318 ms (no spread)"
     assert format_interval([0.001, 0.003]) == "1–3 ms"
+
+
+def test_a_searchs_tie_names_the_search_budget_that_stopped_it():
+    """A search's sampling is stopped by --search-budget: its tie advice names that flag,
+    not --time-budget (which a search caps by itself)."""
+    import dataclasses
+
+    from engine.results.formatting import winner_line
+
+    run = make_run({"einsum": [0.002, 0.0035, 0.0012, 0.004, 0.0009], "numpy": [0.0021] * 5})
+    assert "--time-budget" in winner_line(run.winner_dict())
+    searched = dataclasses.replace(run.config, search=True)
+    run.config = searched
+    line = winner_line(run.winner_dict())
+    assert "a longer --search-budget" in line and "--time-budget" not in line
+
+
+def test_a_count_reads_as_english():
+    from engine.machine.words import counted
+
+    assert counted(1, "run") == "1 run" and counted(2, "point") == "2 points"
+    assert counted(1_000, "series", "series") == "1,000 series"
