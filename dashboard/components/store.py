@@ -26,7 +26,8 @@ def run_choices(limit: int = 2000) -> dict[str, str]:
     return {
         row.run_id: (
             f"{run_name(row.label, row.hostname, row.device_kind, row.run_id)} · "
-            f"{row.created_at[:16].replace('T', ' ')} · "
+            + (f"{row.source} · " if row.source.startswith("reported") else "")
+            + f"{row.created_at[:16].replace('T', ' ')} · "
             f"{row.matrices}×{row.dim}×{row.cols} {row.dtype} {row.mode}"
         )
         for row in frame.itertuples()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from dashboard.figures.style import LAYOUT, PALETTE, PEAK_COLOR, decade_log_axis, empty
+from dashboard.figures.style import LAYOUT, PALETTE, PEAK_COLOR, decade_log_axis, empty, inert
 from dashboard.tables.compare import ratio_text
 
 # A run keeps one colour in both charts (its place among the runs compared); the verdict is
@@ -47,7 +47,7 @@ def compare_medians(frame: pd.DataFrame) -> go.Figure:
             go.Bar(
                 x=group["variant"],
                 y=group["median_s"] * 1e3,
-                name=str(run),
+                name=inert(run),
                 marker_color=colors[str(run)],
                 error_y={"type": "data", "symmetric": False, "array": plus, "arrayminus": minus},
                 customdata=group[["verdict"]].astype(str),
@@ -75,7 +75,7 @@ def ratio_points(frame: pd.DataFrame, margin: float) -> go.Figure:
                 x=group["variant"],
                 y=group["ratio"],
                 mode="markers+text",
-                name=str(run),
+                name=inert(run),
                 textposition="middle right",
                 marker={
                     "size": 12,

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from dashboard.figures.style import LAYOUT, SECOND_COLOR, empty, variant_color
+from dashboard.figures.style import LAYOUT, SECOND_COLOR, empty, inert, variant_color
 from engine.analysis.change_points import Series
 
 
 def series_figure(series: Series) -> go.Figure:
     """Medians (ms) by run, each step a dashed line before its first run, labelled."""
-    title = f"{series.variant} over time: {series.problem} on {series.machine}"
+    title = inert(f"{series.variant} over time: {series.problem} on {series.machine}")
     if not series.medians_s:
         return empty(title, "no correct, timed run of this variant in the history")
     runs = list(range(1, len(series.medians_s) + 1))

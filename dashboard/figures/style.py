@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import math
 import numbers
 import zlib
@@ -16,6 +17,13 @@ WRONG_COLOR = "#dc2626"
 SECOND_COLOR = "#f59e0b"
 PEAK_COLOR = "#16a34a"
 LAYOUT = {"template": "plotly_white", "margin": {"l": 60, "r": 20, "t": 60, "b": 80}}
+
+
+def inert(text: object) -> str:
+    """Text a file or a user wrote, for a chart: plotly draws a subset of HTML in titles,
+    names and labels (a host name `<a href=...>` became a live link), so its markup is
+    escaped and shows as the characters it is."""
+    return html.escape(str(text), quote=False)
 
 
 def measured(frame: pd.DataFrame) -> pd.DataFrame:

@@ -5,7 +5,13 @@ latest median) and a page a series, with its chart (steps marked) and each step'
 the same series and steps `history changes` prints (`analysis/change_points.py`). Plain files
 that open from a file server, a bucket or the disk: plotly.js is written once beside them and
 every page loads it from there; no page makes a network request. Every piece of text from a
-run (labels, host names, versions) is escaped.
+run (labels, host names, versions) is escaped, in the pages and in the charts.
+
+The folder's files are the site's own: a manifest (`.matvec-site`) lists what a publish
+wrote, and the next one removes the pages of it that it does not write again (a narrower
+`--label` leaves no page of the wider site behind, served with other data); a file no
+publish wrote is left as it is and named. Files get the umask's modes, so a web server
+running as another user can serve them.
 
     python -m dashboard.report.publish DIR [--history PATH] [--label TEXT]
 """
@@ -13,9 +19,12 @@ run (labels, host names, versions) is escaped.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import re
 import stat
 import sys
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +38,8 @@ from engine.results.formatting import format_seconds
 from engine.run_settings.fields import ConfigError
 
 PLOTLY_FILE = "plotly.min.js"
+MANIFEST = ".matvec-site"  # the names of the files the last publish wrote, one a line
+SITE_FILE = re.compile(r"^(index\.html|plotly\.min\.js|series-\d{4,}\.html)$")
 
 
 def site_page(title: str, sections: Iterable[str]) -> str:
@@ -113,9 +124,33 @@ def check_folder(folder: Path) -> Path:
     return folder
 
 
-def publish(runs: Sequence[Any], folder: Path, label: str | None = None) -> list[Path]:
-    """Write the site into `folder`; returns the files written (the index first)."""
+@dataclass
+class Published:
+    """What a publish did: the files it wrote (the index first), the earlier publish's pages
+    it removed, and the files in the folder no publish wrote (left as they are)."""
+
+    written: list[Path]
+    removed: list[str]
+    foreign: list[str]
+
+
+def earlier_site(folder: Path) -> set[str]:
+    """The files the last publish into `folder` wrote, from its manifest (none without one,
+    or when it is not a plain file: a planted link is not followed)."""
+    path = folder / MANIFEST
+    try:
+        if not stat.S_ISREG(path.lstat().st_mode):
+            return set()
+        return {n for n in path.read_text(encoding="utf-8").split() if SITE_FILE.match(n)}
+    except (OSError, UnicodeDecodeError):
+        return set()
+
+
+def publish(runs: Sequence[Any], folder: Path, label: str | None = None) -> Published:
+    """Write the site into `folder`, remove the earlier publish's pages it did not write again,
+    and name the files that are not the site's."""
     folder = check_folder(folder)
+    before = earlier_site(folder)
     found = [series for series in series_of(runs) if series.run_ids]
     written = [folder / "index.html", folder / PLOTLY_FILE]
     write_text_atomically(written[0], index_page(found, label))
@@ -124,7 +159,18 @@ def publish(runs: Sequence[Any], folder: Path, label: str | None = None) -> list
         path = folder / series_file(index)
         write_text_atomically(path, series_page(series))
         written.append(path)
-    return written
+    names = {path.name for path in written}
+    write_text_atomically(folder / MANIFEST, "".join(f"{name}\n" for name in sorted(names)))
+    removed = []
+    for name in sorted(before - names):
+        page = folder / name
+        with contextlib.suppress(OSError):
+            if stat.S_ISREG(page.lstat().st_mode):
+                page.unlink()
+                removed.append(name)
+    mine = names | {MANIFEST}
+    foreign = sorted(path.name for path in folder.iterdir() if path.name not in mine)
+    return Published(written, removed, foreign)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -138,14 +184,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         history = History(check_history_readable(args.history), read_only=True)
-        written = publish(history.all_runs(args.label), Path(args.folder), args.label)
+        site = publish(history.all_runs(args.label), Path(args.folder), args.label)
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     except OSError as error:
         print(f"error: DIR: cannot write {args.folder!r}: {error.strerror}", file=sys.stderr)
         return 2
-    print(f"wrote {len(written) - 2} series pages and the index to {written[0]}")
+    print(f"wrote {len(site.written) - 2} series pages and the index to {site.written[0]}")
+    if site.removed:
+        print(f"removed {len(site.removed)} page(s) of the earlier publish not written again")
+    if site.foreign:
+        shown = ", ".join(repr(name) for name in site.foreign[:10])
+        more = f" and {len(site.foreign) - 10} more" if len(site.foreign) > 10 else ""
+        print(f"left {len(site.foreign)} file(s) no publish wrote: {shown}{more}")
     return 0
 
 

@@ -26,6 +26,8 @@ from typing import Any
 
 import numpy as np
 
+from engine.results.formatting import reported_words
+
 ALPHA = 0.01  # a step is kept when its permutation p-value is below this
 PERMUTATIONS = 499  # p resolution 1/500
 MIN_SEGMENT = 3  # runs on each side of a step, at least
@@ -174,10 +176,13 @@ class Series:
     created: tuple[str, ...]
     medians_s: tuple[float, ...]
     steps: tuple[Step, ...]
+    # Runs this machine did not measure (files' words): their own series, never a gate's.
+    reported: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "machine": self.machine,
+            "reported": self.reported,
             "problem": self.problem,
             "variant": self.variant,
             "runs": [
@@ -221,6 +226,8 @@ def series_of(runs: Sequence[Any]) -> list[Series]:
     for run in sorted(runs, key=lambda r: r.created_at):
         env = run.environment
         machine = f"{env.hostname or 'an unnamed machine'} ({env.device_kind})"
+        if run.reported_by:  # a file's word: a series of its own, said so wherever it shows
+            machine = f"{machine}, {reported_words(run.reported_by)}"
         groups.setdefault((machine, problem_words(run)), []).append(run)
     found = []
     for (machine, problem), members in groups.items():
@@ -247,6 +254,7 @@ def series_of(runs: Sequence[Any]) -> list[Series]:
                     tuple(run.created_at for run, _ in points),
                     tuple(median for _, median in points),
                     tuple(steps),
+                    reported=members[0].reported_by is not None,
                 )
             )
     return found
@@ -255,8 +263,8 @@ def series_of(runs: Sequence[Any]) -> list[Series]:
 def latest_slowdown(series: Series, percent: float) -> Step | None:
     """The series' last step, when it is a slowdown confirmed beyond `percent` (its interval's
     low end above 1 + percent/100) and nothing has moved it back since: what a CI gate on the
-    history fails on."""
-    if not series.steps:
+    history fails on. A series of reported runs is never judged: its numbers are a file's word."""
+    if not series.steps or series.reported:
         return None
     last = series.steps[-1]
     return last if last.low > 1 + percent / 100 else None

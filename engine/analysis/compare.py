@@ -31,6 +31,7 @@ from engine.measure.uncertainty import (
     ratio_interval,
     verdict,
 )
+from engine.results.formatting import reported_words
 from engine.results.run_result import RunResult
 
 FloorLookup = Callable[[RunResult], NoiseFloor | None]
@@ -84,8 +85,10 @@ class Side:
 
 
 def run_label(run: RunResult) -> str:
+    """A run's name, and whose word its numbers are where it was not measured here."""
     env = run.environment
-    return run_name(run.config.label, env.hostname, env.device_kind, run.run_id)
+    name = run_name(run.config.label, env.hostname, env.device_kind, run.run_id)
+    return f"{name}, {reported_words(run.reported_by)}" if run.reported_by else name
 
 
 def run_name(label: str | None, hostname: str | None, device_kind: str, run_id: str) -> str:
@@ -296,6 +299,13 @@ def mismatch_warnings(runs: Sequence[RunResult | Sequence[RunResult]]) -> list[s
                 f"the runs differ in {what} ({' vs '.join(values)}): each ratio is how much "
                 "longer the same variant took on the other problem, layout or machine, not "
                 "which way of computing one problem is faster"
+            )
+    for side in sides_of(runs):  # whose word each side's numbers are, said whole
+        reported = sorted({run.reported_by for run in side.runs if run.reported_by})
+        if reported:
+            found.append(
+                f"{side.label}: {', '.join(reported_words(host) for host in reported)}; its "
+                "times are the file's claims, checked against physics but not measured here"
             )
     return found
 

@@ -15,13 +15,16 @@ from collections.abc import Iterator
 from typing import Any, TextIO
 
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # all but tab and newline
+# In one value (a host name, a label): a newline too, which would start a forged line.
+VALUE_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
 
 
-def printable(value: object) -> object:
-    """`value` with its control characters as visible text (not a string: as it is)."""
+def printable(value: object, control: re.Pattern[str] = VALUE_CONTROL) -> object:
+    """`value` with its control characters, newlines included, as visible text (not a
+    string: as it is); `control` what counts (a stream keeps its own newlines)."""
     if not isinstance(value, str):
         return value
-    return CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", value)
+    return control.sub(lambda m: f"\\x{ord(m.group()):02x}", value)
 
 
 class PrintableStream:
@@ -31,7 +34,7 @@ class PrintableStream:
         self._stream = stream
 
     def write(self, text: str) -> int:
-        return self._stream.write(str(printable(text)))
+        return self._stream.write(str(printable(text, CONTROL)))
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)

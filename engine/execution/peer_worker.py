@@ -49,6 +49,7 @@ from engine.harness.variant import (
 )
 from engine.measure.trace_analysis import profile_calls
 from engine.measure.uncertainty import NoiseFloor
+from engine.process.descendants import adopt_orphans, end_descendants
 from engine.process.parent_watch import die_with_parent
 from engine.results.codec import result_to_dict
 from engine.results.events import Event, Phase, VariantStarted
@@ -205,6 +206,7 @@ def run(request: PeerRequest, write: Callable[[dict[str, Any]], None]) -> dict[s
     order.enter("release")
     if user:  # what a user kernel's process left running is the kernel's doing
         note_threads_left(prepared, threads_before)
+        note_processes_ended(prepared, end_descendants())
     environment = runtime.environment()
     memory = runtime.memory_stats()  # the peak covers the inputs and every variant's calls
     if memory:
@@ -243,6 +245,19 @@ def note_threads_left(prepared: list[Prepared], before: set[threading.Thread]) -
         )
 
 
+def note_processes_ended(prepared: list[Prepared], ended: list[str]) -> None:
+    """Processes the kernel started and left running, escaped from its process group or
+    not (`process/descendants.py`), ended with its variant: each result names them."""
+    if not ended:
+        return
+    shown = ", ".join(ended[:5]) + (f" and {len(ended) - 5} more" if len(ended) > 5 else "")
+    for item in prepared:
+        item.result.warnings.append(
+            f"left {len(ended)} process(es) running after its calls ({shown}): they were "
+            "ended with its variant"
+        )
+
+
 def is_user_kernel(name: str) -> bool:
     """Whether a requested variant is a user's kernel (registered when the config was read)."""
     return is_known(name) and strategy_info(name).user
@@ -261,6 +276,7 @@ KEEP_FLAG = "--keep"  # serve a request a line, keeping runtimes and functions b
 
 def main() -> int:
     die_with_parent()
+    adopt_orphans()  # whatever a kernel starts stays below this process, escaped or not
     out = protocol_stream()
     if KEEP_FLAG not in sys.argv[1:]:
         answer(json.load(sys.stdin), out)

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from engine.machine.input_error import ConfigError, shown
+from engine.machine.secrets import shown_url
 
 WEEK_S = 7 * 86_400.0
 
@@ -91,6 +92,7 @@ VARIABLES: dict[str, Variable] = {
         Variable("MATVEC_JAX_PROCESS_ID", whole(0, 999_999)),
         Variable("MATVEC_JAX_JOIN_S", seconds(3_600.0)),
         Variable("MATVEC_DASHBOARD_KERNELS", text("PATH.py:FUNCTION specs, one a line")),
+        Variable("MATVEC_STORE_TIMEOUT_S", seconds(3_600.0)),
         Variable("MATVEC_NICENESS", whole(0, 19), internal=True),
         Variable("MATVEC_PARENT_PID", whole(1, 2**31), internal=True),
         Variable("MATVEC_END_WITH_PARENT", flag, internal=True),
@@ -101,7 +103,7 @@ VARIABLES: dict[str, Variable] = {
 
 def refusal(variable: Variable, raw: str, allowed: str) -> ConfigError:
     who = " (matvec-profiler sets it for its own children; unset it)" if variable.internal else ""
-    return ConfigError(variable.name, f"must be {allowed}{who}, got {shown(raw)}")
+    return ConfigError(variable.name, f"must be {allowed}{who}, got {shown(shown_url(raw))}")
 
 
 def read(name: str, env: Mapping[str, str] | None = None) -> object | None:

@@ -14,6 +14,11 @@ CEILING_UNCERTAINTY = 0.5
 # core (no CPU core of 2026 loads more); an accelerator's on-chip caches, 10x its memory.
 CACHE_BYTES_PER_CORE_S = 2 * 64 * 6e9
 ACCELERATOR_CACHE_FACTOR = 10.0
+# What no device reads, whatever a file says of it (its core count, its ceiling): 1 PB/s per
+# replica, caches included. The largest CPU of 2026 loads about 150 TB/s from all its L1s at
+# once (192 cores at the bound above); an accelerator's memory about 8 TB/s, its caches ten
+# times that. A rate above it is a forged or corrupt time, never a measurement.
+ABSOLUTE_BYTES_PER_S = 1e15
 
 
 def probe_spread(peak: Any) -> float:
@@ -22,12 +27,17 @@ def probe_spread(peak: Any) -> float:
     return max(rates) / min(rates) - 1.0 if len(rates) > 1 else 0.0
 
 
-def cache_limit_bytes_per_s(device: str | None, ceiling: float, cores: int) -> float:
+def cache_limit_bytes_per_s(
+    device: str | None, ceiling: float, cores: int, replicas: int = 1
+) -> float:
     """The fastest read a cache-resident working set can have on the run's device (`cores`:
-    the run's machine's, not necessarily this one's)."""
+    the run's machine's, not necessarily this one's), never above `ABSOLUTE_BYTES_PER_S` a
+    replica whatever the cores or the ceiling claim."""
     if device and any(kind in device.upper() for kind in ("GPU", "TPU")):
-        return ACCELERATOR_CACHE_FACTOR * ceiling
-    return CACHE_BYTES_PER_CORE_S * max(1, cores)
+        found = ACCELERATOR_CACHE_FACTOR * ceiling
+    else:
+        found = CACHE_BYTES_PER_CORE_S * max(1, cores)
+    return min(found, ABSOLUTE_BYTES_PER_S * max(1, replicas))
 
 
 def is_cache_resident(working_set_bytes: int, llc_bytes: int | None, cache: str) -> bool:

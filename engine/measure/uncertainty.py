@@ -24,8 +24,10 @@ import numpy as np
 
 from engine.measure.run_spread import (
     CONFIDENCE,
+    RESAMPLED_UP_TO,
     Z,
     bootstrap_log_medians,
+    log_median_variance,
     side_error,
     welch_stretch,
 )
@@ -50,6 +52,9 @@ RATIO_CI_METHOD = (
 Verdict = Literal["faster", "slower", "same", "inconclusive"]
 
 
+EXACT_RANKS_UP_TO = 1_000  # above it the binomial's points come from SciPy, in floats
+
+
 @functools.lru_cache(maxsize=512)
 def _order_statistic_ranks(size: int) -> tuple[int, int] | None:
     """The ranks (0-based) of the order statistics bounding the median's 95% interval for
@@ -58,11 +63,16 @@ def _order_statistic_ranks(size: int) -> tuple[int, int] | None:
     equal). Worked out in exact integers rather than with SciPy's stats, whose import costs a
     command 0.7 s that a run of one variant needs for nothing else."""
     tail = round(2 / (1 - CONFIDENCE))  # P = 1/40 in each tail
-    whole, below = 2**size, 0
-    for k in range(size + 1):  # ppf: the smallest k with P(K <= k) >= 1/40, K ~ B(size, 1/2)
-        below += math.comb(size, k)
-        if tail * below >= whole:
-            break
+    if size > EXACT_RANKS_UP_TO:  # exact integers grow with 2**size: quadratic in the samples
+        from scipy.stats import binom
+
+        k = int(binom.ppf(1 / tail, size, 0.5))
+    else:
+        whole, below = 2**size, 0
+        for k in range(size + 1):  # ppf: the smallest k with P(K <= k) >= 1/40, K ~ B(size, ½)
+            below += math.comb(size, k)
+            if tail * below >= whole:
+                break
     # The binomial of 1/2 is symmetric and never lands on 1/40 exactly, so isf = size - ppf.
     low, high = k - 1, size - k
     if low < 0 or high >= size:
@@ -191,9 +201,13 @@ def ratio_interval(
         raise ValueError("each side needs at least one run with samples")
     rng = np.random.default_rng(seed)
     point = typical_log_time(b) - typical_log_time(a)
-    if len(a) == 1 and len(b) == 1:
+    if len(a) == 1 and len(b) == 1 and max(a[0].size, b[0].size) <= RESAMPLED_UP_TO:
         boot = bootstrap_log_medians(b, rng, resamples) - bootstrap_log_medians(a, rng, resamples)
         se = math.sqrt(float(np.var(boot, ddof=1)) + 2 * floor_log_sd**2 + extra_log_sd**2)
+        stretch = 1.0
+    elif len(a) == 1 and len(b) == 1:  # each side's exact variance: no resamples held
+        sides = (log_median_variance(side[0], rng, resamples) for side in (a, b))
+        se = math.sqrt(sum(sides) + 2 * floor_log_sd**2 + extra_log_sd**2)
         stretch = 1.0
     else:
         (var_a, free_a), (var_b, free_b) = (

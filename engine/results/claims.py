@@ -22,6 +22,7 @@ from engine.catalogue.catalog import is_known, strategy_info
 from engine.measure.correctness import tolerance
 from engine.measure.memory import format_bytes, input_set_bytes
 from engine.measure.plausible import (
+    ABSOLUTE_BYTES_PER_S,
     cache_limit_bytes_per_s,
     dram_allowance,
     is_cache_resident,
@@ -70,12 +71,15 @@ def check_rate(result: Any, run: Any) -> None:
     if result.status != "ok" or not median:
         return
     ceiling = result.ceiling_bytes_per_s or run.peak.bandwidth_bytes_per_s
-    if not ceiling:
-        return
     rate = result.bytes / median
     env = run.environment
     device = run.peak.device or env.device_kind
-    limit = cache_limit_bytes_per_s(device, ceiling, env.cpu_count or 1)
+    replicas = max(1, run.config.replicas)
+    if not ceiling:  # no ceiling of its own to judge it by: only the bound on any device
+        if rate > ABSOLUTE_BYTES_PER_S * replicas:
+            refuse_rate(result, rate, "more than any device reads (1 PB/s a replica)")
+        return
+    limit = cache_limit_bytes_per_s(device, ceiling, env.cpu_count or 1, replicas)
     if rate > limit:
         refuse_rate(
             result, rate, f"more than any cache of its machine delivers ({limit / 1e9:,.0f} GB/s)"
@@ -97,8 +101,37 @@ def check_rate(result: Any, run: Any) -> None:
         )
 
 
+# A cache reads faster than the memory behind it; one a file says reads at under half memory's
+# speed is not a reading of that cache (a forged level of 1 B/s put every result at 10^10 of
+# its "ceiling"). Half, not less than memory's: a run may place memory at this machine's best
+# within the hour while its own cache probe read a slow moment.
+CACHE_BELOW_MEMORY = 0.5
+
+
+def believable_levels(peak: Any) -> tuple[Any, list[str]]:
+    """`peak` without the cache levels that read slower than memory can, and a warning for
+    each: its results are then placed against the next level up, or memory."""
+    import dataclasses
+
+    memory = peak.bandwidth_bytes_per_s
+    if not memory:
+        return peak, []
+    kept = [lv for lv in peak.levels if lv.bandwidth_bytes_per_s >= CACHE_BELOW_MEMORY * memory]
+    said = [
+        f"the file's {lv.level} ceiling, {lv.bandwidth_bytes_per_s / 1e9:.3g} GB/s, is under "
+        f"half memory's {memory / 1e9:.3g} GB/s: a cache is never that slow, so it was left "
+        f"out ({READ_CHECK})"
+        for lv in peak.levels
+        if lv not in kept
+    ]
+    return (dataclasses.replace(peak, levels=tuple(kept)) if said else peak), said
+
+
 def check_claims(run: Any) -> None:
-    """Re-derive each result's correctness and hold its rate to the run's own ceiling."""
+    """Hold the run's ceilings to what a cache can be, then re-derive each result's
+    correctness and hold its rate to the run's own ceiling and to any device's."""
+    run.peak, dropped = believable_levels(run.peak)
+    run.warnings.extend(dropped)
     for result in run.results:
         check_correctness(result, run.config)
         check_rate(result, run)

@@ -6,7 +6,7 @@ are ignored: the model derives them from the samples again. `codec.py` writes wh
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from typing import Any, TypeVar
 
 from engine.catalogue.catalog import split_variant
@@ -29,6 +29,7 @@ from engine.results.codec import (
 from engine.results.model import RunRecord, StrategyResult
 from engine.results.parts import (
     MAX_SAMPLE_S,
+    MIN_SAMPLE_S,
     DistributionSummary,
     Environment,
     ProfileSummary,
@@ -45,8 +46,8 @@ from engine.results.reader import (
     load_json,
 )
 from engine.results.time_split import TIMING_SPLIT
-from engine.run_settings.config import MODES, BenchConfig
-from engine.run_settings.fields import ConfigError, reading_stored_results
+from engine.run_settings.config import MODES, BenchConfig, config_fields
+from engine.run_settings.fields import ConfigError, reading_stored_results, shown
 
 Run = TypeVar("Run", bound=RunRecord)
 
@@ -61,7 +62,7 @@ def result_from_dict(data: Any, path: str, config: BenchConfig | None = None) ->
     if config is not None and strategy not in config.strategies:
         raise read.reject("strategy", f"{strategy!r} is not among config.strategies")
     samples = tuple(
-        read.each("samples_s", lambda v, p: check_number(v, p, 0, MAX_SAMPLE_S, positive=True))
+        read.each("samples_s", lambda v, p: check_number(v, p, MIN_SAMPLE_S, MAX_SAMPLE_S))
     )
     calls = read.integer("calls_per_sample", None, low=1, high=MAX_COUNT)
     if samples and calls is None:
@@ -130,9 +131,13 @@ def run_from_dict(cls: type[Run], data: Any) -> Run:
         raise read.reject("run_id", "must be 1 to 64 letters, digits, '.', '_' or '-'")
     created_at = read.text("created_at", max_chars=64)
     try:
-        datetime.fromisoformat(created_at)
+        created = datetime.fromisoformat(created_at)
     except ValueError:
         raise read.reject("created_at", f"must be an ISO 8601 time, got {created_at!r}") from None
+    if created.tzinfo is None:
+        created = created.replace(tzinfo=timezone.utc)
+    if created > datetime.now(timezone.utc) + FUTURE_SLACK:  # it would be every series' latest
+        raise read.reject("created_at", f"{created_at} is in the future")
     config, cold_copies = _config_from(read.child("config"))
     results = read.items("results", max_items=MAX_RESULTS)
     memory = read.child("memory_estimate", None)
@@ -222,9 +227,37 @@ def _user_kernel_from(read: Reader) -> dict[str, str] | None:
     }
 
 
+# What a JSON value of each kind of setting must be: a file is data, not the loosely typed
+# text of a command line or a link ("200" for a number is refused, naming the field).
+JSON_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
+    "int": ((int,), "an integer"),
+    "optional_int": ((int, type(None)), "an integer or null"),
+    "seconds": ((int, float), "a number"),
+    "bool": ((bool,), "true or false"),
+    "choice": ((str,), "text"),
+    "text": ((str,), "text"),
+    "strategies": ((list,), "a list of names"),
+    "kernels": ((list,), "a list of kernels"),
+}
+
+
+FUTURE_SLACK = timedelta(days=1)  # clocks of two machines disagree by less than this
+
+
+def _check_config_types(values: dict[str, Any]) -> None:
+    for item, setting in config_fields():
+        if item.name not in values:
+            continue
+        value, (allowed, wanted) = values[item.name], JSON_TYPES[setting.kind]
+        wrong_bool = isinstance(value, bool) and bool not in allowed
+        if wrong_bool or not isinstance(value, allowed):
+            raise ResultsRejected(f"config.{item.name}: must be {wanted}, got {shown(value)}")
+
+
 def _config_from(read: Reader | None) -> tuple[BenchConfig, int]:
     assert read is not None
     values = dict(read.data)
+    _check_config_types(values)
     cold = Reader(values, "config").integer("cold_copies", 1, low=1, high=10_000)
     values.pop("cold_copies", None)
     values.setdefault("order", "sequential")  # written before interleaving existed

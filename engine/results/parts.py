@@ -12,6 +12,9 @@ from engine.measure.peak import MEMORY, LevelCeiling, Peak, Probe
 from engine.results.reader import MAX_COUNT, Reader, check_number
 
 MAX_SAMPLE_S = 1e6  # a sample of over 11 days per call is a corrupt file, not a measurement
+# No call of a whole batch, on any device, returns in under a nanosecond (a launch alone takes
+# microseconds): a shorter sample is a forged file, refused with its path.
+MIN_SAMPLE_S = 1e-9
 DEVICE_KINDS: tuple[str, ...] = ("CPU", "GPU", "TPU")
 
 

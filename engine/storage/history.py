@@ -21,6 +21,7 @@ import pandas as pd
 from engine.analysis.calibration import observed_floor, same_measurement
 from engine.machine.words import counted
 from engine.measure.uncertainty import NoiseFloor
+from engine.results.formatting import reported_words
 from engine.results.reader import ResultsRejected
 from engine.results.run_result import RunResult
 from engine.run_settings.config import BenchConfig
@@ -37,6 +38,7 @@ from engine.storage.run_rows import (
 )
 from engine.storage.store import Store, frame_of
 
+REPORTED = "reported"  # `source` of a run stored without this machine's attestation
 LIKE_RUNS = 20  # the newest runs of one measurement its observed floor is read from
 
 
@@ -64,6 +66,9 @@ class History(Store):
         """Store one run in one transaction; False when its run_id is already stored."""
         config, env = result.config, result.environment
         best_variant, best_median = best_of(result)
+        # a run this tool did not measure here (an edited file, another machine's) is a
+        # report: every listing says so (`list_runs`), and no series of this machine takes it
+        source = source if result.measured_here else REPORTED
         row = (
             result.run_id,
             result.created_at,
@@ -150,7 +155,12 @@ class History(Store):
         sql = f"SELECT {LIST_COLUMNS} FROM runs{condition}"
         sql += " ORDER BY created_at DESC, run_id LIMIT ?"
         with self._connect() as conn:
-            return frame_of(conn.execute(sql, [*params, where.limit]))
+            frame = frame_of(conn.execute(sql, [*params, where.limit]))
+        reported = frame["source"] == REPORTED
+        frame.loc[reported, "source"] = [
+            reported_words(host or "an unnamed machine") for host in frame.loc[reported, "hostname"]
+        ]
+        return frame
 
     def count_runs(self, where: RunFilter | None = None) -> int:
         """How many stored runs match `where`, whatever its limit."""

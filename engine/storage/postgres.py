@@ -10,12 +10,17 @@ machines opening a new store at the same moment create it once.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import os
+import socket
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from engine.machine.secrets import shown_url
+from engine.machine.settings import seconds_from_environment
 from engine.run_settings.fields import ConfigError
 from engine.storage.schema import (
     POSTGRESQL,
@@ -28,6 +33,18 @@ from engine.storage.unavailable import HistoryUnavailable
 
 URL_SCHEMES = ("postgresql", "postgres")
 CONNECT_TIMEOUT_S = 10
+# Every statement's wait, bounded (`PostgresConnection.deadline`), and said: past it the
+# command says the store did not answer, and a run keeps its results in the fallback file.
+STATEMENT_DEADLINE_S = 60.0
+DEADLINE_VARIABLE = "MATVEC_STORE_TIMEOUT_S"
+# TCP keepalives: a server or link that went away is found within about 25 s of silence.
+CONNECTION_OPTIONS = {
+    "connect_timeout": CONNECT_TIMEOUT_S,
+    "keepalives": 1,
+    "keepalives_idle": 10,
+    "keepalives_interval": 5,
+    "keepalives_count": 3,
+}
 LOCK_TIMEOUT = "30s"  # as SQLite's busy timeout: a writer waits this long for another, then says so
 SCHEMA_LOCK = 0x6D617476  # pg_advisory_xact_lock key of this tool's migrations ("matv")
 INSTALL_HINT = "a PostgreSQL history needs psycopg: pip install 'psycopg[binary]'"
@@ -40,16 +57,8 @@ def is_database_url(location: object) -> bool:
 
 
 def shown(url: str) -> str:
-    """The URL as it may be printed: a password (in the address or as a parameter) is `***`."""
-    parts = urlsplit(url)
-    netloc = parts.netloc
-    if parts.password is not None:
-        user, _, host = netloc.rpartition("@")
-        netloc = f"{user.partition(':')[0]}:***@{host}"
-    query = urlencode(
-        [(k, "***" if k == "password" else v) for k, v in parse_qsl(parts.query)], safe="/"
-    )
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    """The URL as it may be printed: its password, however it is written, is `***`."""
+    return shown_url(url)
 
 
 def _psycopg() -> Any:
@@ -59,24 +68,65 @@ def _psycopg() -> Any:
         raise ConfigError("history", INSTALL_HINT) from None
 
 
+class StoreSilent(Exception):
+    """The server took a statement and did not answer it within the deadline."""
+
+
 class PostgresConnection:
     """A psycopg connection that takes the history's statements as written (`?`
-    placeholders), so `history.py` has one text per query for both databases."""
+    placeholders), so `history.py` has one text per query for both databases; every
+    statement bounded by `deadline_s` (`deadline`)."""
 
-    def __init__(self, conn: Any) -> None:
+    def __init__(self, conn: Any, deadline_s: float) -> None:
         self.conn = conn
+        self.deadline_s = deadline_s
+        self.silent = False  # cut once: every later statement (a ROLLBACK) says so at once
 
     @staticmethod
     def _spelled(sql: str, params: Sequence[Any]) -> str:
         return sql.replace("%", "%%").replace("?", "%s") if params else sql
 
+    @contextmanager
+    def deadline(self) -> Iterator[None]:
+        """A statement the server has not answered in `deadline_s` is cut from this side:
+        the connection's socket is shut, so the wait ends whatever the server (or a proxy
+        in between) does, and `StoreSilent` says why. The server's own `statement_timeout`
+        ends one that is merely slow there; this ends one that never comes back."""
+        if self.silent:
+            raise StoreSilent
+        cut = threading.Event()
+
+        def shut() -> None:
+            cut.set()
+            self.silent = True
+            with contextlib.suppress(OSError, ValueError):
+                descriptor = os.dup(self.conn.pgconn.socket)
+                with socket.socket(fileno=descriptor) as sock:
+                    sock.shutdown(socket.SHUT_RDWR)
+
+        timer = threading.Timer(self.deadline_s, shut)
+        timer.daemon = True
+        timer.start()
+        try:
+            yield
+        except Exception:
+            if cut.is_set():
+                raise StoreSilent from None
+            raise
+        finally:
+            timer.cancel()
+        if cut.is_set():  # answered, but only as it was being cut: the connection is gone
+            raise StoreSilent
+
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
-        return self.conn.execute(self._spelled(sql, params), tuple(params) or None)
+        with self.deadline():
+            return self.conn.execute(self._spelled(sql, params), tuple(params) or None)
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> Any:
         cursor = self.conn.cursor()
         if rows:
-            cursor.executemany(self._spelled(sql, rows[0]), [tuple(row) for row in rows])
+            with self.deadline():
+                cursor.executemany(self._spelled(sql, rows[0]), [tuple(row) for row in rows])
         return cursor
 
 
@@ -86,19 +136,27 @@ def connect_postgres(url: str, read_only: bool = False) -> Iterator[PostgresConn
     otherwise); `read_only`: the server refuses any write. A server or SQL error becomes one
     `HistoryUnavailable` naming the store (its password hidden)."""
     psycopg = _psycopg()
+    deadline_s = seconds_from_environment(DEADLINE_VARIABLE, STATEMENT_DEADLINE_S)
     try:
-        conn = psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
+        conn = psycopg.connect(url, autocommit=True, **CONNECTION_OPTIONS)
     except psycopg.Error as error:
-        raise HistoryUnavailable(shown(url), error) from None
+        raise HistoryUnavailable(url, error) from None
+    connection = PostgresConnection(conn, deadline_s)
     try:
-        conn.execute(f"SET lock_timeout = '{LOCK_TIMEOUT}'")
+        connection.execute(f"SET lock_timeout = '{LOCK_TIMEOUT}'")
+        connection.execute(f"SET statement_timeout = '{int(deadline_s * 1000)}ms'")
         if read_only:
-            conn.execute("SET default_transaction_read_only = on")
-        yield PostgresConnection(conn)
+            connection.execute("SET default_transaction_read_only = on")
+        yield connection
+    except StoreSilent:
+        raise HistoryUnavailable(
+            url, f"the server did not answer within {deadline_s:g} s ({DEADLINE_VARIABLE})"
+        ) from None
     except psycopg.Error as error:
-        raise HistoryUnavailable(shown(url), error) from None
+        raise HistoryUnavailable(url, error) from None
     finally:
-        conn.close()
+        with contextlib.suppress(Exception):  # a cut connection may fail to close cleanly
+            conn.close()
 
 
 def store_version(conn: PostgresConnection) -> tuple[int, set[str]]:

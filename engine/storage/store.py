@@ -4,8 +4,9 @@ to with one interface, so every query in `history.py` is written once for both."
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from contextlib import AbstractContextManager
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,13 @@ from engine.storage.history_file import (
     default_location,
     located,
 )
-from engine.storage.postgres import connect_postgres, prepare_store, shown
+from engine.storage.postgres import (
+    check_store,
+    connect_postgres,
+    prepare_store,
+    shown,
+    store_version,
+)
 from engine.storage.schema import (
     POSTGRESQL,
     SCHEMA_VERSION,
@@ -26,6 +33,19 @@ from engine.storage.schema import (
     table_statements,
 )
 from engine.storage.unavailable import HistoryUnavailable
+
+
+@contextmanager
+def empty_store() -> Iterator[sqlite3.Connection]:
+    """The schema with nothing in it, in memory: what a reader of a store that has no
+    tables yet reads (every query answers "none"), with nothing created on the server."""
+    conn = sqlite3.connect(":memory:")
+    try:
+        for statement in table_statements(SQLITE):
+            conn.execute(statement)
+        yield conn
+    finally:
+        conn.close()
 
 
 def frame_of(cursor: Any) -> pd.DataFrame:
@@ -40,6 +60,7 @@ class Store:
         team's store. `read_only`: list and compare an existing store without writing to it
         (a file without write permission, a colleague's copy); storing into it then fails."""
         location = located(path) if path else default_location()
+        self.empty = False
         if isinstance(location, str):
             self.url: str | None = location
             self.path = Path()  # no file: `name` says where the store is
@@ -47,7 +68,13 @@ class Store:
             self.dialect = POSTGRESQL
             self.read_only = read_only
             with self._connect() as conn:
-                prepare_store(location, conn)
+                if not read_only:
+                    prepare_store(location, conn)
+                    return
+                version, columns = store_version(conn)
+                check_store(location, version, columns)
+            # A reader never writes: a store nothing was stored in yet reads as empty.
+            self.empty, self.dialect = version == 0, SQLITE if version == 0 else POSTGRESQL
             return
         self.url, self.path, self.name, self.dialect = None, location, str(location), SQLITE
         self.read_only = read_only and self.path.is_file()
@@ -70,6 +97,8 @@ class Store:
 
     def _connect(self) -> AbstractContextManager[Any]:
         """A connection to either database; both take the statements below as written."""
+        if self.empty:
+            return empty_store()
         if self.url is not None:
             return connect_postgres(self.url, read_only=self.read_only)
         return connect(self.path, read_only=self.read_only)

@@ -139,10 +139,16 @@ def test_the_cache_aware_roofline_draws_one_level_three_and_a_sweep(page, server
 def test_the_published_site_opens_from_disk_with_its_charts(page, tmp_path):
     """`history publish DIR`: the index and a series page open from the disk in Chromium,
     the chart drawn with its step marked, nothing fetched from the network."""
+    import dataclasses
+
     from dashboard.report.publish import publish
     from tests.engine.analysis.test_change_points import runs_with_a_step
 
-    publish(runs_with_a_step(), tmp_path / "site")
+    runs = runs_with_a_step()
+    planted = "<a href='https://example.invalid/'>a link</a> <b>bold</b>"
+    for run in runs:  # a forged host name with markup: text in the chart, never a live link
+        run.environment = dataclasses.replace(run.environment, hostname=planted)
+    publish(runs, tmp_path / "site")
     requests: list[str] = []
     page.on("request", lambda request: requests.append(request.url))
     page.goto((tmp_path / "site" / "index.html").as_uri())
@@ -150,5 +156,9 @@ def test_the_published_site_opens_from_disk_with_its_charts(page, tmp_path):
     chart = page.locator(".js-plotly-plot").first
     chart.wait_for(timeout=30_000)
     assert "x slower" in chart.inner_text()  # the step's mark, drawn by plotly
+    assert planted in chart.locator(".gtitle").text_content()
+    assert (
+        chart.locator("a").count() == 0 and chart.locator("text b, tspan[style*=bold]").count() == 0
+    )
     page.get_by_text(re.compile(r"x slower from run 9")).first.wait_for(timeout=30_000)
     assert all(url.startswith("file://") for url in requests), requests

@@ -23,7 +23,7 @@ def evil_runs():
 
 
 def test_the_site_has_an_index_a_page_a_series_and_plotly_once(tmp_path):
-    written = publish(evil_runs(), tmp_path / "site")
+    written = publish(evil_runs(), tmp_path / "site").written
     names = sorted(p.name for p in written)
     assert names == ["index.html", PLOTLY_FILE, "series-0000.html", "series-0001.html"]
     index = (tmp_path / "site" / "index.html").read_text()
@@ -56,3 +56,41 @@ def test_history_publish_writes_the_site_from_a_stored_history(tmp_path):
     done = run_cli("history", "publish", str(tmp_path / "site"), "--history", str(path))
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "site" / "series-0001.html").is_file()
+
+
+def test_a_narrower_publish_removes_the_wider_sites_pages_and_names_foreign_files(tmp_path):
+    """The folder's pages are the site's own: a second publish with fewer series removes the
+    earlier publish's pages it does not write again (their data would be served under other
+    labels), leaves a file no publish wrote where it is, and names it."""
+    site = tmp_path / "site"
+    wide = publish(evil_runs(), site)
+    assert (site / "series-0001.html").is_file()
+    (site / "notes.txt").write_text("the team's own file")
+    (site / "series-9999.html").write_text("a page of somebody else's")
+    fewer = evil_runs()
+    for run in fewer:  # one variant: one series, one page
+        run.results = [r for r in run.results if r.variant == "einsum"]
+    narrow = publish(fewer, site, "one")
+    assert len(narrow.written) < len(wide.written)
+    assert "series-0001.html" in narrow.removed and not (site / "series-0001.html").exists()
+    assert narrow.foreign == ["notes.txt", "series-9999.html"]
+    assert (site / "notes.txt").read_text() == "the team's own file"
+
+
+def test_the_sites_files_take_the_umasks_modes(tmp_path):
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        written = publish(evil_runs(), tmp_path / "site").written
+    finally:
+        os.umask(old)
+    assert {stat.S_IMODE(p.stat().st_mode) for p in written} == {0o644}
+
+
+def test_a_host_name_with_markup_is_text_in_the_chart_too(tmp_path):
+    publish(evil_runs(), tmp_path / "site")
+    page = (tmp_path / "site" / "series-0000.html").read_text()
+    assert "host &lt;script&gt;alert(1)&lt;/script&gt;" in page.replace("\\u003c", "<")
+    assert EVIL not in page

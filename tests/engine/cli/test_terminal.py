@@ -11,7 +11,7 @@ EVIL = "evil \x1b[31mred\x1b[0m\rhidden\x07"
 
 def test_control_characters_are_shown_as_visible_text_and_lines_stay_lines():
     assert printable(EVIL) == "evil \\x1b[31mred\\x1b[0m\\x0dhidden\\x07"
-    assert printable("a\tb\nc") == "a\tb\nc"
+    assert printable("a\tb\nc") == "a\tb\\x0ac"  # one value is one line: no forged line
     assert printable(3) == 3
     stream = io.StringIO()
     PrintableStream(stream).write("x\x1b[2Jy\n")

@@ -27,17 +27,20 @@ def alive(pid: int) -> bool:
 
 @pytest.mark.slow  # a real engine process and the kernel's own
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="finds pipe holders through /proc")
-def test_a_kernel_that_leaves_a_process_behind_does_not_hold_the_run(tmp_path):
+@pytest.mark.parametrize("kernel", ["escapes", "escapes_closed"])
+def test_a_kernel_that_leaves_a_process_behind_does_not_hold_the_run(kernel, tmp_path):
+    """`escapes_closed`'s grandchild also closes every descriptor: only its kernel's process,
+    its subreaper, can still find it (it outlived the run, unreported)."""
     out, pid_file = tmp_path / "run.json", tmp_path / "escaped.pid"
     done = engine_process(
-        "run", "--strategy=numpy", f"--kernel={FIXTURES / 'numpy_kernels.py'}:escapes",
+        "run", "--strategy=numpy", f"--kernel={FIXTURES / 'numpy_kernels.py'}:{kernel}",
         "--matrices=40", "--dim=6", "--repeats=3", "--time-budget=2", f"--json={out}",
         "--no-history", "--progress=none",
         timeout=300,  # the guard against a hang; the grandchild would sleep 600 s
         env={"ESCAPED_PID_FILE": str(pid_file)},
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
-    result = next(r for r in json.loads(out.read_text())["results"] if r["variant"] == "escapes")
+    result = next(r for r in json.loads(out.read_text())["results"] if r["variant"] == kernel)
     assert result["status"] == "ok" and result["correct"], result
     pid = int(pid_file.read_text())
     said = [w for w in result["warnings"] if "left 1 process(es) running" in w]

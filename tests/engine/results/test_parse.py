@@ -1,5 +1,6 @@
 import json
 
+import numpy as np
 import pytest
 
 from engine.results.parse import MAX_FILE_BYTES, ImportRejected, parse_results, read_results_file
@@ -82,3 +83,32 @@ def test_oversized_file_is_refused_before_reading(tmp_path):
 def test_missing_file(tmp_path):
     with pytest.raises(ImportRejected, match="cannot read"):
         read_results_file(tmp_path / "nope.json")
+
+
+def test_a_file_of_many_samples_costs_memory_in_proportion_to_its_bytes_and_a_limit():
+    """One result with 100,000 samples (2 MB) reads, and its verdict and JSON are made, in
+    memory proportional to the file (20,000 took 1 GB and 28 s; 100,000 did not finish in
+    two minutes); past 1,000,000 samples a result is refused in one line naming the field."""
+    import tracemalloc
+
+    from engine.results.reader import ResultsRejected
+    from engine.results.run_result import RunResult
+    from tests.factories import make_run
+
+    rng = np.random.default_rng(0)
+    run = make_run({"einsum": [0.002] * 4, "numpy": [0.003] * 4})
+    data = json.loads(run.to_json())
+    data["results"][0]["samples_s"] = (2e-3 * np.exp(rng.normal(0, 0.05, 100_000))).tolist()
+    text = json.dumps(data)
+    tracemalloc.start()
+    try:
+        read = RunResult.from_json(text)
+        read.to_json()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert read.winner_dict()["variant"] == "einsum"
+    assert peak < 40 * len(text)
+    data["results"][0]["samples_s"] = [2e-3] * 1_000_001
+    with pytest.raises(ResultsRejected, match=r"results\[0\]\.samples_s: must have at most"):
+        RunResult.from_json(json.dumps(data))
