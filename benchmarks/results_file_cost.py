@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
+
+from engine.process.children import Child, run_to_end
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -51,15 +54,13 @@ def measured(checkout: Path, args: list[str], limit_s: float, folder: Path) -> s
     history = folder / f"h-{abs(hash((str(checkout), *args)))}.sqlite3"
     command = ["/usr/bin/time", "-f", "%e %M", sys.executable, "-m", "engine", *args]
     command += ["--history", str(history)] if args[0] == "import" else []
-    try:
-        done = subprocess.run(
-            command, cwd=checkout, capture_output=True, text=True, timeout=limit_s
-        )
-    except subprocess.TimeoutExpired:
+    child = Child(command, cwd=checkout)  # its own group: a stop ends python too
+    done = run_to_end(child, timeout_s=limit_s)
+    if done.ended.timed_out:
         return f"stopped at {limit_s:.0f} s"
-    seconds, kilobytes = done.stderr.strip().splitlines()[-1].split()
+    seconds, kilobytes = child.stderr_tail()[-1].split()
     said = f"{float(seconds):.2f} s, {int(kilobytes) / 1024:,.0f} MB"
-    return said if done.returncode == 0 else f"{said} (exit {done.returncode})"
+    return said if done.code == 0 else f"{said} (exit {done.code})"
 
 
 def main() -> None:
@@ -79,6 +80,7 @@ def main() -> None:
             for command in (["import", str(path)], ["compare", str(path), str(path)]):
                 said = measured(checkout, command, args.limit_s, folder)
                 print(f"{count:>9,} samples ({size:5.1f} MB) {name:<14} {command[0]:<8} {said}")
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -57,6 +57,6 @@ def __getattr__(name: str) -> Any:
 
 def run(config: BenchConfig, progress: Progress | None = None, **options: Any) -> RunResult:
     """Run `config` in this process (TensorFlow, when usable, is imported on first use)."""
-    from engine.execution.orchestrator import run_benchmark
+    from engine.execution.run.orchestrator import run_benchmark
 
     return run_benchmark(config, progress=progress, **options)

@@ -91,9 +91,9 @@ def run(config: BenchConfig | None = None, *, progress: bool = True, **settings:
 
     from engine.backends.tensorflow.availability import tensorflow_problem
     from engine.cli.progress import BarProgress
-    from engine.execution.orchestrator import measure
-    from engine.execution.run_plan import plan_run
-    from engine.execution.run_process import needs_run_framework, own_process
+    from engine.execution.plan.run_plan import plan_run
+    from engine.execution.run.orchestrator import measure
+    from engine.execution.run.own_process import needs_run_framework, own_process
 
     global _state
     bar = BarProgress(sys.stderr, bar=tqdm) if progress else None
@@ -110,7 +110,7 @@ def run(config: BenchConfig | None = None, *, progress: bool = True, **settings:
         )
     setup = dataclasses.replace(layout, devices=layout.available[: config.replicas])
     if _state is None:
-        from engine.execution.run_process import warm_state
+        from engine.execution.run.own_process import warm_state
 
         _state = warm_state()
     return measure(plan_run(config), own_process(_state, setup), bar)

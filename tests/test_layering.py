@@ -132,7 +132,12 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("engine.storage",),
     ("engine.harness",),
     ("engine.backends",),
-    ("engine.execution",),
+    # execution's rooms, from the ground up: a room imports its own and those before it
+    ("engine.execution", "engine.execution.replicas"),
+    ("engine.execution.plan",),
+    ("engine.execution.sampling",),
+    ("engine.execution.peers",),
+    ("engine.execution.run",),
     ("engine.cli",),
     ("dashboard.text", "dashboard.tables", "dashboard.services"),
     ("dashboard.figures",),
@@ -285,3 +290,33 @@ def test_a_framework_declaring_an_unknown_capability_is_refused():
     assert set(CAPABILITY_NAMES) == set(CAPABILITIES)
     with pytest.raises(ValueError, match="unknown capabilities \\['teleport'\\]"):
         FrameworkInfo("made_up", "Made up", "made_up", "", 99, capabilities=("teleport",))
+
+
+ROOM_MOST_MODULES = 12  # a room with more than this is two rooms
+
+
+def test_execution_is_rooms_each_small_and_saying_what_it_holds():
+    """No module lies flat in `engine/execution/`: each is in a room (`run/`, `peers/`, ...)
+    whose docstring names every module in it, and no room holds more than 12."""
+    execution = ROOT / "engine" / "execution"
+    assert [p.name for p in execution.glob("*.py")] == ["__init__.py"]
+    rooms = [p for p in execution.iterdir() if (p / "__init__.py").is_file()]
+    assert {p.name for p in rooms} == {"plan", "replicas", "sampling", "peers", "run"}
+    for room in rooms:
+        modules = [p.stem for p in room.glob("*.py") if p.stem != "__init__"]
+        assert len(modules) <= ROOM_MOST_MODULES, (room.name, len(modules))
+        said = (room / "__init__.py").read_text(encoding="utf-8")
+        assert all(f"`{name}.py`" in said for name in modules), (room.name, modules)
+
+
+def test_only_the_stores_speak_to_a_database():
+    """`sqlite3` and `psycopg` are `engine/storage/`'s: every other module reaches a history
+    through `History` and catches one error (`HistoryUnavailable`, a ValueError) whatever kind
+    of store keeps it."""
+    speaking = [
+        relative(path)
+        for path in ALL_FILES
+        if not relative(path).startswith("engine/storage/")
+        and top_levels(imports_of(path)) & {"sqlite3", "psycopg"}
+    ]
+    assert speaking == []

@@ -22,7 +22,6 @@ dropped block), and a ratio of 4× or more is not a tie the busy widening was ma
 from __future__ import annotations
 
 import platform
-import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
@@ -175,7 +174,7 @@ def stored_priors(history: Any, config: BenchConfig, device_kind: str) -> dict[s
     on this machine; none where it cannot be read (the run then measures everything in full)."""
     try:
         runs = history.problem_runs(config, platform.node(), device_kind, 4 * PRIOR_RUNS)
-    except (OSError, sqlite3.Error, ValueError):
+    except (OSError, ValueError):
         return {}
     return priors_from(runs)
 

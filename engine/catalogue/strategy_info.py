@@ -33,8 +33,8 @@ Framework = str  # a framework folder's name: "tensorflow", "numpy", "jax", "tor
 ProcessPolicy = Literal["run", "host", "own"]
 # How a framework runs modes replicated and sharded: "distribution" (its own distribution
 # API, for the strategies that declare one: TensorFlow's tf.distribute), "split" (the engine
-# splits the batch over its devices or threads, `execution/host_replicas.py`,
-# `execution/device_replicas.py`) or "none" (mode single only, and the run says so).
+# splits the batch over its devices or threads, `execution/replicas/host.py`,
+# `execution/replicas/device.py`) or "none" (mode single only, and the run says so).
 ReplicaPolicy = Literal["distribution", "split", "none"]
 # The capabilities a framework may declare (`harness/capabilities.py` holds their protocols).
 CAPABILITY_NAMES = (
@@ -124,7 +124,7 @@ class StrategyInfo:
     def distributable(self) -> bool:
         """Runs in modes replicated and sharded: TensorFlow's through tf.distribute (its
         `distribution`), every other framework's catalogue kernel by splitting the batch over
-        replicas in its own process (`execution/host_replicas.py`). A user's kernel runs in
+        replicas in its own process (`execution/replicas/host.py`). A user's kernel runs in
         mode single, where every timed call gets fresh inputs."""
         policy = self.framework_info.replicas
         if policy == "distribution":
@@ -134,7 +134,7 @@ class StrategyInfo:
     @property
     def in_own_process(self) -> bool:
         """A peer framework or a user's kernel: its variants run in a process of their own
-        (execution/peers.py); a user's kernel in one of its own, so a hang fails it alone."""
+        (execution/peers/parent.py); a user's kernel in one of its own, so a hang fails it alone."""
         return self.user or self.framework_info.process == "own"
 
     @property

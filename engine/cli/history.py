@@ -41,7 +41,7 @@ def command_sweep(args: argparse.Namespace) -> int:
         raise PreflightError(f"every point of the sweep is refused; the first: {refused[0]}")
     progress = SweepBarProgress() if args.progress == "bar" else reporter(args.progress)
     quiet_tensorflow()
-    from engine.execution.sweep import run_sweep
+    from engine.execution.run.sweep import run_sweep
     from engine.results.events import Queued, ResultWritten
 
     try:

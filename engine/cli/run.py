@@ -7,7 +7,6 @@ import contextlib
 import importlib
 import json
 import os
-import sqlite3
 import sys
 import time
 from typing import Any
@@ -16,7 +15,7 @@ from engine.backends.tensorflow.availability import tensorflow_problem
 from engine.backends.tensorflow.import_guard import import_failure
 from engine.cli.exit_codes import EXIT_INTERRUPTED
 from engine.cli.flags import config_from_args
-from engine.execution.history_reads import usable_history
+from engine.execution.plan.history_reads import usable_history
 from engine.machine.accelerators import probe_kind
 from engine.machine.cluster import worker_count
 from engine.machine.host import last_level_cache_bytes
@@ -92,11 +91,11 @@ def command_run(args: argparse.Namespace, warm: Any = None) -> int:
     if repetitions > 1:
         with queue:
             return report_group(config, repetitions, args)
-    from engine.execution.orchestrator import measure
-    from engine.execution.peer_pool import kept_peers, settle_peers
-    from engine.execution.prestart import prestart_peers
-    from engine.execution.run_plan import plan_run
-    from engine.execution.run_process import needs_run_framework, own_process
+    from engine.execution.peers.early_start import prestart_peers
+    from engine.execution.peers.pool import kept_peers, settle_peers
+    from engine.execution.plan.run_plan import plan_run
+    from engine.execution.run.orchestrator import measure
+    from engine.execution.run.own_process import needs_run_framework, own_process
 
     # its peer processes (a warm worker's own, kept; else this run's) start beside TensorFlow;
     # a multi-worker run's workers each start their own, as before
@@ -177,8 +176,8 @@ def hang_watch_for(config: BenchConfig, args: argparse.Namespace, device_kind: s
     """A watch on this process's calls (TensorFlow's run here, where no parent can end them):
     a step that outlives the call limit has what finished saved and says which variant hung,
     then the process ends with EXIT_HUNG (docs/cli.md)."""
-    from engine.execution.hang_watch import HangWatch, partial_run
-    from engine.execution.peer_process import call_limit_for
+    from engine.execution.peers.process import call_limit_for
+    from engine.execution.sampling.hang_watch import HangWatch, partial_run
 
     def on_hung(hung: Any) -> None:
         partial = partial_run(config, hung, device_kind)
@@ -223,7 +222,7 @@ def ceilings_moved(result: Any, history: Any) -> list[str]:
     env = result.environment
     try:
         earlier = history.machine_ceilings(env.hostname, env.device_kind)
-    except (OSError, sqlite3.Error, ValueError):
+    except (OSError, ValueError):
         return []
     return moved_ceilings(result.peak, earlier, result.machine_load)
 
@@ -239,7 +238,7 @@ def save_outputs(result: Any, args: argparse.Namespace) -> int:
     if not args.no_history:
         try:
             history = History(args.history)
-        except (OSError, sqlite3.Error, ValueError) as error:  # said after the JSON's fate
+        except (OSError, ValueError) as error:  # said after the JSON's fate
             unusable = error
         else:
             result.warnings.extend(ceilings_moved(result, history))
@@ -256,7 +255,7 @@ def save_outputs(result: Any, args: argparse.Namespace) -> int:
     if history is not None:
         try:
             history.add_run(result)
-        except (OSError, sqlite3.Error, ValueError) as error:  # never lose the measurement
+        except (OSError, ValueError) as error:  # never lose the measurement
             problems.append(f"history: could not store the run: {error}")
     if not problems:
         return EXIT_OK

@@ -7,7 +7,7 @@ exit codes and the files are the CLI's. Progress events go to stdout as JSON lin
 `--progress jsonl`), and every request ends with one `{"event": "exit", "code": ..., "message":
 ...}` line. The worker ends at end of input, or after `--idle-timeout` seconds without a
 request, freeing the device. The peer frameworks' processes (JAX, PyTorch) are kept between
-runs too, on a machine without an accelerator (`execution/peer_pool.py`). With `--prewarm`
+runs too, on a machine without an accelerator (`execution/peers/pool.py`). With `--prewarm`
 (and the layout its runs will ask for: `--replicas`, `--threads`), a worker on a CPU sets up
 its devices and probe buffers before the first request."""
 
@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from engine.cli.run import EXIT_OK, quiet_tensorflow
-from engine.execution.peer_pool import kept_peers
+from engine.execution.peers.pool import kept_peers
 from engine.machine.accelerators import probe_kind
 from engine.process.children import StopRequested
 from engine.results.events import Exit, Ready
@@ -107,7 +107,7 @@ def run_arguments(line: str) -> list[str] | None:
 def warm_state() -> Any:
     """The state kept between runs; None when TensorFlow cannot even be imported (each request
     then reports that through the run command's own checks)."""
-    from engine.execution.run_process import warm_state as run_framework_state
+    from engine.execution.run.own_process import warm_state as run_framework_state
 
     return run_framework_state()
 

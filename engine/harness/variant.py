@@ -112,7 +112,7 @@ def prepare_variant(
     """Build, first-call, warm up and check one variant; `build` makes its callable.
     `confirm`: the history shows it far slower than the best here, at this time per call:
     its first call is the check, and its one block is judged in the sampling
-    (`execution/confirmation.py`). `own_ceiling`: its process probed its own device, and it
+    (`execution/sampling/confirmation.py`). `own_ceiling`: its process probed its own device, and it
     is placed against that (a GPU framework beside a host run)."""
     strategy, option = variant
     result = blank_result(config, strategy, option, "ok")

@@ -1,5 +1,5 @@
 """A child that serves many requests, one a line, and lives on between them (`converse`): a
-kept framework process (`execution/peer_pool.py`), watched with the same limits as any
+kept framework process (`execution/peers/pool.py`), watched with the same limits as any
 child's exchange (`deadline.Deadline`)."""
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ goes (docs/user-kernels.md).
 A kernel is read and checked when its config is parsed (the file exists, the function is
 defined at its top level, its framework is known), then registered in the catalogue under the
 function's name, so it is planned, sampled, raced, checked and shown like any strategy. It
-always runs in a process of its own (execution/peers.py), so one that crashes or hangs fails
+always runs in a process of its own (execution/peers/parent.py), so one that crashes or hangs fails
 alone. Its source and SHA-256 travel in each of its results: a stored run opens, renders and
 compares on a machine that does not have the file.
 

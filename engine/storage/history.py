@@ -12,8 +12,10 @@ team's series never mix machines.
 from __future__ import annotations
 
 import json
-import sqlite3
 import zlib
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -36,7 +38,7 @@ from engine.storage.run_rows import (
     condition_of,
     problem_of,
 )
-from engine.storage.store import Store, frame_of
+from engine.storage.store import frame_of, open_store
 
 REPORTED = "reported"  # `source` of a run stored without this machine's attestation
 LIKE_RUNS = 20  # the newest runs of one measurement its observed floor is read from
@@ -51,9 +53,23 @@ def _readable(row: tuple[bytes, ...]) -> RunResult | None:
         return None
 
 
-class History(Store):
+class History:
     """Every run, sweep and calibration of one store, read and written by the same statements
-    on either database (`Store`)."""
+    whatever kind of database keeps it (`store.Store`)."""
+
+    def __init__(self, path: str | Path | None = None, *, read_only: bool = False) -> None:
+        """`path`: an SQLite file, or a database URL (`postgresql://user@host/db`) for a
+        team's store; None: MATVEC_HISTORY, else the user's own file. `read_only`: list and
+        compare an existing store without writing to it."""
+        self.store = open_store(path, read_only=read_only)
+        self.name, self.dialect = self.store.name, self.store.dialect
+
+    def _connect(self) -> AbstractContextManager[Any]:
+        return self.store.connect()
+
+    def _query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        with self._connect() as conn:
+            return list(conn.execute(sql, params).fetchall())
 
     def add_run(
         self,
@@ -131,17 +147,14 @@ class History(Store):
         or memory's probe buffer), each as the run's own probes read it: what a run's own
         ceilings are judged against (`analysis/ceiling_drift.py`) and a session's best is
         read from (`analysis/session_ceiling.py`)."""
-        try:
-            with self._connect() as conn:
-                rows = conn.execute(
-                    "SELECT level, bytes, bandwidth_bytes_per_s FROM ceilings WHERE run_id IN "
-                    "(SELECT run_id FROM ceilings WHERE hostname = ? AND device_kind = ? "
-                    "AND created_at >= ? GROUP BY run_id ORDER BY max(created_at) DESC "
-                    "LIMIT ?) ORDER BY created_at DESC",
-                    (hostname or "", device_kind, since, limit),
-                ).fetchall()
-        except sqlite3.OperationalError:  # a read-only store from before ceilings were kept
-            return {}
+        with self._connect() as conn:
+            rows = conn.execute(
+                "SELECT level, bytes, bandwidth_bytes_per_s FROM ceilings WHERE run_id IN "
+                "(SELECT run_id FROM ceilings WHERE hostname = ? AND device_kind = ? "
+                "AND created_at >= ? GROUP BY run_id ORDER BY max(created_at) DESC "
+                "LIMIT ?) ORDER BY created_at DESC",
+                (hostname or "", device_kind, since, limit),
+            ).fetchall()
         found: dict[tuple[str, int | None], list[float]] = {}
         for level, size, bandwidth in rows:
             found.setdefault((level, size), []).append(bandwidth)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 import platformdirs
@@ -18,7 +18,13 @@ import platformdirs
 from engine.results.files import check_output_file
 from engine.run_settings.fields import ConfigError
 from engine.storage.postgres import check_postgres, is_database_url
-from engine.storage.schema import RUN_COLUMNS, SCHEMA_VERSION
+from engine.storage.schema import (
+    RUN_COLUMNS,
+    SCHEMA_VERSION,
+    SQLITE,
+    index_statements,
+    table_statements,
+)
 from engine.storage.unavailable import HistoryLocation, HistoryUnavailable
 
 HISTORY_VARIABLE = "MATVEC_HISTORY"
@@ -164,7 +170,38 @@ def connect(path: Path, read_only: bool = False) -> Iterator[sqlite3.Connection]
         conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         conn.execute("PRAGMA synchronous=NORMAL")
         yield conn
-    except (sqlite3.DatabaseError, OSError) as error:
+    except (sqlite3.Error, OSError) as error:  # every database error: one line naming it
         raise HistoryUnavailable(path, error) from None
     finally:
         conn.close()
+
+
+class SqliteStore:
+    """A history in an SQLite file (`store.Store`), the default: made, or brought to this
+    version, when a writer opens it; a `read_only` one (a file without write permission, a
+    colleague's copy) is only read, and storing into it fails."""
+
+    dialect = SQLITE
+
+    def __init__(self, path: Path, read_only: bool = False) -> None:
+        self.path, self.name = path, str(path)
+        self.read_only = read_only and path.is_file()
+        if self.read_only:
+            return
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise HistoryUnavailable(path.parent, error) from None
+        with self.connect() as conn:
+            check_schema(path, conn)  # never written into another program's database
+            for statement in table_statements(SQLITE):
+                conn.execute(statement)
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
+            if "group_id" not in columns:  # databases written before repetitions existed
+                conn.execute("ALTER TABLE runs ADD COLUMN group_id TEXT")
+            for statement in index_statements():
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def connect(self) -> AbstractContextManager[sqlite3.Connection]:
+        return connect(self.path, read_only=self.read_only)

@@ -16,7 +16,7 @@ import os
 import socket
 import threading
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 from engine.machine.secrets import shown_url
@@ -229,3 +229,25 @@ def check_postgres(url: str, *, writable: bool) -> str:
         else:
             check_store(url, *store_version(conn))
     return url
+
+
+class PostgresStore:
+    """A team's history on a PostgreSQL server (`store.Store`): made or migrated when a
+    writer opens it; a reader only checks it is this tool's, and finds whether it is `empty`
+    (no tables yet: `store.open_store` then reads it as an empty store, creating nothing)."""
+
+    dialect = POSTGRESQL
+
+    def __init__(self, url: str, read_only: bool = False) -> None:
+        self.url, self.read_only, self.name = url, read_only, shown(url)
+        self.empty = False
+        with self.connect() as conn:
+            if not read_only:
+                prepare_store(url, conn)
+                return
+            version, columns = store_version(conn)
+            check_store(url, version, columns)
+        self.empty = version == 0
+
+    def connect(self) -> AbstractContextManager[PostgresConnection]:
+        return connect_postgres(self.url, read_only=self.read_only)

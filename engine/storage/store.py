@@ -1,108 +1,86 @@
-"""Where a history is kept and how it is reached: an SQLite file (the embedded default) or a
-PostgreSQL server (a team's store), opened, brought to this version's schema, and connected
-to with one interface, so every query in `history.py` is written once for both."""
+"""Where a history is kept: one interface (`Store`), a kind per database, chosen once.
+
+A store gives connections that take the history's statements as written (`?` placeholders,
+`schema.py`'s dialect for what differs), names itself in one line a user may read (a password
+hidden), and turns every error of its database into one `HistoryUnavailable` naming it. Two
+kinds implement it: an SQLite file (`history_file.SqliteStore`, the default) and a PostgreSQL
+server (`postgres.PostgresStore`, a team's). `open_store` is the one place a location becomes a
+store: by its URL's scheme (`STORE_KINDS`), a location without one being a file.
+
+Adding a kind (DuckDB, say): a class with `name`, `dialect`, `read_only` and `connect()` that
+makes its tables on first open (a `Dialect` in `schema.py` spells its types), its schemes in
+`STORE_KINDS`, and its errors wrapped in `HistoryUnavailable` inside `connect()`; nothing
+outside `storage/` changes (docs/architecture.md).
+"""
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pandas as pd
 
-from engine.storage.history_file import (
-    check_schema,
-    connect,
-    default_location,
-    located,
-)
-from engine.storage.postgres import (
-    check_store,
-    connect_postgres,
-    prepare_store,
-    shown,
-    store_version,
-)
-from engine.storage.schema import (
-    POSTGRESQL,
-    SCHEMA_VERSION,
-    SQLITE,
-    index_statements,
-    table_statements,
-)
-from engine.storage.unavailable import HistoryUnavailable
+from engine.storage.history_file import SqliteStore, default_location, located
+from engine.storage.postgres import URL_SCHEMES, PostgresStore
+from engine.storage.schema import SQLITE, Dialect, table_statements
 
 
-@contextmanager
-def empty_store() -> Iterator[sqlite3.Connection]:
-    """The schema with nothing in it, in memory: what a reader of a store that has no
-    tables yet reads (every query answers "none"), with nothing created on the server."""
-    conn = sqlite3.connect(":memory:")
-    try:
-        for statement in table_statements(SQLITE):
-            conn.execute(statement)
-        yield conn
-    finally:
-        conn.close()
+class Store(Protocol):
+    """What a history asks of the database it is kept in."""
+
+    name: str  # as a user may read it: a path, or a URL with its password hidden
+    dialect: Dialect
+    read_only: bool
+
+    def connect(self) -> AbstractContextManager[Any]:
+        """A connection (DB-API: `execute`, `executemany`, cursors with `fetchone`,
+        `fetchall`, `description`, `rowcount`); an error inside is `HistoryUnavailable`."""
+        ...
+
+
+class EmptyStore:
+    """A store nothing was stored in yet, opened by a reader that may not write: the schema
+    with nothing in it, in memory, so every query answers "none" and nothing is created."""
+
+    dialect = SQLITE
+    read_only = True
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    @contextmanager
+    def connect(self) -> Iterator[sqlite3.Connection]:
+        conn = sqlite3.connect(":memory:")
+        try:
+            for statement in table_statements(SQLITE):
+                conn.execute(statement)
+            yield conn
+        finally:
+            conn.close()
+
+
+# A URL's scheme -> the kind of store it names; a location without a known scheme is a file.
+STORE_KINDS: dict[str, Callable[[str, bool], Store]] = {
+    scheme: PostgresStore for scheme in URL_SCHEMES
+}
+
+
+def open_store(path: str | Path | None = None, *, read_only: bool = False) -> Store:
+    """The store at `path` (an SQLite file's path or a database URL; None: MATVEC_HISTORY,
+    else the user data directory's file), made ready: its schema created or brought to this
+    version, unless `read_only` (list and compare without writing; a store nothing was
+    stored in then reads as empty)."""
+    location = located(path) if path else default_location()
+    if isinstance(location, str):
+        opened = STORE_KINDS[location.partition("://")[0]](location, read_only)
+        return EmptyStore(opened.name) if getattr(opened, "empty", False) else opened
+    return SqliteStore(location, read_only)
 
 
 def frame_of(cursor: Any) -> pd.DataFrame:
     """A query's rows as a table, the same from either database."""
     columns = [column[0] for column in cursor.description]
     return pd.DataFrame.from_records(cursor.fetchall(), columns=columns, coerce_float=True)
-
-
-class Store:
-    def __init__(self, path: str | Path | None = None, *, read_only: bool = False) -> None:
-        """`path`: an SQLite file, or a PostgreSQL URL (`postgresql://user@host/db`) for a
-        team's store. `read_only`: list and compare an existing store without writing to it
-        (a file without write permission, a colleague's copy); storing into it then fails."""
-        location = located(path) if path else default_location()
-        self.empty = False
-        if isinstance(location, str):
-            self.url: str | None = location
-            self.path = Path()  # no file: `name` says where the store is
-            self.name = shown(location)
-            self.dialect = POSTGRESQL
-            self.read_only = read_only
-            with self._connect() as conn:
-                if not read_only:
-                    prepare_store(location, conn)
-                    return
-                version, columns = store_version(conn)
-                check_store(location, version, columns)
-            # A reader never writes: a store nothing was stored in yet reads as empty.
-            self.empty, self.dialect = version == 0, SQLITE if version == 0 else POSTGRESQL
-            return
-        self.url, self.path, self.name, self.dialect = None, location, str(location), SQLITE
-        self.read_only = read_only and self.path.is_file()
-        if self.read_only:
-            return
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise HistoryUnavailable(self.path.parent, error) from None
-        with self._connect() as conn:
-            check_schema(self.path, conn)  # never written into another program's database
-            for statement in table_statements(SQLITE):
-                conn.execute(statement)
-            columns = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
-            if "group_id" not in columns:  # databases written before repetitions existed
-                conn.execute("ALTER TABLE runs ADD COLUMN group_id TEXT")
-            for statement in index_statements():
-                conn.execute(statement)
-            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-
-    def _connect(self) -> AbstractContextManager[Any]:
-        """A connection to either database; both take the statements below as written."""
-        if self.empty:
-            return empty_store()
-        if self.url is not None:
-            return connect_postgres(self.url, read_only=self.read_only)
-        return connect(self.path, read_only=self.read_only)
-
-    def _query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        with self._connect() as conn:
-            return list(conn.execute(sql, params).fetchall())

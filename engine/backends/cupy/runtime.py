@@ -78,7 +78,7 @@ class CupyRuntime(ArraysSayWhere):
         device.synchronize()
 
     def probe_buffer(self, elements: int) -> Any:
-        """A float32 buffer on the device, for the read probe (`execution/device_probes.py`)."""
+        """A float32 buffer on the device, for the read probe (`peers/device_probes.py`)."""
         buffer = cp.ones(elements, dtype=cp.float32)
         self.sync(buffer)
         return buffer

@@ -1,6 +1,6 @@
 """JAX's declaration: always in a process of its own (it preallocates a GPU's memory, and a
 TPU has one owner at a time); its kernels compiled by jax.jit; its replicas devices of one
-`NamedSharding` (`execution/device_replicas.py`). Imports no framework."""
+`NamedSharding` (`execution/replicas/device.py`). Imports no framework."""
 
 from __future__ import annotations
 

@@ -172,7 +172,7 @@ class JaxRuntime(ArraysSayWhere):
         return [np.asarray(shard.data) for shard in shards]
 
     def probe_buffer(self, elements: int) -> Any:
-        """A float32 buffer on the device, for the read probe (`execution/device_probes.py`)."""
+        """A float32 buffer on the device, for the read probe (`peers/device_probes.py`)."""
         buffer = jax.device_put(np.ones(elements, dtype=np.float32), self.device)
         buffer.block_until_ready()
         return buffer

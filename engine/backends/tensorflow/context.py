@@ -51,7 +51,7 @@ class RunContext:
     distribution: Any = None  # the tf.distribute.Strategy of modes replicated and sharded
     shared: dict[Any, Any] = field(default_factory=dict)  # placements the variants share
     # The variants the history shows far slower than the best here, each with its time per
-    # call there: one block confirms each (`execution/confirmation.py`); the single mode's
+    # call there: one block confirms each (`execution/sampling/confirmation.py`); the single mode's
     # executor reads it.
     confirming: Mapping[str, float] = field(default_factory=dict)
 

@@ -1,5 +1,5 @@
 """PyTorch on CUDA when it is available, else the CPU; in modes replicated and sharded on a
-multi-GPU box, one GPU per replica (`execution/host_replicas.py`).
+multi-GPU box, one GPU per replica (`execution/replicas/host.py`).
 
 On a TPU host PyTorch runs on the host CPU (torch_xla is not used): the results say so, so its
 numbers are never read as the TPU's. TF32 stays off for float32 matmuls (PyTorch's default),
@@ -108,7 +108,7 @@ class TorchRuntime(ArraysSayWhere):
         torch.cuda.synchronize(device)
 
     def probe_buffer(self, elements: int) -> Any:
-        """A float32 buffer on the device, for the read probe (`execution/device_probes.py`)."""
+        """A float32 buffer on the device, for the read probe (`peers/device_probes.py`)."""
         buffer = torch.ones(elements, dtype=torch.float32, device=self.device)
         self.sync(buffer)
         return buffer

@@ -100,7 +100,7 @@ class TorchXlaRuntime(ArraysSayWhere):
         return output.cpu().numpy()
 
     def probe_buffer(self, elements: int) -> Any:
-        """A float32 buffer on the device, for the read probe (`execution/device_probes.py`)."""
+        """A float32 buffer on the device, for the read probe (`peers/device_probes.py`)."""
         buffer = torch.ones(elements, dtype=torch.float32, device=self.device)
         end_step()
         return buffer

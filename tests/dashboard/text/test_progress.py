@@ -133,7 +133,7 @@ def test_a_sweeps_time_left_counts_down_between_estimates():
 
 
 def test_a_sweep_estimates_its_time_left_as_each_variant_of_a_point_finishes():
-    from engine.execution.sweep import PointProgress
+    from engine.execution.run.sweep import PointProgress
     from engine.results.events import SweepPoint
 
     seen = []

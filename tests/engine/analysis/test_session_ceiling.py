@@ -96,7 +96,7 @@ def test_the_window_holds_the_machines_runs_of_the_last_hour_only(tmp_path):
 def test_run_reads_this_hosts_window_and_nothing_from_an_unusable_history(tmp_path):
     import platform
 
-    from engine.execution.history_reads import session_ceilings_of
+    from engine.execution.plan.history_reads import session_ceilings_of
 
     history = History(tmp_path / "h.sqlite3")
     here = make_run(peak=47e9, created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"))

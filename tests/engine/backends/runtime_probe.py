@@ -9,7 +9,7 @@ import sys
 import numpy as np
 
 from engine.catalogue.catalog import strategies, strategy_info
-from engine.execution.peer_worker import load_runtime
+from engine.execution.peers.worker import load_runtime
 from engine.harness.variant import kernel_function
 from engine.measure.correctness import check, fill, make_inputs, poisoned_output, reference
 from engine.results.formatting import classify_error

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from engine.catalogue.catalog import code_to_copy, strategy_info
-from engine.execution.host_replicas import why_not
+from engine.execution.replicas.host import why_not
 from tests.conftest import ROOT
 
 FAKE = ROOT / "tests" / "fixtures" / "fake_torch_xla"

@@ -22,7 +22,7 @@ from engine.catalogue.catalog import (
     unregister,
 )
 from engine.cli.main import main
-from engine.execution.run_variants import plan_variants
+from engine.execution.plan.variants import plan_variants
 from tests.conftest import ROOT
 
 PLUGIN = StrategyInfo(

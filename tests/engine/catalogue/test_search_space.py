@@ -13,7 +13,7 @@ from engine.catalogue.catalog import (
     strategies,
     strategy_info,
 )
-from engine.execution.run_variants import plan_variants
+from engine.execution.plan.variants import plan_variants
 from engine.results.run_result import RunResult
 from engine.results.search import point_axes, search_lines, search_summary
 from engine.run_settings.config import BenchConfig

@@ -129,7 +129,7 @@ def test_the_peer_frameworks_process_is_kept_for_the_next_run(tmp_path):
     """A second run with a JAX variant is served by the first run's JAX process, its function
     kept (and said so); the process ends with the worker."""
     from engine.catalogue.catalog import strategy_info
-    from engine.execution.peer_kept import KEPT_FUNCTION
+    from engine.execution.peers.kept import KEPT_FUNCTION
 
     if not strategy_info("jax_einsum").installed:
         pytest.skip("jax is not installed (requirements-peers.txt)")

@@ -11,7 +11,7 @@ import sys
 from engine.backends.tensorflow.devices import setup_devices
 from engine.backends.tensorflow.replica_modes import FORCE_PADDING_VARIABLE
 from engine.catalogue.catalog import strategies
-from engine.execution.orchestrator import run_benchmark
+from engine.execution.run.orchestrator import run_benchmark
 from engine.measure.peak import Peak
 from engine.run_settings.config import BenchConfig
 

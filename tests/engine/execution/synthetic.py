@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from engine.execution.sampling import take_samples
+from engine.execution.sampling.loop import take_samples
 from engine.harness.recording import Prepared
 from engine.measure.racing import RacePlan
 from engine.results.model import StrategyResult

@@ -1,7 +1,7 @@
 """Variants the history shows far slower than the best, confirmed by one block
-(`execution/confirmation.py`), on synthetic variants with known answers: a confirmed one goes
-after its one block, judged against this run's best; one the block does not confirm is
-measured in full, its block dropped from its samples and from the record."""
+(`execution/sampling/confirmation.py`), on synthetic variants with known answers: a confirmed
+one goes after its one block, judged against this run's best; one the block does not confirm
+is measured in full, its block dropped from its samples and from the record."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import itertools
 import numpy as np
 
 from engine.analysis.history_prior import Prior
-from engine.execution.sampling import take_samples
+from engine.execution.sampling.loop import take_samples
 from engine.harness.recording import Prepared
 from engine.measure.racing import RacePlan
 from engine.results.events import Eliminated
@@ -193,7 +193,7 @@ def test_a_deferred_variant_is_prepared_at_its_turn_after_the_others_first_sampl
 def test_a_process_of_confirming_variants_alone_runs_after_the_others():
     """On a GPU machine NumPy's process came first and its prior, with nothing measured yet to
     judge it against, was measured in full: such a process now goes after the rest."""
-    from engine.execution.peers import confirming_last
+    from engine.execution.peers.parent import confirming_last
 
     groups = {"numpy": [("numpy", "")], "jax": [("jax_vmap", "")], "torch": [("torch_bmm", "")]}
     prior = Prior("numpy", 140.0, "torch_bmm", 1, "2026-12-04T17:46:41+00:00", 9e-3)

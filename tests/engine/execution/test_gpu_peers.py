@@ -36,7 +36,7 @@ class FakeAcceleratorRuntime:
 
 
 def test_an_accelerator_peer_measures_its_own_devices_ceiling():
-    from engine.execution.device_probes import device_probes
+    from engine.execution.peers.device_probes import device_probes
     from engine.results.parts import read_probe
 
     (probe,) = device_probes(FakeAcceleratorRuntime(), 8 * 2**20, "before")
@@ -166,7 +166,7 @@ def test_a_result_with_its_own_devices_ceiling_is_placed_against_it():
 
 
 def test_an_accelerators_l2_is_a_ceiling_only_where_it_beats_its_memory():
-    from engine.execution.peers import device_levels
+    from engine.execution.peers.parent import device_levels
     from engine.measure.peak import Probe
 
     def l2(rate: float, when: str) -> Probe:
@@ -199,7 +199,7 @@ def test_a_gpu_result_in_its_l2_is_placed_against_it_and_the_file_keeps_it():
 
 def test_an_accelerators_l2_is_kept_only_where_it_reads_faster_than_its_memory():
     """The rule the whole run above follows, on probes with known rates."""
-    from engine.execution.peers import device_levels
+    from engine.execution.peers.parent import device_levels
     from engine.measure.peak import Probe
 
     def l2(rate: float) -> Probe:
@@ -213,7 +213,7 @@ def test_an_accelerators_l2_is_kept_only_where_it_reads_faster_than_its_memory()
 
 
 def test_an_accelerators_l2_probe_reads_half_of_it_at_least_256_mib_a_launch():
-    from engine.execution.device_probes import device_l2_probes
+    from engine.execution.peers.device_probes import device_l2_probes
 
     class WithL2(FakeAcceleratorRuntime):
         def __init__(self) -> None:
@@ -240,7 +240,7 @@ def test_numpy_on_a_gpu_machine_is_placed_against_the_hosts_cache_levels(monkeyp
     NumPy's results are the host's: its cache levels are probed beside it (an H200 box read
     NumPy at 117% of host memory with a warm 256 MB working set in its 300 MiB L3, placed
     against memory alone)."""
-    import engine.execution.host_process as host_process
+    import engine.execution.run.host_process as host_process
     from engine import notebook
     from engine.machine.caches import cache_levels
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import threading
 import time
 
-from engine.execution import hang_watch
-from engine.execution.hang_watch import HangWatch
+from engine.execution.sampling import hang_watch
+from engine.execution.sampling.hang_watch import HangWatch
 from engine.results.events import Sample, VariantResult, VariantStarted
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.backends.numpy.runtime import NumpyRuntime
-from engine.execution.host_replicas import prepare_host_replicas
+from engine.execution.replicas.host import prepare_host_replicas
 from engine.measure.correctness import CHECK_STREAM, make_inputs, reference
 from engine.run_settings.config import BenchConfig
 

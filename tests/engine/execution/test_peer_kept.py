@@ -1,4 +1,4 @@
-"""What a kept peer process holds (`peer_kept.py`): the last problem's inputs, reused only by a
+"""What a kept peer process holds (`peers/kept.py`): the last problem's inputs, reused only by a
 request of the same problem, only in a process that keeps and only while they are small; the
 old set is let go before another is drawn."""
 
@@ -9,7 +9,7 @@ import weakref
 
 import numpy as np
 
-from engine.execution.peer_kept import Kept
+from engine.execution.peers.kept import Kept
 from engine.harness.variant import PlacedInputs
 
 
@@ -68,7 +68,7 @@ def test_the_kept_set_is_let_go_before_another_is_drawn():
 
 def test_a_peer_checks_the_catalogues_strategies_on_the_first_timed_set_and_a_kernel_on_its_own():
     from engine.backends.numpy.runtime import NumpyRuntime
-    from engine.execution.peer_inputs import place_inputs
+    from engine.execution.peers.inputs import place_inputs
     from engine.measure.correctness import CHECK_STREAM, make_inputs, reference
     from engine.run_settings.config import BenchConfig
 

@@ -1,4 +1,4 @@
-"""Framework processes kept between runs (`peer_pool.py`, `peer_worker.py --keep`): one real
+"""Framework processes kept between runs (`peers/pool.py`, `peers/worker.py --keep`): one real
 JAX process serves several runs with its functions kept and says so; one that dies, hangs or
 is asked for a user's kernel costs only that request; nothing is kept outside `kept_peers()`,
 for a user's kernel, a replicated run or a machine with an accelerator; every kept process
@@ -15,12 +15,12 @@ import sys
 import pytest
 
 from engine.catalogue.catalog import strategy_info
-from engine.execution.peer_kept import KEPT_FUNCTION
-from engine.execution.peer_pool import PeerPool, kept_peers, pool_for
-from engine.execution.peer_process import WORKER_COMMAND
-from engine.execution.peer_request import PeerRequest
-from engine.execution.peer_worker import KEEP_FLAG, RESULT_KEY, TOKEN_KEY
-from engine.execution.peers import run_peers
+from engine.execution.peers.kept import KEPT_FUNCTION
+from engine.execution.peers.parent import run_peers
+from engine.execution.peers.pool import PeerPool, kept_peers, pool_for
+from engine.execution.peers.process import WORKER_COMMAND
+from engine.execution.peers.request import PeerRequest
+from engine.execution.peers.worker import KEEP_FLAG, RESULT_KEY, TOKEN_KEY
 from engine.run_settings.config import BenchConfig
 from tests.conftest import ROOT
 

@@ -1,4 +1,4 @@
-"""A framework's process is sent its part of the run's plan as data (`peer_request.py`): it
+"""A framework's process is sent its part of the run's plan as data (`peers/request.py`): it
 reads back what was sent, and a request it cannot measure is refused naming the field, before
 the framework is imported."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from engine.analysis.history_prior import Prior
-from engine.execution.peer_process import spawn_peer
-from engine.execution.peer_request import PeerRequest, RequestRefused
+from engine.execution.peers.process import spawn_peer
+from engine.execution.peers.request import PeerRequest, RequestRefused
 from engine.measure.uncertainty import NoiseFloor
 from engine.run_settings.config import BenchConfig
 

@@ -12,9 +12,10 @@ import pytest
 import engine.catalogue.catalog as catalog
 import engine.catalogue.strategy_info as info_module
 from engine.catalogue.catalog import TORCH_INSTALL_HINT, strategy_info
-from engine.execution import peer_process, peers
-from engine.execution.peer_process import spawn_peer
-from engine.execution.peers import peer_threads, process_words, run_peers
+from engine.execution.peers import parent as peers
+from engine.execution.peers import process as peer_process
+from engine.execution.peers.parent import peer_threads, process_words, run_peers
+from engine.execution.peers.process import spawn_peer
 from engine.measure.uncertainty import NoiseFloor, winner_and_ties
 from engine.results.run_result import RunResult
 from engine.run_settings.config import BenchConfig
@@ -255,7 +256,7 @@ def test_a_failure_is_told_of_the_process_it_happened_in():
 
 def test_a_native_stack_frame_is_never_given_as_the_reason():
     """An abort's last line ("@ 0x7f48… PyObject_Vectorcall") once was the whole message."""
-    from engine.execution.peer_process import last_words
+    from engine.execution.peers.process import last_words
 
     assert last_words("@     0x7f4501ea71f5  (unknown)") == "no message"
     assert last_words("  @ 0x7f48aa PyObject_Vectorcall") == "no message"
@@ -263,7 +264,7 @@ def test_a_native_stack_frame_is_never_given_as_the_reason():
 
 
 def test_a_process_of_a_jax_cluster_that_dies_says_where_it_was_joined(monkeypatch):
-    from engine.execution.peer_process import cluster_hint
+    from engine.execution.peers.process import cluster_hint
 
     monkeypatch.delenv("JAX_COORDINATOR_ADDRESS", raising=False)
     monkeypatch.delenv("MATVEC_JAX_PROCESSES", raising=False)
@@ -277,7 +278,7 @@ def test_a_process_of_a_jax_cluster_that_dies_says_where_it_was_joined(monkeypat
 
 
 def test_the_call_limit_grows_with_the_problem_from_the_kernels_floor(monkeypatch):
-    from engine.execution.peer_process import call_limit_for
+    from engine.execution.peers.process import call_limit_for
 
     monkeypatch.delenv("MATVEC_KERNEL_CALL_LIMIT_S", raising=False)
     assert call_limit_for(BenchConfig(matrices=20, dim=4)) == 120.0

@@ -1,4 +1,4 @@
-"""Every process kind goes through a measurement's phases in one order (`phase_order.py`):
+"""Every process kind goes through a measurement's phases in one order (`plan/phase_order.py`):
 the rule itself, and a real run whose own process and framework processes kept to it."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from engine.execution.phase_order import PHASE_NAMES, PhaseOrder, PhaseOrderError
+from engine.execution.plan.phase_order import PHASE_NAMES, PhaseOrder, PhaseOrderError
 from tests.cli import run_cli
 
 

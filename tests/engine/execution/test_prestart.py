@@ -1,4 +1,4 @@
-"""A run's peer processes started early (`prestart.py`, `peer_prestart.py`,
+"""A run's peer processes started early (`peers/early_start.py`, `peers/prestart.py`,
 `PeerPool.prestart`): a kept JAX process loads and draws before the run measures and then
 serves it, its inputs reused and their placement not reported as a timing; a fresh CLI run is
 served so; nothing is prestarted where nothing may be kept; a prestart that fails costs only
@@ -12,10 +12,10 @@ import sys
 
 import pytest
 
-from engine.execution.peer_pool import PeerPool, kept_peers
-from engine.execution.peer_request import PeerRequest
-from engine.execution.peer_worker import RESULT_KEY, answer
-from engine.execution.prestart import prestart_peers
+from engine.execution.peers.early_start import prestart_peers
+from engine.execution.peers.pool import PeerPool, kept_peers
+from engine.execution.peers.request import PeerRequest
+from engine.execution.peers.worker import RESULT_KEY, answer
 from engine.run_settings.config import BenchConfig
 from tests.cli import run_cli
 from tests.engine.execution.test_peer_pool import SMALL, jax_run, kept_child, needs_jax

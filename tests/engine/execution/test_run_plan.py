@@ -1,4 +1,4 @@
-"""A run's one front door (`execution/run_plan.py`): what a plan reads from a history, and
+"""A run's one front door (`execution/plan/run_plan.py`): what a plan reads from a history, and
 that a sweep's points are planned as a run is (they were judged by the default floor)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from engine.execution.run_plan import RunPlan, plan_run
+from engine.execution.plan.run_plan import RunPlan, plan_run
 from engine.measure.peak import Peak
 from engine.measure.uncertainty import NoiseFloor
 from engine.run_settings.config import BenchConfig
@@ -85,7 +85,7 @@ def test_a_plan_is_of_a_config():
 @pytest.mark.slow  # a real peer process
 def test_a_sweeps_point_is_judged_by_the_machines_floor(tmp_path):
     """Through the one door a sweep's points read the calibrated floor as `run` does."""
-    from engine.execution.sweep import run_sweep
+    from engine.execution.run.sweep import run_sweep
     from engine.run_settings.sweep import SweepSpec
 
     store = History(tmp_path / "h.sqlite3")

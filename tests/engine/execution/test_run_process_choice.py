@@ -10,8 +10,8 @@ import sys
 import pytest
 
 from engine.backends.tensorflow.availability import tensorflow_problem
-from engine.execution.host_process import HostProcess
-from engine.execution.run_process import needs_run_framework, own_process
+from engine.execution.run.host_process import HostProcess
+from engine.execution.run.own_process import needs_run_framework, own_process
 from tests.conftest import ROOT
 
 
@@ -29,7 +29,7 @@ def test_a_run_without_a_tensorflow_strategy_gets_the_hosts_process():
 
 @pytest.mark.skipif(tensorflow_problem() is not None, reason="needs a usable TensorFlow")
 def test_a_warm_worker_keeps_tensorflows_process_for_any_run():
-    from engine.execution.run_process import warm_state
+    from engine.execution.run.own_process import warm_state
 
     assert own_process(state=warm_state(), strategies=("numpy",)).framework_here
 

@@ -3,7 +3,7 @@
 
 import itertools
 
-from engine.execution.sampling import take_samples
+from engine.execution.sampling.loop import take_samples
 from engine.harness.recording import Prepared
 from engine.measure.racing import RacePlan
 from engine.measure.timing import Kernel, Sampler

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from engine.execution.sweep import eta_s
+from engine.execution.run.sweep import eta_s
 from engine.storage.history import History
 from tests.conftest import ROOT
 
@@ -85,7 +85,7 @@ def test_a_killed_sweep_keeps_its_points_and_resumes(tmp_path):
 def test_a_sweep_point_the_history_measured_before_learns_from_it(tmp_path):
     """A second sweep over points a first one stored (another sweep: its label differs)
     confirms the eager loop at each point with one block, as a run does."""
-    from engine.execution.sweep import run_sweep
+    from engine.execution.run.sweep import run_sweep
     from engine.run_settings.sweep import SweepSpec
 
     history = History(tmp_path / "h.sqlite3")
@@ -103,7 +103,7 @@ def test_a_sweeps_point_learns_from_its_point_of_fewer_matrices(tmp_path):
     """One sweep, points in the order given: 600 matrices learns nothing, 300 nothing (fewer
     than any point before it), 1,200 learns from 600 (the largest point below it) and confirms
     the eager loop with one block, its note saying where that came from."""
-    from engine.execution.sweep import run_sweep
+    from engine.execution.run.sweep import run_sweep
     from engine.run_settings.sweep import SweepSpec
 
     history = History(tmp_path / "h.sqlite3")
@@ -124,8 +124,8 @@ def test_a_sweeps_point_learns_from_its_point_of_fewer_matrices(tmp_path):
 def test_a_resumed_sweep_learns_from_the_points_it_stored_before():
     """The points a sweep stored before it was stopped teach its later points as its own
     points of this invocation do; another problem (another dim) teaches nothing."""
-    from engine.execution.run_plan import RunPlan
-    from engine.execution.sweep import SmallerPoints
+    from engine.execution.plan.run_plan import RunPlan
+    from engine.execution.run.sweep import SmallerPoints
     from engine.run_settings.config import BenchConfig
     from tests.factories import make_run
 
@@ -142,8 +142,8 @@ def test_a_sweep_keeps_one_process_per_peer_framework_for_its_points(tmp_path):
     """Three points with a JAX variant: one JAX process serves them all (its environment
     counts the runs it served before), and it ends with the sweep."""
     from engine.catalogue.catalog import strategy_info
-    from engine.execution import peer_pool
-    from engine.execution.sweep import run_sweep
+    from engine.execution.peers import pool as peer_pool
+    from engine.execution.run.sweep import run_sweep
     from engine.process.children import live_children
     from engine.run_settings.sweep import SweepSpec
 

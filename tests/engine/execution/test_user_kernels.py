@@ -255,8 +255,8 @@ def test_a_report_the_harness_did_not_write_is_refused(tricks):
 def test_a_kernel_that_catches_its_call_limit_is_ended_from_outside(tmp_path, monkeypatch):
     """The call limit is a signal in the kernel's process, which a kernel can catch; then its
     silence ends the process from outside, with the call limit's words."""
-    import engine.execution.peer_process as peer_process
-    import engine.execution.peers as peers
+    import engine.execution.peers.parent as peers
+    import engine.execution.peers.process as peer_process
 
     monkeypatch.setattr(peer_process, "SILENCE_GRACE_S", 3.0)
     monkeypatch.setenv("MATVEC_KERNEL_CALL_LIMIT_S", "1")

@@ -182,3 +182,34 @@ def test_a_long_listing_says_how_many_it_left_out(tmp_path):
     assert "showing the newest 3 of 5 matching runs; --limit 5 shows them all" in done.stderr
     whole = run_cli("history", "--history", str(path), "--json")
     assert whole.stderr == "" and len(json.loads(whole.stdout)) == 5
+
+
+def test_a_store_is_chosen_once_by_its_urls_scheme(tmp_path):
+    """`open_store`: a path is an SQLite file; a known scheme picks its kind from
+    `STORE_KINDS` (a new kind is one entry there and one class)."""
+    from engine.storage import store
+
+    opened = store.open_store(tmp_path / "h.sqlite3")
+    assert type(opened).__name__ == "SqliteStore" and opened.dialect.name == "sqlite"
+    made: list[tuple[str, bool]] = []
+
+    class Recorded:
+        dialect = store.SQLITE
+        read_only = False
+
+        def __init__(self, url: str, read_only: bool) -> None:
+            made.append((url, read_only))
+            self.name = url
+
+        def connect(self):
+            return store.EmptyStore(self.name).connect()
+
+    original = dict(store.STORE_KINDS)
+    store.STORE_KINDS["postgresql"] = Recorded
+    try:
+        found = History("postgresql://bob@db/matvec", read_only=True)
+    finally:
+        store.STORE_KINDS.clear()
+        store.STORE_KINDS.update(original)
+    assert made == [("postgresql://bob@db/matvec", True)]
+    assert found.count() == 0 and found.name == "postgresql://bob@db/matvec"

@@ -1,15 +1,15 @@
 """One run of a BenchConfig, whatever is installed: the one orchestrator.
 
-Every framework but TensorFlow runs in a process of its own (`peers.py`), started first, before
-TensorFlow holds the device. The run's own process is one more runtime (`OwnProcess`):
+Every framework but TensorFlow runs in a process of its own (`peers/parent.py`), started first,
+before TensorFlow holds the device. The run's own process is one more runtime (`OwnProcess`):
 the process of the framework that declares it runs the run (`FrameworkInfo.process == "run"`:
 TensorFlow's `backends/tensorflow/process.py`, its devices, warm state, probes, executors and
-profiles) when it is usable here, else the host's (`host_process.py`: NumPy's read probe, and
-that framework's strategies `unsupported` with what to install). Then, in this order: the read probe
-before, the own process's variants prepared, all samples taken (interleaved by default,
-`sampling.py`), each variant finished, profiles, the read probe after and the ceiling settled.
-The CLI, the notebook, `engine.run`, sweeps, calibration (its repetitions are runs) and the
-dashboard's worker all come here. Nothing in this module imports a framework.
+profiles) when it is usable here, else the host's (`run/host_process.py`: NumPy's read probe,
+and that framework's strategies `unsupported` with what to install). Then, in this order: the
+read probe before, the own process's variants prepared, all samples taken (interleaved by
+default, `sampling/loop.py`), each variant finished, profiles, the read probe after and the
+ceiling settled. The CLI, the notebook, `engine.run`, sweeps, calibration (its repetitions are
+runs) and the dashboard's worker all come here. Nothing in this module imports a framework.
 
 A failure in one variant is its own result; SIGINT at any point keeps what finished (the
 caller saves it: `RunInterrupted`).
@@ -29,13 +29,13 @@ from engine.catalogue.catalog import (
     strategy_info,
     variant_name,
 )
-from engine.execution.confirmation import samples_of
-from engine.execution.peers import run_peers
-from engine.execution.phase_order import PhaseOrder
-from engine.execution.run_plan import RunPlan
-from engine.execution.run_process import OwnProcess, own_process
-from engine.execution.run_variants import plan_variants
-from engine.execution.sampling import SamplingRecord, fixed_plan, race_plan, take_samples
+from engine.execution.peers.parent import run_peers
+from engine.execution.plan.phase_order import PhaseOrder
+from engine.execution.plan.run_plan import RunPlan
+from engine.execution.plan.variants import plan_variants
+from engine.execution.run.own_process import OwnProcess, own_process
+from engine.execution.sampling.confirmation import samples_of
+from engine.execution.sampling.loop import SamplingRecord, fixed_plan, race_plan, take_samples
 from engine.harness.recording import (
     Prepared,
     interrupted_warning,
@@ -108,7 +108,7 @@ def run_warnings(
 
 
 def measure(plan: RunPlan, own: OwnProcess, progress: Progress | None = None) -> RunResult:
-    """Measure every variant of the plan's config (`run_plan.py`: its one front door);
+    """Measure every variant of the plan's config (`plan/run_plan.py`: its one front door);
     raises PreflightError/DeviceError before any work, RunInterrupted (carrying what
     finished) on SIGINT. The plan's `peak`: a ceiling measured already (a sweep's), else
     probed before and after the variants; `earlier_ceilings`: what this machine's runs of the
@@ -153,7 +153,7 @@ def measure(plan: RunPlan, own: OwnProcess, progress: Progress | None = None) ->
     here_names = {variant_name(*v) for v in variants if v not in peers.results}
     if not elsewhere and here_names <= set(confirming):
         confirming = {}  # nothing here to judge a confirming block against
-    order = PhaseOrder()  # the one order every process kind follows (`phase_order.py`)
+    order = PhaseOrder()  # the one order every process kind follows (`plan/phase_order.py`)
     order.enter("start")
     warnings = own.start(config)
     environment = own.environment(config, llc_bytes, llc_source, peers.environments)

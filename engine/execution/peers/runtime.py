@@ -6,7 +6,7 @@ import importlib
 import os
 
 from engine.catalogue.strategy_info import framework_info
-from engine.execution.peer_kept import KEPT
+from engine.execution.peers.kept import KEPT
 from engine.harness import capabilities
 from engine.harness.runtime import Runtime
 

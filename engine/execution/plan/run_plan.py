@@ -16,7 +16,7 @@ from typing import Any
 
 from engine.analysis.history_prior import Prior
 from engine.analysis.session_ceiling import Earlier
-from engine.execution.history_reads import (
+from engine.execution.plan.history_reads import (
     history_priors,
     machine_floor,
     session_ceilings_of,

@@ -4,7 +4,7 @@ TensorFlow distributes with `tf.distribute` (`backends/tensorflow/replica_modes.
 JAX and PyTorch on a CPU host split the batch over N replicas that are threads of the
 framework's process, each calling the kernel on its slice with the process's cores shared out
 between them (its BLAS or intra-op pool held to cores / N threads, set when the runtime starts,
-`peer_worker.py`). NumPy's
+`peers/worker.py`). NumPy's
 and PyTorch's kernels and JAX's compiled calls release the GIL, so the slices run at once.
 
 `sharded`: replica k computes matrices [start_k, stop_k) (sizes differ by at most one; an
@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from engine.catalogue.catalog import strategy_info
-from engine.execution.device_replicas import prepare_over_devices
+from engine.execution.replicas.device import prepare_over_devices
 from engine.harness.capabilities import PlacesOverDevices, PlacesPerGpu
 from engine.harness.recording import Prepared, blank_result, check_outputs, record_timing
 from engine.harness.replica_record import replicated_note, time_alone

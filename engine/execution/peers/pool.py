@@ -4,8 +4,8 @@ A run starts one process per peer framework (JAX, PyTorch) and ends it with the 
 run pays for importing the framework and compiling its variants again (on this project's
 2-core VM: 1.1 s to start JAX's, 1.2 s PyTorch's, 3.6 s for `torch.compile`'s first compile
 with Inductor's disk cache warm). Inside `kept_peers()` each framework's process
-(`peer_worker.py --keep`) serves a request a line and stays, with its runtime and built
-functions (`peer_kept.py`), for the next run or point of the same shape and dtype.
+(`peers/worker.py --keep`) serves a request a line and stays, with its runtime and built
+functions (`peers/kept.py`), for the next run or point of the same shape and dtype.
 
 What is never kept: a user's kernel (a process of its own for every run: it is not trusted
 with state), a replicated or sharded run's, a JAX cluster's, and any process on a machine with
@@ -25,13 +25,13 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-from engine.execution.peer_process import (
+from engine.execution.peers.process import (
     WORKER_COMMAND,
     PeerLines,
     silence_for,
     starts_a_variant,
 )
-from engine.execution.peer_worker import KEEP_FLAG
+from engine.execution.peers.worker import KEEP_FLAG
 from engine.machine.jax_cluster import cluster_from_environment
 from engine.process.children import Child, engine_environment
 from engine.process.conversation import converse
@@ -96,7 +96,7 @@ class PeerPool:
         self, key: tuple[str, int], request: dict[str, Any], timeout_s: float, dtype: str
     ) -> None:
         """Send `request` (a prestart: load the framework, draw the inputs, measure nothing:
-        `peer_prestart.py`) to the process for `key`, started now if need be, and wait for
+        `peers/prestart.py`) to the process for `key`, started now if need be, and wait for
         its answer on a thread of its own; `settle` waits for every such answer."""
         self.child_for(key, dtype)  # here: the threads never start processes
 

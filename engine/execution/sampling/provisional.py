@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from engine.execution.confirmation import samples_so_far
+from engine.execution.sampling.confirmation import samples_so_far
 from engine.harness.recording import Prepared
 from engine.measure.racing import RacePlan
 from engine.measure.uncertainty import NoiseFloor, winner_and_ties

@@ -1,7 +1,7 @@
 """One framework's process, spoken with: its request in, its token-marked lines out, and how
 it ended in words (`spawn_peer`). The limits it runs under (the whole process's, each call's)
 and the words for an end without a result (a signal, a native abort, a JAX cluster that never
-formed) live here; `peers.py` orchestrates the processes and merges their results.
+formed) live here; `peers/parent.py` orchestrates the processes and merges their results.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import subprocess
 import sys
 from typing import Any
 
-from engine.execution.peer_worker import RESULT_KEY, TOKEN_KEY
+from engine.execution.peers.worker import RESULT_KEY, TOKEN_KEY
 from engine.machine.jax_cluster import cluster_from_environment
 from engine.measure.memory import input_set_bytes
 from engine.process.children import Child, Exchanged, engine_environment, exchange
@@ -48,7 +48,7 @@ def process_timeout_s(config: BenchConfig, variants: int) -> float:
     return STARTUP_ALLOWANCE_S + variants * (2 * config.time_budget_s + 60.0)
 
 
-WORKER_COMMAND = (sys.executable, "-m", "engine.execution.peer_worker")
+WORKER_COMMAND = (sys.executable, "-m", "engine.execution.peers.worker")
 
 
 def starts_a_variant(line: str) -> bool:

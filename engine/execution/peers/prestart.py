@@ -15,10 +15,10 @@ import time
 from typing import Any
 
 from engine.catalogue.catalog import strategy_info
-from engine.execution.peer_inputs import kept_inputs
-from engine.execution.peer_kept import KEPT
-from engine.execution.peer_request import PeerRequest, RequestRefused
-from engine.execution.peer_runtime import limit_cpus, load_runtime
+from engine.execution.peers.inputs import kept_inputs
+from engine.execution.peers.kept import KEPT
+from engine.execution.peers.request import PeerRequest, RequestRefused
+from engine.execution.peers.runtime import limit_cpus, load_runtime
 from engine.harness.capabilities import PreloadsCompiler
 
 

@@ -16,21 +16,20 @@ depend on which others share the run (docs/timing.md). A turn is `TURN_BLOCKS` b
 re-warm (0.12 s before every 20 ms block) was most of the time to an answer, and one re-warm
 now serves several blocks.
 
-After each round the race runs: a correct variant confidently slower than the best by more
-than the tie margin is eliminated; it keeps its samples and is finished at once. So is one
-that the verdict would separate from the best another process of this run measured
-(`elsewhere`: a peer's, final) whatever its remaining samples show. One grossly
-slower than the best (`racing.grossly_slower`, a rule of single samples) goes at the end of its
-turn, not of the round, and takes no later turn (`race_round.py`: a point of another accuracy
-class is raced against the best, never the best itself). A variant
-whose block raises is marked failed and leaves the rotation; the others go on. `on_done` is
-called for each variant as soon as it has stopped, so its result can be finished and shown
-while the others are still sampling; nothing it does runs inside another variant's block.
+After each round the race runs: a correct variant confidently slower than the best by more than
+the tie margin is eliminated; it keeps its samples and is finished at once. So is one that the
+verdict would separate from the best another process of this run measured (`elsewhere`: a
+peer's, final) whatever its remaining samples show. One grossly slower than the best
+(`racing.grossly_slower`, a rule of single samples) goes at the end of its turn, not of the
+round, and takes no later turn (`sampling/race_round.py`: a point of another accuracy class is
+raced against the best, never the best itself). A variant whose block raises is marked failed
+and leaves the rotation; the others go on. `on_done` is called for each variant as soon as it
+has stopped, so its result can be finished and shown while the others are still sampling;
+nothing it does runs inside another variant's block.
 
-A variant the history shows far slower than the best takes its turn last in its first round
-and one block only, judged against this run's best (`confirmation.py`); after each round the
-run's own process says the answer so far, as provisional (`provisional.py`).
-"""
+A variant the history shows far slower than the best takes its turn last in its first round and
+one block only, judged against this run's best (`sampling/confirmation.py`); after each round
+the run's own process says the answer so far, as provisional (`sampling/provisional.py`)."""
 
 from __future__ import annotations
 
@@ -41,10 +40,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.analysis.history_prior import Prior
-from engine.execution import hang_watch
-from engine.execution.confirmation import Confirmation
-from engine.execution.provisional import ProvisionalAnswer
-from engine.execution.race_round import race_round
+from engine.execution.sampling import hang_watch
+from engine.execution.sampling.confirmation import Confirmation
+from engine.execution.sampling.provisional import ProvisionalAnswer
+from engine.execution.sampling.race_round import race_round
 from engine.harness.recording import Prepared
 from engine.machine.load import LoadMonitor
 from engine.measure.neighbours import neighbour_effect
@@ -182,7 +181,7 @@ def take_samples(
     processes' CPU share so far (default: measured, from the start of sampling). `priors`:
     what the history says of the confirming variants (`analysis/history_prior.py`), whose
     one block is judged against this run's best, `elsewhere`'s samples (other processes')
-    among them. `announce`: the answer so far is said after each round (`provisional.py`):
+    among them. `announce`: the answer so far is said after each round (`sampling/provisional.py`):
     the run's own process does, a peer's (which sees only its own variants) does not."""
     record = SamplingRecord.for_plan(order, seed, [p.result.variant for p in prepared], plan)
     confirm = Confirmation(prepared, priors or {}, emit, elsewhere)

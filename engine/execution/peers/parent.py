@@ -22,9 +22,8 @@ from engine.catalogue.catalog import (
     strategy_info,
     variant_name,
 )
-from engine.execution.confirmation import samples_of
-from engine.execution.peer_pool import pool_for
-from engine.execution.peer_process import (
+from engine.execution.peers.pool import pool_for
+from engine.execution.peers.process import (
     ENDED_PREFIX,
     FORGED_KEY,
     LEFTOVER_KEY,
@@ -32,8 +31,9 @@ from engine.execution.peer_process import (
     process_timeout_s,
     spawn_peer,
 )
-from engine.execution.peer_request import PeerRequest
-from engine.execution.processes import runs_in_own_process
+from engine.execution.peers.request import PeerRequest
+from engine.execution.plan.processes import runs_in_own_process
+from engine.execution.sampling.confirmation import samples_of
 from engine.harness.recording import NOT_STARTED, blank_result
 from engine.machine.caches import CacheLevel
 from engine.machine.host import last_level_cache_bytes, usable_cores
@@ -84,7 +84,7 @@ def process_framework(process: str, config: BenchConfig) -> tuple[str, int]:
 def group_by_framework(
     variants: Iterable[Variant], run_framework_here: bool = True, mode: str = "single"
 ) -> dict[str, list[Variant]]:
-    """The variants that run in processes of their own (`processes.py`), by process: a
+    """The variants that run in processes of their own (`plan/processes.py`), by process: a
     framework's together, each user kernel alone ("numpy:mine"), so one that hangs fails
     only itself, and a framework's one-thread points together ("torch@1thread")."""
     groups: dict[str, list[Variant]] = {}
@@ -217,8 +217,8 @@ def run_peers(
 ) -> PeerOutcome:
     """Every peer variant of the run, measured framework by framework; `floor`: the machine's
     noise floor, for each peer process's own race; `priors`: what the history says of the
-    variants to confirm with one block (`execution/confirmation.py`); `machine_kind`: the
-    machine's device kind, whether a process may be kept for the next run (`peer_pool.py`)."""
+    variants to confirm with one block (`execution/sampling/confirmation.py`); `machine_kind`: the
+    machine's device kind, whether a process may be kept for the next run (`peers/pool.py`)."""
     outcome = PeerOutcome()
     groups = confirming_last(group_by_framework(variants, run_framework_here, config.mode), priors)
     for process, wanted in groups.items():

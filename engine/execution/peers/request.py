@@ -1,7 +1,7 @@
 """What one framework's process is asked to measure: its part of the run's plan, as data.
 
-The run (`peers.py`) makes a `PeerRequest` for each process from its plan and sends it as one
-JSON object on the process's stdin; the process (`peer_worker.py`) reads it back with
+The run (`peers/parent.py`) makes a `PeerRequest` for each process from its plan and sends it as one
+JSON object on the process's stdin; the process (`peers/worker.py`) reads it back with
 `from_dict`, which validates every field once, naming the one that is wrong, before the
 framework is imported. Each field keeps the name the run gives it; nothing reaches the
 process through an environment variable of the engine's.

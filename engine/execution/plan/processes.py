@@ -7,7 +7,7 @@ process policy its folder declares (`FrameworkInfo.process`):
   the mode is single (it needs no device, and shares the host inputs that process holds); in a
   process of its own through the same prepare -> sample -> check path as the others when there
   is none, and in modes replicated and sharded (its batch split over threads,
-  `host_replicas.py`);
+  `replicas/host.py`);
 - "run" (TensorFlow): the run's own process, with its distributed and dataset executors.
 """
 

@@ -1,5 +1,5 @@
-"""What a kept framework process holds between its requests (`peer_worker.py --keep`, started
-by `peer_pool.py` for a warm worker or a sweep): each framework's runtime, and each built-in
+"""What a kept framework process holds between its requests (`peers/worker.py --keep`, started
+by `peers/pool.py` for a warm worker or a sweep): each framework's runtime, and each built-in
 variant's built (traced, compiled) function by problem shape and dtype, and the last problem's
 placed inputs with their float64 reference, so a second run of the same problem neither imports
 its framework, nor compiles, nor draws its inputs again. A process that serves one request

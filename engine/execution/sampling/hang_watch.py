@@ -125,7 +125,7 @@ def partial_run(config: Any, hung: Hung, device_kind: str) -> Any:
     from datetime import datetime, timezone
 
     from engine.catalogue.catalog import variant_name
-    from engine.execution.run_variants import plan_variants
+    from engine.execution.plan.variants import plan_variants
     from engine.harness.recording import blank_result
     from engine.measure.peak import Peak
     from engine.results.decode import result_from_dict

@@ -1,12 +1,12 @@
 """A peer process's inputs: the engine's input sets placed on its framework's device, with the
 check set and its float64 reference, drawn for each request, or in a kept process
-(`peer_kept.py`) reused from its last request of the same problem."""
+(`peers/kept.py`) reused from its last request of the same problem."""
 
 from __future__ import annotations
 
 import time
 
-from engine.execution.peer_kept import KEEP_INPUTS_SHARE, KEPT
+from engine.execution.peers.kept import KEEP_INPUTS_SHARE, KEPT
 from engine.harness import capabilities
 from engine.harness.runtime import Runtime
 from engine.harness.variant import PlacedInputs
@@ -44,7 +44,7 @@ def kept_inputs(
     runtime: Runtime, config: BenchConfig, copies: int, keep_host: bool
 ) -> tuple[PlacedInputs, bool]:
     """`place_inputs`, or a kept process's set of the same problem from its last request (then
-    True: `peer_kept.py`; a user kernel's process never keeps)."""
+    True: `peers/kept.py`; a user kernel's process never keeps)."""
     key = (runtime.framework, config.matrices, config.dim, config.columns, config.dtype)
     key += (config.seed, copies, capabilities.process_count(runtime))
 

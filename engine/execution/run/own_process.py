@@ -1,6 +1,6 @@
 """The run's own process (`OwnProcess`): that of the framework whose folder declares it runs
 the run (`FrameworkInfo.process == "run"`: TensorFlow's `backends/tensorflow/process.py`) when
-it is usable here, else the host's (`host_process.py`), chosen once per process; and what a
+it is usable here, else the host's (`run/host_process.py`), chosen once per process; and what a
 long-lived worker keeps between runs. Names no framework, imports none."""
 
 from __future__ import annotations
@@ -116,13 +116,13 @@ def own_process(
     without TensorFlow. A warm worker has started it already, and keeps its inputs and probe
     buffers for any run."""
     if state is None and strategies is not None and not needs_run_framework(strategies):
-        from engine.execution.host_process import HostProcess
+        from engine.execution.run.host_process import HostProcess
 
         return HostProcess("")
     module, problem = run_framework_process()
     if module is not None:
         return module.make_process(state, setup, builders, replicas)
-    from engine.execution.host_process import HostProcess
+    from engine.execution.run.host_process import HostProcess
 
     return HostProcess(problem or "")
 

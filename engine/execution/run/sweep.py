@@ -2,9 +2,9 @@
 
 Every point is a run of the one orchestrator, with whatever frameworks are installed. One
 own process serves the whole sweep (TensorFlow, when usable, starts once, with one replica
-layout), so does one process per peer framework (JAX, PyTorch: `peer_pool.py`, on a machine
+layout), so does one process per peer framework (JAX, PyTorch: `peers/pool.py`, on a machine
 without an accelerator), and the read bandwidth is measured by the first point and reused by
-the rest. A point is planned as a run is (`run_plan.py`): judged by the machine's calibrated
+the rest. A point is planned as a run is (`plan/run_plan.py`): judged by the machine's calibrated
 floor, and a point the history has measured before (in another sweep, or a run) learns from it
 (`analysis/history_prior.py`), and so does a point whose problem this sweep measured with fewer
 matrices: a variant that point found far slower than its best is confirmed here by one block
@@ -21,10 +21,10 @@ from datetime import datetime, timezone
 from typing import Any
 
 from engine.analysis.history_prior import Prior, for_more_matrices, point_priors
-from engine.execution.orchestrator import measure
-from engine.execution.peer_pool import kept_peers
-from engine.execution.run_plan import RunPlan, plan_run
-from engine.execution.run_process import own_process
+from engine.execution.peers.pool import kept_peers
+from engine.execution.plan.run_plan import RunPlan, plan_run
+from engine.execution.run.orchestrator import measure
+from engine.execution.run.own_process import own_process
 from engine.measure import memory
 from engine.results.events import (
     Event,

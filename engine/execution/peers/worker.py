@@ -1,18 +1,18 @@
-"""One peer framework's variants, in a process of its own (`-m engine.execution.peer_worker`).
+"""One peer framework's variants, in a process of its own (`-m engine.execution.peers.worker`).
 
-Started by the run (`peers.py`) with a request on stdin (`peer_request.PeerRequest`: the config,
-the variants, the number of cold-cache input sets, the thread count every framework gets ...),
-validated before the framework is imported. It limits its CPU affinity to that many cores
-*before* the framework starts its thread pools, makes the engine's inputs
-(same seed, same streams: bit for bit what TensorFlow gets), puts them on the framework's
-device, and prepares, samples and checks each variant through the one path every framework
-takes (`variant.py`), interleaved with the others of its framework. It imports TensorFlow only
-to measure a user's TensorFlow kernel.
+Started by the run (`peers/parent.py`) with a request on stdin (`peer_request.PeerRequest`: the
+config, the variants, the number of cold-cache input sets, the thread count every framework gets
+...), validated before the framework is imported. It limits its CPU affinity to that many cores
+*before* the framework starts its thread pools, makes the engine's inputs (same seed, same
+streams: bit for bit what TensorFlow gets), puts them on the framework's device, and prepares,
+samples and checks each variant through the one path every framework takes (`variant.py`),
+interleaved with the others of its framework. It imports TensorFlow only to measure a user's
+TensorFlow kernel.
 
 Protocol on stdout (one JSON object per line): `{"event": ...}` progress events, then one
 `{"peer_result": {...}}`. Everything else the framework prints goes to stderr, so it cannot
-corrupt the protocol. With `--keep` (`peer_pool.py`: a warm worker's, a sweep's) it serves a
-request a line until stdin closes, keeping its runtime and built functions (`peer_kept.py`);
+corrupt the protocol. With `--keep` (`peers/pool.py`: a warm worker's, a sweep's) it serves a
+request a line until stdin closes, keeping its runtime and built functions (`peers/kept.py`);
 it refuses a user's kernel, which always runs in a process of its own.
 """
 
@@ -29,15 +29,15 @@ from typing import IO, Any
 from engine.analysis.history_prior import Prior
 from engine.catalogue.catalog import ONE_THREAD, is_known, strategy_info, variant_name
 from engine.catalogue.strategy_info import declared_call, framework_info
-from engine.execution.device_probes import device_l2_probes, device_probes
-from engine.execution.host_replicas import prepare_host_replicas
-from engine.execution.peer_inputs import kept_inputs
-from engine.execution.peer_kept import KEPT, KEPT_FUNCTION
-from engine.execution.peer_prestart import prestart
-from engine.execution.peer_request import PeerRequest, RequestRefused
-from engine.execution.peer_runtime import limit_cpus, load_runtime
-from engine.execution.phase_order import PhaseOrder
-from engine.execution.sampling import fixed_plan, race_plan, take_samples
+from engine.execution.peers.device_probes import device_l2_probes, device_probes
+from engine.execution.peers.inputs import kept_inputs
+from engine.execution.peers.kept import KEPT, KEPT_FUNCTION
+from engine.execution.peers.prestart import prestart
+from engine.execution.peers.request import PeerRequest, RequestRefused
+from engine.execution.peers.runtime import limit_cpus, load_runtime
+from engine.execution.plan.phase_order import PhaseOrder
+from engine.execution.replicas.host import prepare_host_replicas
+from engine.execution.sampling.loop import fixed_plan, race_plan, take_samples
 from engine.harness import capabilities
 from engine.harness.recording import Prepared
 from engine.harness.runtime import Runtime
@@ -108,7 +108,7 @@ def prepare_peer_variant(
 def prepare_split_variant(
     runtime: Runtime, config: BenchConfig, inputs: PlacedInputs, variant: tuple[str, str]
 ) -> Prepared:
-    """Modes replicated and sharded: the batch split over replicas (`host_replicas.py`)."""
+    """Modes replicated and sharded: the batch split over replicas (`replicas/host.py`)."""
     strategy, option = variant
 
     def build() -> Callable[..., Any]:
@@ -226,7 +226,7 @@ def run(request: PeerRequest, write: Callable[[dict[str, Any]], None]) -> dict[s
         "startup_s": started_s,
         "wall_s": time.perf_counter() - start,
         "runs_before": KEPT.served - 1,  # a kept process's earlier requests (0: a fresh one)
-        "inputs_reused": inputs_reused,  # drawn by its last request: `peer_kept.py`
+        "inputs_reused": inputs_reused,  # drawn by its last request: `peers/kept.py`
     }
 
 

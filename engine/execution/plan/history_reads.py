@@ -7,7 +7,6 @@ a history that cannot be used never stops a run.
 from __future__ import annotations
 
 import platform
-import sqlite3
 from typing import Any
 
 from engine.measure.uncertainty import NoiseFloor
@@ -23,7 +22,7 @@ def usable_history(history: Any) -> Any:
         return history
     try:
         return History(history)
-    except (OSError, sqlite3.Error, ValueError):
+    except (OSError, ValueError):
         return None
 
 
@@ -33,7 +32,7 @@ def machine_floor(history: Any, device_kind: str) -> NoiseFloor:
     opened = usable_history(history)
     try:
         found = opened.noise_floor(platform.node(), device_kind) if opened else None
-    except (OSError, sqlite3.Error, ValueError):  # an unusable history: the default floor
+    except (OSError, ValueError):  # an unusable history: the default floor
         found = None
     return found or NoiseFloor()
 
@@ -53,7 +52,7 @@ def session_ceilings_of(history: Any, device_kind: str) -> Any:
             if opened
             else {}
         )
-    except (OSError, sqlite3.Error, ValueError):
+    except (OSError, ValueError):
         return {}
 
 

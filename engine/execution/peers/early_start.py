@@ -1,6 +1,6 @@
 """A run's peer processes started early: each kept peer framework's process loads its framework
 and draws the run's inputs while the run's own process imports TensorFlow
-(`peer_prestart.py` says what it does, `PeerPool.prestart` how it is asked); `settle_peers`,
+(`peers/prestart.py` says what it does, `PeerPool.prestart` how it is asked); `settle_peers`,
 before anything is measured, waits for every one. Only where the process may be kept
 (`peer_pool.pool_for`: inside `kept_peers()`, a single-mode run on a CPU machine, never a
 user's kernel)."""
@@ -8,11 +8,11 @@ user's kernel)."""
 from __future__ import annotations
 
 from engine.catalogue.catalog import strategy_info
-from engine.execution.peer_pool import pool_for
-from engine.execution.peer_process import process_timeout_s
-from engine.execution.peer_request import PeerRequest
-from engine.execution.peers import group_by_framework, process_framework
-from engine.execution.run_variants import plan_variants
+from engine.execution.peers.parent import group_by_framework, process_framework
+from engine.execution.peers.pool import pool_for
+from engine.execution.peers.process import process_timeout_s
+from engine.execution.peers.request import PeerRequest
+from engine.execution.plan.variants import plan_variants
 from engine.machine.host import last_level_cache_bytes
 from engine.measure.memory import cold_copies
 from engine.run_settings.config import BenchConfig

@@ -1,6 +1,6 @@
 """An accelerator's own ceilings, read in its framework's process (`peer_worker`): its memory
 (`device_probes`), and where the framework can say its size, its L2 (`device_l2_probes`); the
-results on that device are placed against them (`peers.py`). A framework on the host has none
+results on that device are placed against them (`peers/parent.py`). A framework on the host has none
 here: the host's NumPy probes are its ceilings."""
 
 from __future__ import annotations

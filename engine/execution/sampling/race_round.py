@@ -1,4 +1,4 @@
-"""One look of the race (`sampling.py` calls it after each round, and after each turn for the
+"""One look of the race (`sampling/loop.py` calls it after each round, and after each turn for the
 gross rule): which running variants are eliminated, against this process's best or the best
 another process of the run measured, and which are settled as tied. A point of another accuracy
 class (reduced precision) is never the best to beat, and is raced against it."""
