@@ -33,15 +33,21 @@ _state: Any = None  # the WarmState kept between this notebook's runs (probe buf
 
 
 def devices(replicas: int = 1) -> Any:
-    """Start TensorFlow with `replicas` devices (logical CPUs on a CPU-only machine) and
-    return the layout; later calls return the layout already made."""
+    """Start the run framework (TensorFlow) with `replicas` devices (logical CPUs on a
+    CPU-only machine) and return the layout; later calls return the layout already made.
+    Without a usable one, FrameworkMissing says why and what to install."""
     global _layout
     if _layout is None:
-        from engine.backends.tensorflow.availability import check_tensorflow
-        from engine.backends.tensorflow.devices import setup_devices
+        from engine.catalogue.catalog import FrameworkMissing, install_hint, run_framework
+        from engine.execution.run.own_process import run_framework_process
+        from engine.machine.accelerators import probe_kind
 
-        check_tensorflow()
-        _layout = setup_devices(replicas)
+        module, problem = run_framework_process()
+        if module is None:
+            lead = run_framework()
+            hint = f"; {install_hint(lead.name, probe_kind())}" if lead is not None else ""
+            raise FrameworkMissing(f"{problem}{hint}", problem or "")
+        _layout = module.layout(replicas)
     return _layout
 
 
@@ -89,18 +95,21 @@ def run(config: BenchConfig | None = None, *, progress: bool = True, **settings:
     config = config_of(config, settings)
     from tqdm.auto import tqdm
 
-    from engine.backends.tensorflow.availability import tensorflow_problem
+    from engine.catalogue.catalog import run_framework_problem
     from engine.cli.progress import BarProgress
     from engine.execution.plan.run_plan import plan_run
     from engine.execution.run.orchestrator import measure
-    from engine.execution.run.own_process import needs_run_framework, own_process
+    from engine.execution.run.own_process import needs_run_framework
+    from engine.execution.run.start import start_run
+    from engine.machine.accelerators import probe_kind
 
     global _state
     bar = BarProgress(sys.stderr, bar=tqdm) if progress else None
-    # TensorFlow starts for a run of its strategies; once started, every run keeps its process.
+    kind = probe_kind()
+    # The run framework starts for a run of its strategies; once started, every run keeps it.
     fresh = _state is None and not needs_run_framework(config.strategies)
-    if tensorflow_problem() is not None or fresh:
-        return measure(plan_run(config), own_process(strategies=config.strategies), bar)
+    if run_framework_problem() is not None or fresh:
+        return measure(plan_run(config), start_run(config.strategies, kind).own, bar)
     layout = devices(config.replicas)
     if config.replicas > len(layout.available):
         raise DeviceError(
@@ -113,7 +122,8 @@ def run(config: BenchConfig | None = None, *, progress: bool = True, **settings:
         from engine.execution.run.own_process import warm_state
 
         _state = warm_state()
-    return measure(plan_run(config), own_process(_state, setup), bar)
+    own = start_run(config.strategies, kind, state=_state, setup=setup).own
+    return measure(plan_run(config), own, bar)
 
 
 def _a_result(value: Any, call: str) -> RunResult:

@@ -320,3 +320,17 @@ def test_only_the_stores_speak_to_a_database():
         and top_levels(imports_of(path)) & {"sqlite3", "psycopg"}
     ]
     assert speaking == []
+
+
+def test_no_module_outside_the_framework_folders_imports_one_of_them():
+    """TensorFlow's checks, devices and process are reached through its declaration and its
+    folder's `process.py`, found by name (`own_process.run_framework_process`): no module
+    outside `engine/backends/` imports a framework's folder."""
+    reaching = [
+        f"{relative(path)} -> {target}"
+        for path in ALL_FILES
+        if not relative(path).startswith("engine/backends/")
+        for target in imports_of(path, type_only=True)
+        if target.startswith("engine.backends.")
+    ]
+    assert reaching == []

@@ -20,6 +20,7 @@ from engine.catalogue.strategy_info import (
     Distribution,
     Framework,
     FrameworkInfo,
+    FrameworkMissing,
     Kind,
     StrategyInfo,
     declared_call,
@@ -39,6 +40,7 @@ __all__ = [
     "Distribution",
     "Framework",
     "FrameworkInfo",
+    "FrameworkMissing",
     "Kind",
     "StrategyInfo",
     "declared_call",
@@ -116,6 +118,13 @@ def interactive_strategies() -> tuple[str, ...]:
     if run is not None and not run.installed:
         return without_run_framework()
     return tuple(s.name for s in _REGISTRY.values() if s.interactive and s.installed)
+
+
+def run_framework_problem() -> str | None:
+    """Why the framework that runs the run (TensorFlow) cannot run here, in a few words (its
+    folder's own check); None when it can. Without one declared, that says so."""
+    lead = run_framework()
+    return lead.problem() if lead is not None else "no framework here runs the run's own process"
 
 
 def without_run_framework() -> tuple[str, ...]:

@@ -199,6 +199,15 @@ def framework_installed(framework: str) -> bool:
     return found is None or found.installed
 
 
+class FrameworkMissing(Exception):
+    """A framework a command needs is missing or too old; `str()` is the one line to show,
+    `reason` the short why ("TensorFlow is not installed here")."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
 @dataclass(frozen=True)
 class FrameworkInfo:
     """What one framework folder declares (`engine/backends/<name>/declaration.py`)."""
@@ -255,6 +264,20 @@ class FrameworkInfo:
     @property
     def installed(self) -> bool:
         return module_file(self.module) is not None
+
+    def import_failure(self, error: BaseException) -> str:
+        """Why it is unusable when its import raised or exited, in the words every strategy
+        of it and `devices` show."""
+        words = str(error).strip().splitlines()[0][:200] if str(error).strip() else ""
+        return f"{self.label} cannot be imported here ({type(error).__name__}: {words})"
+
+    def problem(self) -> str | None:
+        """Why it cannot run here (missing, too old, an import that fails or hangs), from its
+        declared `usable` check; None when it can (or declares no check)."""
+        if not self.usable:
+            return None
+        found = declared_call(self.usable)
+        return str(found) if found else None
 
     def wrapper(self, info: StrategyInfo, option: str) -> str:
         return self.wrappers.get((info.kind, option or info.build), "")

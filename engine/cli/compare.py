@@ -33,11 +33,11 @@ def calibration_strategies() -> tuple[str, ...]:
     """What `calibrate` repeats by default, as the framework folders declare it: the run's own
     framework's set when it is usable here (TensorFlow's, NumPy inside its process); else a
     fast and a slower kernel of each framework installed, at least two variants in all."""
-    from engine.backends.tensorflow.availability import tensorflow_problem
+    from engine.catalogue.catalog import run_framework_problem
 
     declared = frameworks()
     run_framework = [f.calibration for f in declared if f.process == "run"]
-    if run_framework and tensorflow_problem() is None:
+    if run_framework and run_framework_problem() is None:
         return run_framework[0]
     return tuple(
         name

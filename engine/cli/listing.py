@@ -9,25 +9,22 @@ import json
 import os
 from typing import Any
 
-from engine.backends.tensorflow.availability import tensorflow_problem
 from engine.catalogue.catalog import strategies
-from engine.cli.run import EXIT_OK, from_tensorflow, quiet_tensorflow
+from engine.cli.run import EXIT_OK, quiet_tensorflow
 from engine.machine.accelerators import probe_kind
 
 
 def command_devices(args: argparse.Namespace) -> int:
+    """What this machine shows the run framework (TensorFlow's own description of its
+    devices, from its folder's `process.py`), else what is found without it."""
+    from engine.execution.run.own_process import run_framework_process
+
     quiet_tensorflow()
-    problem = tensorflow_problem()
-    info = None
-    if problem is None:
-        describe, problem = from_tensorflow(
-            "engine.backends.tensorflow.devices", "describe_devices"
-        )
-        if describe is not None:
-            info = describe()
-    if info is None:
-        assert problem is not None
-        info = devices_without_tensorflow(problem)
+    module, problem = run_framework_process()
+    if module is not None:
+        info = module.describe_devices()
+    else:
+        info = devices_without_run_framework(problem or "")
     if args.json:
         print(json.dumps(info, indent=2))
     else:
@@ -48,14 +45,17 @@ def in_words(value: Any) -> str:
     return str(value)
 
 
-def devices_without_tensorflow(problem: str) -> dict[str, Any]:
-    """What the machine has, found without TensorFlow: the device kind, and each installed
-    framework's version (from its metadata, nothing imported)."""
+def devices_without_run_framework(problem: str) -> dict[str, Any]:
+    """What the machine has, found without the run framework (TensorFlow): the device kind,
+    the devices by name, and each installed framework's version (from its metadata, nothing
+    imported); the run framework's keys (`tensorflow`, `tensorflow_problem`, `_hint`) say why
+    it is not there and what to install."""
     from importlib import metadata
 
-    from engine.backends.tensorflow.availability import tensorflow_install_hint
-    from engine.catalogue.catalog import frameworks
+    from engine.catalogue.catalog import frameworks, install_hint, run_framework
 
+    lead = run_framework()
+    name = lead.name if lead is not None else "run_framework"
     kind = probe_kind()
     names = visible_devices(kind)
     found = {}
@@ -66,15 +66,16 @@ def devices_without_tensorflow(problem: str) -> dict[str, Any]:
             found[framework.name] = metadata.version(framework.module)
         except metadata.PackageNotFoundError:
             found[framework.name] = "installed"
+    label = lead.label if lead is not None else "the run framework"
     return {
-        "tensorflow": None,
-        "tensorflow_problem": problem,
-        "tensorflow_hint": tensorflow_install_hint(kind),
+        name: None,
+        f"{name}_problem": problem,
+        f"{name}_hint": install_hint(name, kind) if lead is not None else "",
         "device_kind": kind,
         "devices": names,
         "max_replicas": len(names) if kind != "CPU" else "any (host threads)",
         "frameworks": found,
-        "note": "TensorFlow's strategies are unsupported here; the others run",
+        "note": f"{label}'s strategies are unsupported here; the others run",
     }
 
 

@@ -15,8 +15,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from engine.backends.tensorflow.availability import FrameworkMissing
-from engine.catalogue.catalog import declared_call, frameworks
+from engine.catalogue.catalog import FrameworkMissing, declared_call, frameworks
 from engine.cli import compare, dashboard, history, listing, run, serve
 from engine.cli.exit_codes import EXIT_INTERRUPTED, STARTING_INTERRUPTED
 from engine.cli.flags import add_config_flags, config_from_args

@@ -4,15 +4,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib
 import json
 import os
 import sys
-import time
 from typing import Any
 
-from engine.backends.tensorflow.availability import tensorflow_problem
-from engine.backends.tensorflow.import_guard import import_failure
 from engine.cli.exit_codes import EXIT_INTERRUPTED
 from engine.cli.flags import config_from_args
 from engine.execution.plan.history_reads import usable_history
@@ -21,7 +17,6 @@ from engine.machine.cluster import worker_count
 from engine.machine.host import last_level_cache_bytes
 from engine.machine.jax_cluster import ClusterError, check_layout, jax_processes
 from engine.measure import memory, predraw
-from engine.measure.correctness import check_stream
 from engine.measure.peak import Peak
 from engine.results.events import Phase, Queued, ResultWritten, silent
 from engine.results.files import check_output_file, save_fallback, write_text_atomically
@@ -49,16 +44,6 @@ def reporter(kind: str) -> Any:
 # The ceiling's method where `--no-ceiling` asked for none: said wherever the roofline would be.
 NOT_PROBED = "not probed (--no-ceiling): no ceiling, no roofline"
 REPETITIONS = Setting(kind="int", help="", label="", limits=(1, 1000))
-
-
-def from_tensorflow(module: str, name: str) -> tuple[Any, str | None]:
-    """`name` from an engine module that imports TensorFlow, or, when TensorFlow's import
-    raises or exits (a broken install, a missing native library), None and why: the command
-    then goes on as it would without TensorFlow, and its strategies say that reason."""
-    try:
-        return getattr(importlib.import_module(module), name), None
-    except (Exception, SystemExit) as error:  # noqa: BLE001 - any failure makes it unusable
-        return None, import_failure(error)
 
 
 def command_run(args: argparse.Namespace, warm: Any = None) -> int:
@@ -91,11 +76,10 @@ def command_run(args: argparse.Namespace, warm: Any = None) -> int:
     if repetitions > 1:
         with queue:
             return report_group(config, repetitions, args)
-    from engine.execution.peers.early_start import prestart_peers
-    from engine.execution.peers.pool import kept_peers, settle_peers
+    from engine.execution.peers.pool import kept_peers
     from engine.execution.plan.run_plan import plan_run
     from engine.execution.run.orchestrator import measure
-    from engine.execution.run.own_process import needs_run_framework, own_process
+    from engine.execution.run.start import start_run
 
     # its peer processes (a warm worker's own, kept; else this run's) start beside TensorFlow;
     # a multi-worker run's workers each start their own, as before
@@ -111,18 +95,8 @@ def command_run(args: argparse.Namespace, warm: Any = None) -> int:
             estimate=estimate,
             peak=unprobed,
         )
-        started = time.perf_counter()
-        prestart_peers(config, probe_kind())  # loading and drawing: nothing timed runs yet
-        starts_tensorflow = needs_run_framework(config.strategies) and tensorflow_problem() is None
-        if (warm is None or not warm.warm) and starts_tensorflow:
-            progress(Phase("starting TensorFlow"))
-        if warm is None and starts_tensorflow and config.mode == "single":
-            check = check_stream(bool(config.kernels))  # the set the run's check reads
-            predraw.start(predraw.shape_of(config), check)  # on the second core, while TF imports
-        own = own_process(state=warm, strategies=config.strategies)
-        predraw.wait()  # ended before anything is measured
-        settle_peers()  # as are the peer processes' starts
-        imported_s = time.perf_counter() - started  # TensorFlow's import: part of starting
+        started = start_run(config.strategies, probe_kind(), progress, state=warm, early=config)
+        own, imported_s = started.own, started.start_s  # its import: part of starting
         interrupted = False
         watch = hang_watch_for(config, args, own.kind)
         try:

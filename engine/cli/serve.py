@@ -1,7 +1,7 @@
 """`serve`: a warm worker that runs one `run` request per line of stdin, in one process.
 
 It keeps the run framework's state, TensorFlow's device layout, probe buffers and last inputs,
-between runs (`engine.backends.tensorflow.warm`). Each request is `{"run": [arguments of the run
+between runs (`own_process.warm_state`). Each request is `{"run": [arguments of the run
 command]}` and goes through the very same `main` as a CLI run, so the queue, the checks, the
 exit codes and the files are the CLI's. Progress events go to stdout as JSON lines (pass
 `--progress jsonl`), and every request ends with one `{"event": "exit", "code": ..., "message":

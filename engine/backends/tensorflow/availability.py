@@ -14,6 +14,7 @@ import re
 from importlib import metadata
 
 from engine.backends.tensorflow.import_guard import import_problem
+from engine.catalogue.strategy_info import FrameworkMissing
 
 MIN_TENSORFLOW = (2, 16)
 MIN_TENSORFLOW_TEXT = ".".join(map(str, MIN_TENSORFLOW))
@@ -83,15 +84,6 @@ def tensorflow_problem() -> str | None:
     except FrameworkMissing as missing:
         return missing.reason
     return None
-
-
-class FrameworkMissing(Exception):
-    """A framework a command needs is missing or too old; `str()` is the one line to show,
-    `reason` the short why ("TensorFlow is not installed here")."""
-
-    def __init__(self, message: str, reason: str) -> None:
-        super().__init__(message)
-        self.reason = reason
 
 
 def tensorflow_version() -> str | None:

@@ -34,8 +34,9 @@ KEPT_INSTALLS = 20
 
 def import_failure(error: BaseException) -> str:
     """Why TensorFlow is unusable, in the words every strategy and `devices` show."""
-    words = str(error).strip().splitlines()[0][:200] if str(error).strip() else ""
-    return f"TensorFlow cannot be imported here ({type(error).__name__}: {words})"
+    from engine.backends.tensorflow.declaration import FRAMEWORK
+
+    return FRAMEWORK.import_failure(error)
 
 
 def import_limit_s() -> float:

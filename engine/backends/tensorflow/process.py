@@ -247,3 +247,21 @@ def make_process(
 def make_warm_state() -> WarmState:
     """What a long-lived worker keeps between runs (its inputs too)."""
     return WarmState(keep_inputs=True)
+
+
+def describe_devices() -> dict[str, Any]:
+    """What `devices` shows of this machine through TensorFlow (`cli/listing.py` asks every
+    "run" framework's folder)."""
+    from engine.backends.tensorflow.devices import describe_devices as described
+
+    return described()
+
+
+def layout(replicas: int) -> DeviceSetup:
+    """The device layout a notebook's runs use, made once before the first (TensorFlow fixes
+    its logical devices when it starts): `notebook.devices(replicas)`."""
+    from engine.backends.tensorflow.availability import check_tensorflow
+    from engine.backends.tensorflow.devices import setup_devices
+
+    check_tensorflow()
+    return setup_devices(replicas)

@@ -33,7 +33,8 @@ from engine.execution.peers.parent import run_peers
 from engine.execution.plan.phase_order import PhaseOrder
 from engine.execution.plan.run_plan import RunPlan
 from engine.execution.plan.variants import plan_variants
-from engine.execution.run.own_process import OwnProcess, own_process
+from engine.execution.run.own_process import OwnProcess
+from engine.execution.run.start import start_run
 from engine.execution.sampling.confirmation import samples_of
 from engine.execution.sampling.loop import SamplingRecord, fixed_plan, race_plan, take_samples
 from engine.harness.recording import (
@@ -44,6 +45,7 @@ from engine.harness.recording import (
     stop_unfinished,
 )
 from engine.harness.variant import failing_sample
+from engine.machine.accelerators import probe_kind
 from engine.machine.caches import cache_levels
 from engine.machine.cluster import worker_count
 from engine.machine.host import last_level_cache_bytes
@@ -316,7 +318,9 @@ def run_benchmark(
     floor: NoiseFloor | None = None,
     estimate: memory.MemoryEstimate | None = None,
 ) -> RunResult:
-    """`measure` with this machine's own process: the entry point of every run."""
-    own = own_process(state, setup, builders)
+    """`measure` with this machine's own process, started by `start_run`: the Python door
+    (`engine.run`)."""
+    kind = probe_kind()
+    own = start_run(config.strategies, kind, state=state, setup=setup, builders=builders).own
     plan = RunPlan(config, floor=floor or NoiseFloor(), estimate=estimate, peak=peak)
     return measure(plan, own, progress)

@@ -10,8 +10,7 @@ from collections.abc import Iterable, Mapping
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
-from engine.backends.tensorflow.import_guard import import_failure
-from engine.catalogue.catalog import declared_call, is_known, run_framework, strategy_info
+from engine.catalogue.catalog import is_known, run_framework, strategy_info
 from engine.catalogue.strategy_info import BACKENDS
 from engine.harness.recording import Prepared
 from engine.measure import memory
@@ -83,13 +82,13 @@ def run_framework_process() -> tuple[Any, str | None]:
     lead = run_framework()
     if lead is None:
         return None, "no framework here runs the run's own process"
-    problem = declared_call(lead.usable) if lead.usable else None
+    problem = lead.problem()
     if problem is not None:
         return None, problem
     try:
         return importlib.import_module(f"{BACKENDS}.{lead.name}.process"), None
     except (Exception, SystemExit) as error:  # noqa: BLE001 - any failure makes it unusable
-        return None, import_failure(error)
+        return None, lead.import_failure(error)
 
 
 def needs_run_framework(strategies: Iterable[str]) -> bool:
@@ -115,7 +114,8 @@ def own_process(
     nothing, and every framework's variants then run in processes of their own, as on a machine
     without TensorFlow. A warm worker has started it already, and keeps its inputs and probe
     buffers for any run."""
-    if state is None and strategies is not None and not needs_run_framework(strategies):
+    fresh = state is None and setup is None and builders is None
+    if fresh and strategies is not None and not needs_run_framework(strategies):
         from engine.execution.run.host_process import HostProcess
 
         return HostProcess("")

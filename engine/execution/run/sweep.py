@@ -24,7 +24,8 @@ from engine.analysis.history_prior import Prior, for_more_matrices, point_priors
 from engine.execution.peers.pool import kept_peers
 from engine.execution.plan.run_plan import RunPlan, plan_run
 from engine.execution.run.orchestrator import measure
-from engine.execution.run.own_process import own_process
+from engine.execution.run.start import start_run
+from engine.machine.accelerators import probe_kind
 from engine.measure import memory
 from engine.results.events import (
     Event,
@@ -58,10 +59,11 @@ def run_sweep(spec: SweepSpec, history: Any, progress: Progress | None = None) -
     done = history.done_points(sweep_id)
     todo = [p for p in points if spec.point_key(p) not in done]
     emit(SweepStarted(sweep_id, len(points), len(todo)))
-    own = own_process(
+    own = start_run(
+        dict.fromkeys(name for point in points for name in point.strategies),
+        probe_kind(),
         replicas=spec.replicas if any(p.mode != "single" for p in points) else 1,
-        strategies={name for point in points for name in point.strategies},
-    )
+    ).own
     peak = None
     measured = SmallerPoints(history.sweep_runs(sweep_id) if done else ())  # a resumed one's
     refused: list[str] = []

@@ -77,7 +77,7 @@ def test_a_read_only_or_full_history_is_one_line_too(message, tmp_path, monkeypa
     store writes nothing and works (tests/engine/storage/test_history.py)."""
     import sqlite3
 
-    import engine.storage.history as storage
+    import engine.storage.history_file as storage
 
     path = tmp_path / "history.sqlite3"
     History(path).add_run(make_run())
