@@ -11,6 +11,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+import engine.backends  # noqa: F401 - each framework folder declares itself to the catalogue
+
 if TYPE_CHECKING:
     from engine.catalogue.catalog import StrategyInfo, register, strategies, strategy_names
     from engine.measure.memory import PreflightError

@@ -3,17 +3,15 @@
 
 A framework is one folder, `engine/backends/<name>/`: its `declaration.py` says what it is (its
 strategies, its code to copy, install hint, thread setup and process policy) and imports no
-framework; its `runtime.py` and `kernels.py` are loaded only by the process that runs them. The
-registry here finds the folders (`frameworks()`), so adding a framework is adding a folder; the
-catalogue (`catalog.py`) registers their strategies.
+framework; its `runtime.py` and `kernels.py` are loaded only by the process that runs them.
+`engine.backends` declares each folder here (`declare`) when `engine` is imported, so adding a
+framework is adding a folder; the catalogue (`catalog.py`) registers their strategies.
 """
 
 from __future__ import annotations
 
-import functools
 import importlib
 import importlib.util
-import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -69,9 +67,6 @@ Distribution = Literal["graph", "dataset"] | None
 # The thread-count axis of a search: a point run again in a process held to one core, beside
 # the same point on every core the run gives its frameworks (`+1thread`).
 ONE_THREAD = "1thread"
-# The package whose folders are the frameworks; found by name, so this layer does not import
-# the layer of framework code (its declarations import no framework).
-BACKENDS = "engine.backends"
 
 
 @dataclass(frozen=True)
@@ -252,6 +247,8 @@ class FrameworkInfo:
     # What its runtime can do beyond the core, by name (`harness/capabilities.py`: a protocol
     # each); checked when the runtime is made, and against its class by the layering test.
     capabilities: tuple[str, ...] = ()
+    # Its folder's package ("engine.backends.jax"), where its `process.py` and kernels are.
+    package: str = ""
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.capabilities) - set(CAPABILITY_NAMES))
@@ -309,31 +306,24 @@ def framework_label(framework: str) -> str:
     return found.label if found else framework
 
 
-@functools.cache
+_DECLARED: dict[str, FrameworkInfo] = {}
+
+
+def declare(info: FrameworkInfo) -> None:
+    """Add a framework's declaration: each folder of `engine/backends/` is declared by that
+    package when `engine` is imported (nothing here reaches up to find them)."""
+    folder = info.package.rpartition(".")[2]
+    if folder != info.name:
+        raise ValueError(f"{info.package} declares {info.name!r}, not its folder's name")
+    _DECLARED[info.name] = info
+
+
 def _frameworks() -> dict[str, FrameworkInfo]:
-    """Found once per process: every package under `engine/backends/` with a `declaration`
-    module. The declarations import no framework (a test holds it), so finding them costs
-    a file read each."""
-    backends = importlib.util.find_spec(BACKENDS)
-    found: list[FrameworkInfo] = []
-    for package in pkgutil.iter_modules(backends.submodule_search_locations if backends else []):
-        if not package.ispkg:
-            continue
-        name = f"{BACKENDS}.{package.name}.declaration"
-        if importlib.util.find_spec(name) is None:
-            continue
-        declared = importlib.import_module(name).FRAMEWORK
-        if declared.name != package.name:
-            raise ValueError(f"{name} declares {declared.name!r}, not its folder's name")
-        found.append(declared)
-    return {f.name: f for f in sorted(found, key=lambda f: (f.rank, f.name))}
+    """Every declared framework, in the catalogue's order (by rank)."""
+    return {f.name: f for f in sorted(_DECLARED.values(), key=lambda f: (f.rank, f.name))}
 
 
-def tf_kernel(function: str) -> str:
-    """A TensorFlow kernel's "module:function"."""
-    return f"{BACKENDS}.tensorflow.kernels:{function}"
-
-
-def peer_kernel(framework: str, function: str) -> str:
-    """A framework folder's kernel's "module:function"."""
-    return f"{BACKENDS}.{framework}.kernels:{function}"
+def kernel_in(package: str, function: str) -> str:
+    """A framework folder's kernel as "module:function" (`package`: the folder's, as its
+    declaration knows it: `__package__`)."""
+    return f"{package}.kernels:{function}"

@@ -4,7 +4,7 @@ machine without a GPU. Imports no framework."""
 
 from __future__ import annotations
 
-from engine.catalogue.strategy_info import FrameworkInfo, StrategyInfo, peer_kernel
+from engine.catalogue.strategy_info import FrameworkInfo, StrategyInfo, kernel_in
 
 CUPY_INSTALL_HINT = (
     "CuPy runs on an NVIDIA GPU only: install the build for its CUDA, e.g. "
@@ -16,7 +16,7 @@ STRATEGIES: tuple[StrategyInfo, ...] = (
         "cupy_matmul",
         "eager",
         "CuPy: cp.matmul(A, x[..., None])[..., 0] on the GPU.",
-        peer_kernel("cupy", "cupy_matmul"),
+        kernel_in(__package__, "cupy_matmul"),
         framework="cupy",
         launches="one",
         interactive=False,
@@ -30,7 +30,7 @@ STRATEGIES: tuple[StrategyInfo, ...] = (
         "cupy_einsum",
         "eager",
         "CuPy: cp.einsum('bij,bj->bi', A, x) on the GPU.",
-        peer_kernel("cupy", "cupy_einsum"),
+        kernel_in(__package__, "cupy_einsum"),
         framework="cupy",
         launches="one",
         interactive=False,

@@ -34,9 +34,9 @@ KEPT_INSTALLS = 20
 
 def import_failure(error: BaseException) -> str:
     """Why TensorFlow is unusable, in the words every strategy and `devices` show."""
-    from engine.backends.tensorflow.declaration import FRAMEWORK
+    from engine.catalogue.strategy_info import framework_info
 
-    return FRAMEWORK.import_failure(error)
+    return framework_info("tensorflow").import_failure(error)
 
 
 def import_limit_s() -> float:

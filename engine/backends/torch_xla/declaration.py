@@ -5,7 +5,7 @@ are not built. Imports no framework."""
 
 from __future__ import annotations
 
-from engine.catalogue.strategy_info import FrameworkInfo, StrategyInfo, peer_kernel
+from engine.catalogue.strategy_info import FrameworkInfo, StrategyInfo, kernel_in
 
 INSTALL_HINT = (
     "install PyTorch/XLA with the PyTorch it was built for, e.g. "
@@ -22,7 +22,7 @@ STRATEGIES: tuple[StrategyInfo, ...] = (
         "torch_xla_bmm",
         "jit",
         "PyTorch/XLA: torch.bmm(A, x[..., None])[..., 0] on the XLA device, one sync per step.",
-        peer_kernel("torch_xla", "torch_xla_bmm"),
+        kernel_in(__package__, "torch_xla_bmm"),
         framework="torch_xla",
         launches="one",
         interactive=False,
@@ -36,7 +36,7 @@ STRATEGIES: tuple[StrategyInfo, ...] = (
         "torch_xla_einsum",
         "jit",
         "PyTorch/XLA: torch.einsum('bij,bj->bi', A, x) on the XLA device, one sync per step.",
-        peer_kernel("torch_xla", "torch_xla_einsum"),
+        kernel_in(__package__, "torch_xla_einsum"),
         framework="torch_xla",
         launches="one",
         interactive=False,

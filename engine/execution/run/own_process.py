@@ -11,7 +11,6 @@ from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 from engine.catalogue.catalog import is_known, run_framework, strategy_info
-from engine.catalogue.strategy_info import BACKENDS
 from engine.harness.recording import Prepared
 from engine.measure import memory
 from engine.measure.peak import Peak, Probe
@@ -86,7 +85,7 @@ def run_framework_process() -> tuple[Any, str | None]:
     if problem is not None:
         return None, problem
     try:
-        return importlib.import_module(f"{BACKENDS}.{lead.name}.process"), None
+        return importlib.import_module(f"{lead.package}.process"), None
     except (Exception, SystemExit) as error:  # noqa: BLE001 - any failure makes it unusable
         return None, lead.import_failure(error)
 

@@ -9,6 +9,7 @@ import textwrap
 
 import pytest
 
+from engine.backends import declare_folders
 from engine.catalogue import strategy_info as registry
 from engine.catalogue.catalog import code_to_copy, framework_info, frameworks, strategy_info
 from tests.conftest import ROOT
@@ -84,15 +85,15 @@ def test_a_new_folder_is_a_new_framework(tmp_path, monkeypatch):
         )
     )
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(registry, "BACKENDS", "more_backends")
-    registry._frameworks.cache_clear()
+    monkeypatch.setattr(registry, "_DECLARED", {})
     try:
+        declare_folders("more_backends", [str(package.parent)])
         (found,) = registry.frameworks()
         assert found.label == "Abacus" and not found.installed
+        assert found.package == "more_backends.abacus"
         assert not registry.framework_installed("abacus")
         assert found.strategies[0].in_own_process  # the default policy: a process of its own
     finally:
-        registry._frameworks.cache_clear()
         sys.modules.pop("more_backends", None)
     monkeypatch.undo()
     assert "tensorflow" in {f.name for f in registry.frameworks()}
@@ -108,13 +109,9 @@ def test_a_declaration_named_for_another_folder_is_refused(tmp_path, monkeypatch
         "FRAMEWORK = FrameworkInfo(name='there', label='T', module='t', install_hint='', rank=1)\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(registry, "BACKENDS", "odd_backends")
-    registry._frameworks.cache_clear()
-    try:
-        with pytest.raises(ValueError, match="declares 'there', not its folder's name"):
-            registry.frameworks()
-    finally:
-        registry._frameworks.cache_clear()
+    monkeypatch.setattr(registry, "_DECLARED", {})
+    with pytest.raises(ValueError, match="declares 'there', not its folder's name"):
+        declare_folders("odd_backends", [str(package.parent)])
 
 
 def test_a_strategy_of_a_framework_no_folder_declares_is_refused_at_the_door():
