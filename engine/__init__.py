@@ -11,7 +11,16 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-import engine.backends  # noqa: F401 - each framework folder declares itself to the catalogue
+from engine.catalogue.strategy_info import declare_with
+
+
+def _declare_frameworks() -> None:
+    """The framework folders declare themselves to the catalogue (`engine.backends`), the
+    first time it is asked for them: the console script's first module stays this light."""
+    import engine.backends  # noqa: F401
+
+
+declare_with(_declare_frameworks)
 
 if TYPE_CHECKING:
     from engine.catalogue.catalog import StrategyInfo, register, strategies, strategy_names

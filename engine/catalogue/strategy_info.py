@@ -307,6 +307,13 @@ def framework_label(framework: str) -> str:
 
 
 _DECLARED: dict[str, FrameworkInfo] = {}
+_DECLARERS: list[Callable[[], None]] = []  # run once, on the first question about frameworks
+
+
+def declare_with(declarer: Callable[[], None]) -> None:
+    """Have `declarer` declare the frameworks (`engine` gives `engine.backends`'s import)
+    the first time the catalogue is asked for them; this layer never reaches up itself."""
+    _DECLARERS.append(declarer)
 
 
 def declare(info: FrameworkInfo) -> None:
@@ -320,6 +327,8 @@ def declare(info: FrameworkInfo) -> None:
 
 def _frameworks() -> dict[str, FrameworkInfo]:
     """Every declared framework, in the catalogue's order (by rank)."""
+    while _DECLARERS:
+        _DECLARERS.pop(0)()
     return {f.name: f for f in sorted(_DECLARED.values(), key=lambda f: (f.rank, f.name))}
 
 

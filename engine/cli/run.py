@@ -64,18 +64,43 @@ def command_run(args: argparse.Namespace, warm: Any = None) -> int:
     estimate = checker(config, probe_kind(), last_level_cache_bytes()[0])
     quiet_tensorflow()
     progress = reporter(args.progress)
+    queue = queue_turn(args, progress)
+    if repetitions > 1:
+        with queue:
+            return report_group(config, repetitions, args)
+    result, interrupted = measured(config, args, warm, estimate, queue, progress)
+    unsaved = save_outputs(result, args)
+    if unsaved:
+        return unsaved
+    if interrupted:
+        print(f"error: interrupted; {kept_words(args)}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return said_run(result, args, progress)
+
+
+def queue_turn(args: argparse.Namespace, progress: Any) -> Any:
+    """The run's turn in the machine's queue (none for `--no-queue`, or for the workers of
+    one multi-worker run, which wait for each other: queueing them would deadlock)."""
 
     def waiting(position: int) -> None:
         progress(Queued(position))
         if args.progress == "bar":
             print(f"waiting for another run to finish (position {position})", file=sys.stderr)
 
-    # Workers of one multi-worker run wait for each other: queueing them would deadlock.
     skip_queue = args.no_queue or worker_count() > 1 or jax_processes() > 1
-    queue = contextlib.nullcontext() if skip_queue else RunQueue().turn(on_wait=waiting)
-    if repetitions > 1:
-        with queue:
-            return report_group(config, repetitions, args)
+    return contextlib.nullcontext() if skip_queue else RunQueue().turn(on_wait=waiting)
+
+
+def measured(
+    config: BenchConfig,
+    args: argparse.Namespace,
+    warm: Any,
+    estimate: Any,
+    queue: Any,
+    progress: Any,
+) -> tuple[Any, bool]:
+    """The run, planned, started (`start_run`) and measured in its turn; True when SIGINT
+    stopped it (what finished is in the result). Its start's time is part of `startup_s`."""
     from engine.execution.peers.pool import kept_peers
     from engine.execution.plan.run_plan import plan_run
     from engine.execution.run.orchestrator import measure
@@ -84,6 +109,7 @@ def command_run(args: argparse.Namespace, warm: Any = None) -> int:
     # its peer processes (a warm worker's own, kept; else this run's) start beside TensorFlow;
     # a multi-worker run's workers each start their own, as before
     peers = kept_peers() if worker_count() <= 1 else contextlib.nullcontext()
+    interrupted = False
     with queue, peers:
         history = usable_history(args.history)  # opened once for every read the plan makes
         unprobed = Peak(None, NOT_PROBED) if args.no_ceiling else None
@@ -96,33 +122,33 @@ def command_run(args: argparse.Namespace, warm: Any = None) -> int:
             peak=unprobed,
         )
         started = start_run(config.strategies, probe_kind(), progress, state=warm, early=config)
-        own, imported_s = started.own, started.start_s  # its import: part of starting
-        interrupted = False
-        watch = hang_watch_for(config, args, own.kind)
+        watch = hang_watch_for(config, args, started.own.kind)
         try:
             with watch:
-                result = measure(plan, own, watch.watching(progress))
+                result = measure(plan, started.own, watch.watching(progress))
         except RunInterrupted as stop:  # SIGINT: what finished is saved
             result, interrupted = stop.result, True
         finally:
             predraw.drop()  # what the run did not take
-    if result.timings is not None:
-        result.timings["startup_s"] = result.timings.get("startup_s", 0.0) + imported_s
-        result.timings["total_s"] += imported_s
+    if result.timings is not None:  # its start (a framework's import): part of starting
+        result.timings["startup_s"] = result.timings.get("startup_s", 0.0) + started.start_s
+        result.timings["total_s"] += started.start_s
     result.group_id = args.group_id
-    unsaved = save_outputs(result, args)
-    if unsaved:
-        return unsaved
-    if interrupted:
-        places = [args.json_path] if args.json_path else []
-        places += [] if args.no_history else ["the history"]
-        kept = (
-            f"what was measured was saved to {' and '.join(places)}"
-            if places
-            else "what was measured was not saved (--no-history, and no --json)"
-        )
-        print(f"error: interrupted; {kept}", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    return result, interrupted
+
+
+def kept_words(args: argparse.Namespace) -> str:
+    """Where an interrupted run's measurements were saved, in words."""
+    places = [args.json_path] if args.json_path else []
+    places += [] if args.no_history else ["the history"]
+    if places:
+        return f"what was measured was saved to {' and '.join(places)}"
+    return "what was measured was not saved (--no-history, and no --json)"
+
+
+def said_run(result: Any, args: argparse.Namespace, progress: Any) -> int:
+    """The finished run on the terminal (its table, a search's lines, where the time went) or
+    as the last event; the exit code that says whether any variant was correct."""
     from engine.results.formatting import summary_table, took_line
 
     if args.progress == "jsonl":

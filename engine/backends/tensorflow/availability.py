@@ -13,11 +13,15 @@ import os
 import re
 from importlib import metadata
 
+from engine.backends.tensorflow.declaration import (
+    INSTALL_HINT,
+    MIN_TENSORFLOW,
+    MIN_TENSORFLOW_TEXT,
+    TENSORFLOW_PIN,
+)
 from engine.backends.tensorflow.import_guard import import_problem
 from engine.catalogue.strategy_info import FrameworkMissing
 
-MIN_TENSORFLOW = (2, 16)
-MIN_TENSORFLOW_TEXT = ".".join(map(str, MIN_TENSORFLOW))
 # Every name TensorFlow is published under; the import name is `tensorflow` for all of them.
 DISTRIBUTIONS = (
     "tensorflow",
@@ -30,13 +34,7 @@ DISTRIBUTIONS = (
     "tf-nightly",
     "tf-nightly-cpu",
 )
-TENSORFLOW_PIN = "2.21.0"  # what the numbers here were measured with (requirements.txt)
 LIBTPU_INDEX = "https://storage.googleapis.com/libtpu-tf-releases/index.html"
-INSTALL_HINT = (
-    f"on a fresh machine `pip install tensorflow=={TENSORFLOW_PIN}`; elsewhere a TensorFlow "
-    f">= {MIN_TENSORFLOW_TEXT} built for your accelerator (Kaggle's TPU image has one; Colab's "
-    "TPU runtime has none, and the other frameworks run there without it)"
-)
 
 
 def on_colab() -> bool:

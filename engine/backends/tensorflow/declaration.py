@@ -5,8 +5,16 @@ which accelerator). Imports no framework: the catalogue reads it in every proces
 
 from __future__ import annotations
 
-from engine.backends.tensorflow.availability import INSTALL_HINT
 from engine.catalogue.strategy_info import SEARCH_ONLY, FrameworkInfo, StrategyInfo, kernel_in
+
+MIN_TENSORFLOW = (2, 16)
+MIN_TENSORFLOW_TEXT = ".".join(map(str, MIN_TENSORFLOW))
+TENSORFLOW_PIN = "2.21.0"  # what the numbers here were measured with (requirements.txt)
+INSTALL_HINT = (
+    f"on a fresh machine `pip install tensorflow=={TENSORFLOW_PIN}`; elsewhere a TensorFlow "
+    f">= {MIN_TENSORFLOW_TEXT} built for your accelerator (Kaggle's TPU image has one; Colab's "
+    "TPU runtime has none, and the other frameworks run there without it)"
+)
 
 STRATEGIES: tuple[StrategyInfo, ...] = (
     StrategyInfo(
