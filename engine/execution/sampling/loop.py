@@ -34,7 +34,6 @@ the run's own process says the answer so far, as provisional (`sampling/provisio
 from __future__ import annotations
 
 import contextlib
-import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,14 +41,13 @@ from typing import Any
 from engine.analysis.history_prior import Prior
 from engine.execution.sampling import hang_watch
 from engine.execution.sampling.confirmation import Confirmation
+from engine.execution.sampling.policy import OTHER_WORK, SamplingPolicy
 from engine.execution.sampling.provisional import ProvisionalAnswer
-from engine.execution.sampling.race_round import race_round
 from engine.harness.recording import Prepared
 from engine.machine.load import LoadMonitor
 from engine.measure.neighbours import neighbour_effect
 from engine.measure.phases import phase_shift
 from engine.measure.racing import RacePlan
-from engine.measure.timing import REWARM_S
 from engine.measure.uncertainty import NoiseFloor
 from engine.results.events import Progress, Sample, silent
 from engine.run_settings.config import BenchConfig
@@ -106,23 +104,6 @@ class SamplingRecord:
         }
 
 
-def _still_sampling(item: Prepared, plan: RacePlan) -> bool:
-    """Whether the variant takes another block; when it stops, its `stop_reason` says why."""
-    if item.deferred is not None:
-        return True  # prepared at its first turn
-    sampler, result = item.sampler, item.result
-    if sampler is None or result.stop_reason is not None:
-        return False
-    samples = sampler.samples
-    if plan.is_precise(samples):  # first: precise at its last allowed sample is still precise
-        result.stop_reason = "precise"
-    elif len(samples) >= plan.max_samples:
-        result.stop_reason = "max_samples"
-    elif not sampler.can_sample():
-        result.stop_reason = "budget"
-    return result.stop_reason is None
-
-
 def note_neighbour_effect(index: int, prepared: list[Prepared], record: SamplingRecord) -> None:
     """A finished variant whose blocks after slower neighbours read differently, in its own
     run's record, says so among its warnings (`engine.measure.neighbours`)."""
@@ -145,24 +126,6 @@ def note_phase_shift(index: int, prepared: list[Prepared]) -> None:
         item.result.warnings.append(shift.warning())
 
 
-# The blocks one turn of a variant takes: enough that one re-warm serves several (a block lasts
-# 20 ms or more, the re-warm 0.12 s), few enough that a variant's samples still come from
-# several turns spread over the run.
-TURN_BLOCKS = 3
-
-
-def turn_blocks(sampler: Any) -> int:
-    """Blocks in a turn of this variant: `TURN_BLOCKS` when it is re-warmed before a turn; one
-    when it is not (a call that outlasts the re-warm, or a multi-worker run, whose workers
-    must all make the same calls). The same rule as the re-warm's, not a count fitted to this
-    run's times, so a seed gives the same rounds unless a variant's call sits at `REWARM_S`."""
-    if sampler.confirming or getattr(sampler, "fixed_calls", None):
-        return 1  # a confirming variant's one block; a multi-worker run's same calls
-    if sampler.per_call_s() >= REWARM_S:
-        return 1
-    return TURN_BLOCKS
-
-
 def take_samples(
     prepared: list[Prepared],
     *,
@@ -181,105 +144,133 @@ def take_samples(
     processes' CPU share so far (default: measured, from the start of sampling). `priors`:
     what the history says of the confirming variants (`analysis/history_prior.py`), whose
     one block is judged against this run's best, `elsewhere`'s samples (other processes')
-    among them. `announce`: the answer so far is said after each round (`sampling/provisional.py`):
-    the run's own process does, a peer's (which sees only its own variants) does not."""
-    record = SamplingRecord.for_plan(order, seed, [p.result.variant for p in prepared], plan)
-    confirm = Confirmation(prepared, priors or {}, emit, elsewhere)
-    so_far = ProvisionalAnswer(prepared, emit if announce else silent, elsewhere)
-    shuffle = random.Random(seed)
-    reported: set[int] = set()
+    among them. `announce`: the answer so far is said after each round
+    (`sampling/provisional.py`): the run's own process does, a peer's (which sees only its
+    own variants) does not."""
     if load is None:  # a busy machine widens the race's floor, as it widens the ties
-        monitor = LoadMonitor().start()
-        load = monitor.share_so_far
-    last: list[int] = [-1]  # whose block ran last; at first, other variants' preparation
+        load = LoadMonitor().start().share_so_far
+    policy = SamplingPolicy(plan, emit, load, seed, elsewhere)
+    record = SamplingRecord.for_plan(order, seed, [p.result.variant for p in prepared], plan)
+    loop = SamplingLoop(prepared, policy, record, on_failure, on_done, priors or {}, announce)
+    loop.report_finished()  # those that failed before sampling
+    if order == "sequential":
+        loop.in_sequence()
+    else:
+        loop.interleaved()
+    loop.record.priors = loop.confirm.judged
+    return loop.record
 
-    def report_finished(stopped_only: bool = False) -> None:
+
+class SamplingLoop:
+    """The loop itself: blocks, turns and rounds over the prepared variants, asking its
+    `SamplingPolicy` at each step; each variant finished (`on_done`) as soon as it stops."""
+
+    def __init__(
+        self,
+        prepared: list[Prepared],
+        policy: SamplingPolicy,
+        record: SamplingRecord,
+        on_failure: Callable[[Prepared, BaseException], None],
+        on_done: Callable[[Prepared], None] | None,
+        priors: Mapping[str, Prior],
+        announce: bool,
+    ) -> None:
+        self.prepared, self.policy = prepared, policy
+        self.on_failure, self.on_done = on_failure, on_done
+        emit, elsewhere = policy.emit, policy.elsewhere
+        self.record = record
+        self.confirm = Confirmation(prepared, priors, emit, elsewhere)
+        self.so_far = ProvisionalAnswer(prepared, emit if announce else silent, elsewhere)
+        self.reported: set[int] = set()
+
+    def report_finished(self, stopped_only: bool = False) -> None:
         """Finish the variants that stopped; `stopped_only`: only those already given a
         stop reason (mid-round: whether the rest are precise is asked at the round's end,
         after the race, so a pair the race calls tied says so)."""
-        for index, item in enumerate(prepared):
-            if index in reported:
+        for index, item in enumerate(self.prepared):
+            if index in self.reported:
                 continue
             if stopped_only and item.sampler is not None and item.result.stop_reason is None:
                 continue
-            if not _still_sampling(item, plan):
-                reported.add(index)
-                note_neighbour_effect(index, prepared, record)
-                note_phase_shift(index, prepared)
-                if on_done is not None:
-                    on_done(item)
+            if not self.policy.keeps_sampling(item):
+                self.reported.add(index)
+                note_neighbour_effect(index, self.prepared, self.record)
+                note_phase_shift(index, self.prepared)
+                if self.on_done is not None:
+                    self.on_done(item)
 
-    def one_block(index: int) -> bool:
-        item = prepared[index]
+    def one_block(self, index: int) -> bool:
+        """One timed block of a variant (re-warmed first where the policy says); False when
+        it could not be taken (it failed, or its deferred preparation found it unusable)."""
+        item = self.prepared[index]
         hang_watch.step(item.result.variant)  # whose calls a watch of this process waits on
         if item.deferred is not None:
             item.take(item.deferred())  # its first call and check, now that others sampled
-            confirm.prepared_now(index)
-            last[:] = [-1]  # its preparation ran other work: the next block re-warms
+            self.confirm.prepared_now(index)
+            self.policy.ran(OTHER_WORK)  # its preparation ran other work: re-warm next
             if item.sampler is None:  # failed, unsupported or wrong: final as it is
                 return False
         assert item.sampler is not None
         try:
             with item.guard() if item.guard else contextlib.nullcontext():
-                if last[-1] != index:
+                if self.policy.rewarms(index):
                     item.sampler.rewarm()  # untimed: whatever the neighbour left is spent first
                 item.sampler.sample()
         except Exception as error:  # noqa: BLE001 - one variant's failure keeps the others
-            on_failure(item, error)
-            last[:] = [-1]  # a failed block left the process in a state nobody measured
+            self.on_failure(item, error)
+            self.policy.ran(OTHER_WORK)  # a failed block left a state nobody measured
             return False
-        last[:] = [index]
+        self.policy.ran(index)
         samples = item.sampler.samples
-        emit(Sample(item.result.variant, len(samples), plan.max_samples, samples[-1]))
+        emit = self.policy.emit
+        emit(Sample(item.result.variant, len(samples), self.policy.plan.max_samples, samples[-1]))
         return True
 
-    def one_turn(index: int) -> list[int]:
-        """Up to `turn_blocks` blocks of one variant, back to back after one re-warm; the
+    def one_turn(self, index: int) -> list[int]:
+        """Up to the policy's blocks of one variant, back to back after one re-warm; the
         blocks it took, as indices (none when its first failed)."""
         taken: list[int] = []
-        item = prepared[index]
-        while one_block(index):
+        item = self.prepared[index]
+        while self.one_block(index):
             taken.append(index)
-            if len(taken) >= turn_blocks(item.sampler) or not _still_sampling(item, plan):
+            full = len(taken) >= self.policy.blocks_in_turn(item)
+            if full or not self.policy.keeps_sampling(item):
                 break
         return taken
 
-    report_finished()  # those that failed before sampling
-    if order == "sequential":
-        for index in sorted(range(len(prepared)), key=confirm.waits):
-            item, taken = prepared[index], []
-            while _still_sampling(item, plan) and one_block(index):
+    def in_sequence(self) -> None:
+        """`order=sequential`: each variant sampled to its stop before the next."""
+        for index in sorted(range(len(self.prepared)), key=self.confirm.waits):
+            item, taken = self.prepared[index], []
+            while self.policy.keeps_sampling(item) and self.one_block(index):
                 taken.append(index)
-                if not confirm.judge(index):
+                if not self.confirm.judge(index):
                     taken.pop()
-                race_round(prepared, plan.under_load(load()), emit, elsewhere=elsewhere)
+                self.policy.after_round(self.prepared)
             if taken:
-                record.rounds.append(taken)
-            report_finished()
-        record.priors = confirm.judged
-        return record
+                self.record.rounds.append(taken)
+            self.report_finished()
 
-    while True:
-        waiting = [i for i, item in enumerate(prepared) if _still_sampling(item, plan)]
-        if not waiting:
-            report_finished()
-            record.priors = confirm.judged
-            return record
-        shuffle.shuffle(waiting)
-        waiting.sort(key=confirm.waits)  # a confirming block is judged against this run's best
-        blocks: list[int] = []
-        record.rounds.append(blocks)  # filled as the turns run: read by each finished variant
-        for index in waiting:
-            if prepared[index].result.stop_reason is not None:
-                continue  # grossly slower than a variant that sampled earlier in this round
-            blocks += one_turn(index)
-            if not confirm.judge(index):
-                blocks.pop()  # its dropped block: the record's blocks are its samples
-            # An eager loop 200x the best is gone at its turn's end, not the round's: its
-            # result is on the page seconds sooner, and a later turn of it is never taken.
-            race_round(prepared, plan, emit, gross_only=True)
-            report_finished(stopped_only=True)
-        round_plan = plan.under_load(load())
-        race_round(prepared, round_plan, emit, elsewhere=elsewhere)
-        report_finished()
-        so_far.update(round_plan)
+    def interleaved(self) -> None:
+        """`order=interleaved`: rounds of one turn of each variant still sampling, in the
+        policy's order, the race after each turn (gross) and after each round."""
+        while True:
+            waiting = [
+                i for i, item in enumerate(self.prepared) if self.policy.keeps_sampling(item)
+            ]
+            if not waiting:
+                self.report_finished()
+                return
+            blocks: list[int] = []
+            self.record.rounds.append(blocks)  # filled as the turns run: read by each finished
+            for index in self.policy.turn_order(waiting, self.confirm.waits):
+                if self.prepared[index].result.stop_reason is not None:
+                    continue  # grossly slower than a variant that sampled earlier this round
+                blocks += self.one_turn(index)
+                if not self.confirm.judge(index):
+                    blocks.pop()  # its dropped block: the record's blocks are its samples
+                self.policy.after_turn(self.prepared)
+                self.report_finished(stopped_only=True)
+            round_plan = self.policy.after_round(self.prepared)
+            self.report_finished()
+            self.so_far.update(round_plan)

@@ -12,7 +12,8 @@ import math
 import numpy as np
 import pytest
 
-from engine.execution.sampling.loop import TURN_BLOCKS, take_samples, turn_blocks
+from engine.execution.sampling.loop import take_samples
+from engine.execution.sampling.policy import TURN_BLOCKS, turn_blocks
 from engine.harness.recording import Prepared
 from engine.measure.phases import phase_ties
 from engine.measure.racing import (
@@ -143,7 +144,7 @@ def test_without_the_rewarm_the_same_neighbour_would_move_the_median(monkeypatch
     monkeypatch.setattr(Sampler, "rewarm", lambda self: None)
     # One block a turn, so that every block follows the neighbour's (in a turn of three the
     # disturbance would reach only the first, and the median would hide it).
-    monkeypatch.setattr("engine.execution.sampling.loop.TURN_BLOCKS", 1)
+    monkeypatch.setattr("engine.execution.sampling.policy.TURN_BLOCKS", 1)
     assert median_of_fast(with_neighbour=True) > 1.1 * median_of_fast(with_neighbour=False)
 
 
