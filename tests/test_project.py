@@ -170,3 +170,17 @@ def test_every_install_hint_names_packages_by_the_pinned_version_not_this_projec
             assert pinned.get(name.lower()) == version, (name, version, hint)
     assert "torch==" + known["torch"] in " ".join(hints)
     assert "streamlit==" + known["streamlit"] in DASHBOARD_HINT
+
+
+def test_ci_lints_and_holds_functions_to_a_readable_size_before_the_suite():
+    """`ruff check` and `ruff format --check` run in CI before the tests, with the complexity
+    and statement bounds the project holds (pyproject.toml)."""
+    import tomllib
+
+    ci = (ROOT / ".ci" / "run").read_text()
+    lint = ci.index("ruff check . && .lint/bin/ruff format --check .")
+    assert lint < ci.index("python -m pytest")
+    lint_settings = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["ruff"]["lint"]
+    assert {"C901", "PLR0915"} <= set(lint_settings["select"])
+    assert lint_settings["mccabe"]["max-complexity"] <= 12
+    assert lint_settings["pylint"]["max-statements"] <= 50

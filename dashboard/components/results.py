@@ -41,19 +41,7 @@ def show_results(text: str, key: str = "run") -> None:
     for warning in result.warnings:
         st.info(with_code(sentence(in_page_words(warning))))
 
-    st.markdown("### The fastest way")
-    if view.winner is None:
-        st.error(view.answer)
-    else:
-        st.markdown(view.answer)
-        if view.code:
-            st.code(view.code, language="python")
-        else:
-            st.caption(NO_SOURCE)
-        if view.simplest:
-            st.caption(plain(f"The simplest of the tied strategies, {view.simplest}:"))
-            st.code(view.simplest_code or NO_SOURCE, language="python")
-
+    show_answer(view)
     if view.search is not None:
         show_search(view)
 
@@ -79,8 +67,30 @@ def show_results(text: str, key: str = "run") -> None:
     if not view.profiles.empty:
         show_why(view, key)
 
+    show_share(view, text, key)
+
+
+def show_answer(view: RunView) -> None:
+    """The fastest way (or why there is none), with the code to copy, and in a tie the
+    simplest's code too."""
+    st.markdown("### The fastest way")
+    if view.winner is None:
+        st.error(view.answer)
+        return
+    st.markdown(view.answer)
+    if view.code:
+        st.code(view.code, language="python")
+    else:
+        st.caption(NO_SOURCE)
+    if view.simplest:
+        st.caption(plain(f"The simplest of the tied strategies, {view.simplest}:"))
+        st.code(view.simplest_code or NO_SOURCE, language="python")
+
+
+def show_share(view: RunView, text: str, key: str) -> None:
+    """The run's downloads: its JSON, its samples, its HTML report."""
     st.markdown("### Share")
-    stem = f"matvec-{result.run_id[:8]}"
+    stem = f"matvec-{view.result.run_id[:8]}"
     cols = st.columns(3)
     cols[0].download_button(
         "Results JSON", text, f"{stem}.json", "application/json", key=f"{key}_json"

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 import signal
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from engine.results.events import (
     Eliminated,
@@ -97,45 +99,88 @@ class JobStatus:
         )
 
 
+def _queued(status: JobStatus, event: Queued) -> None:
+    status.state, status.queue_position = "queued", event.position
+
+
+def _phase(status: JobStatus, event: Phase) -> None:
+    status.state, status.queue_position = "running", None
+    status.phase = event.phase
+
+
+def _started(status: JobStatus, event: Started) -> None:
+    status.variant_count = len(event.variants)
+    status.variants = event.variants
+
+
+def _variant_result(status: JobStatus, event: VariantResult) -> None:
+    variant = event.result.get("variant") if isinstance(event.result, dict) else None
+    if isinstance(variant, str):
+        status.results[variant] = event.result
+        status.running.pop(variant, None)
+
+
+def _variant_started(status: JobStatus, event: VariantStarted) -> None:
+    status.variant = event.variant
+    status.variant_index += 1
+    status.phase, status.sample, status.samples = "timing", 0, 0
+
+
+def _eliminated(status: JobStatus, event: Eliminated) -> None:
+    status.eliminated[event.variant] = f"{event.ratio:.2f}× {event.best}"
+
+
+def _provisional(status: JobStatus, event: Provisional) -> None:
+    status.provisional = event.words()
+
+
+def _sample(status: JobStatus, event: Sample) -> None:
+    status.sample, status.samples = event.sample, event.of
+    status.sampled[event.variant] = event.sample
+    status.max_samples = max(status.max_samples, event.of)
+    if isinstance(event.seconds, int | float) and event.variant not in status.results:
+        status.running.setdefault(event.variant, []).append(float(event.seconds))
+
+
+def _sweep_started(status: JobStatus, event: SweepStarted) -> None:
+    status.sweep_id = event.sweep_id
+    status.points_total = event.todo
+
+
+def _sweep_point(status: JobStatus, event: SweepPoint) -> None:
+    if event.index != status.points_done or not status.point:
+        status.variant, status.variant_index, status.variant_count = "", 0, 0
+    status.points_done, status.eta_s, status.point = event.index, event.eta_s, event.point
+
+
+def _sweep_over(status: JobStatus, event: SweepDone | ResultWritten) -> None:
+    if status.sweep_id:
+        status.points_done = status.points_total
+
+
+# How each kind of event changes what the page shows; any other kind is only kept.
+FOLDS: dict[type, Callable[[JobStatus, Any], None]] = {
+    Queued: _queued,
+    Phase: _phase,
+    Started: _started,
+    VariantResult: _variant_result,
+    VariantStarted: _variant_started,
+    Eliminated: _eliminated,
+    Provisional: _provisional,
+    Sample: _sample,
+    SweepStarted: _sweep_started,
+    SweepPoint: _sweep_point,
+    SweepDone: _sweep_over,
+    ResultWritten: _sweep_over,
+}
+
+
 def apply_event(status: JobStatus, event: Event) -> None:
     """Fold one progress event from the worker into the status shown on the page."""
     status.events.append(event)
-    if isinstance(event, Queued):
-        status.state, status.queue_position = "queued", event.position
-    elif isinstance(event, Phase):
-        status.state, status.queue_position = "running", None
-        status.phase = event.phase
-    elif isinstance(event, Started):
-        status.variant_count = len(event.variants)
-        status.variants = event.variants
-    elif isinstance(event, VariantResult):
-        variant = event.result.get("variant") if isinstance(event.result, dict) else None
-        if isinstance(variant, str):
-            status.results[variant] = event.result
-            status.running.pop(variant, None)
-    elif isinstance(event, VariantStarted):
-        status.variant = event.variant
-        status.variant_index += 1
-        status.phase, status.sample, status.samples = "timing", 0, 0
-    elif isinstance(event, Eliminated):
-        status.eliminated[event.variant] = f"{event.ratio:.2f}× {event.best}"
-    elif isinstance(event, Provisional):
-        status.provisional = event.words()
-    elif isinstance(event, Sample):
-        status.sample, status.samples = event.sample, event.of
-        status.sampled[event.variant] = event.sample
-        status.max_samples = max(status.max_samples, event.of)
-        if isinstance(event.seconds, int | float) and event.variant not in status.results:
-            status.running.setdefault(event.variant, []).append(float(event.seconds))
-    elif isinstance(event, SweepStarted):
-        status.sweep_id = event.sweep_id
-        status.points_total = event.todo
-    elif isinstance(event, SweepPoint):
-        if event.index != status.points_done or not status.point:
-            status.variant, status.variant_index, status.variant_count = "", 0, 0
-        status.points_done, status.eta_s, status.point = event.index, event.eta_s, event.point
-    elif isinstance(event, SweepDone | ResultWritten) and status.sweep_id:
-        status.points_done = status.points_total
+    fold = FOLDS.get(type(event))
+    if fold is not None:
+        fold(status, event)
 
 
 def finish(status: JobStatus, code: int, cancelled: bool, stderr: list[str]) -> None:

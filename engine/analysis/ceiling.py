@@ -79,6 +79,34 @@ def fastest_dram_rate(results: Sequence[Any]) -> tuple[str, float] | None:
     return max(rates, key=lambda pair: pair[1]) if rates else None
 
 
+def place_cache_resident(
+    peak: Peak, above: Sequence[Any], working_set_bytes: int, llc_bytes: int | None
+) -> None:
+    """Results above memory's ceiling with a working set the cache holds: refused past what
+    any cache delivers, else noted as the cache's (where the run has no levels to place them
+    on)."""
+    limit = cache_limit_bytes_per_s(peak.device, peak.bandwidth_bytes_per_s or 0.0)
+    for result in above:
+        rate = result.bytes / result.median_s
+        if rate > limit:
+            refuse(result, rate, f"more than any cache here delivers ({limit / 1e9:,.0f} GB/s)")
+            continue
+        note = cache_note(working_set_bytes, llc_bytes)
+        if not peak.levels and note not in result.notes:  # else placed on its level
+            result.notes.append(note)
+
+
+def probed_again(peak: Peak, reprobe: Reprobe) -> Peak:
+    """`peak` with the probes read again kept, and raised to the best of them where it beats
+    the first ones (which a disturbed moment read low)."""
+    more = reprobe()
+    probes = (*peak.probes, *more)
+    top = max((p.bandwidth_bytes_per_s for p in more), default=0.0)
+    if top > (peak.bandwidth_bytes_per_s or 0.0):
+        return dataclasses.replace(peak, bandwidth_bytes_per_s=top, probes=probes)
+    return dataclasses.replace(peak, probes=probes)
+
+
 def settle_ceiling(
     peak: Peak,
     results: Sequence[Any],
@@ -103,27 +131,13 @@ def settle_ceiling(
     if not above:
         return peak, []
     if resident:
-        limit = cache_limit_bytes_per_s(peak.device, best)
-        for result in above:
-            rate = result.bytes / result.median_s
-            if rate > limit:
-                refuse(result, rate, f"more than any cache here delivers ({limit / 1e9:,.0f} GB/s)")
-                continue
-            note = cache_note(working_set_bytes, llc_bytes)
-            if not peak.levels and note not in result.notes:  # else placed on its level
-                result.notes.append(note)
+        place_cache_resident(peak, above, working_set_bytes, llc_bytes)
         return peak, []
     fastest = fastest_dram_rate(above)
     if fastest is None:
         return peak, []
     if reprobe is not None:
-        more = reprobe()
-        probes = (*peak.probes, *more)
-        top = max((p.bandwidth_bytes_per_s for p in more), default=0.0)
-        if top > best:
-            peak = dataclasses.replace(peak, bandwidth_bytes_per_s=top, probes=probes)
-        else:
-            peak = dataclasses.replace(peak, probes=probes)
+        peak = probed_again(peak, reprobe)
         best = peak.bandwidth_bytes_per_s or best
     allowed = best * dram_allowance(peak)
     for result in above:

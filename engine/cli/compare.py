@@ -159,6 +159,46 @@ def command_compare(args: argparse.Namespace) -> int:
         for runs, names in zip(sides, not_remeasured, strict=True)
         for name in names
     )
+    said = [f"note: {note}" for note in dict.fromkeys(n for n in frame["note"] if n)]
+    said += [
+        f"note: side {index}'s {name} was {NOT_REMEASURED}"
+        for index, names in enumerate(not_remeasured)
+        for name in names
+    ]
+    said += sensitivity_lines(frame, run_seconds(sides), limit)
+    said += [f"warning: {warning}" for warning in mismatch_warnings(sides)]
+    print_comparison(frame, floor, said, left_out, getattr(args, "format", "text"))
+    slower = confirmed_slowdowns(frame, limit) if limit is not None else frame.iloc[0:0]
+    if args.json_path:
+        write_comparison(args.json_path, baseline, frame, floor, not_remeasured)
+    if limit is not None and not slower.empty:
+        names = ", ".join(sorted(set(slower["variant"])))
+        print(f"confirmed slower by more than {limit:g}%: {names}", file=sys.stderr)
+        return EXIT_SLOWER
+    return EXIT_OK
+
+
+def write_comparison(
+    path: str, baseline: int, frame: Any, floor: Any, not_remeasured: list[list[str]]
+) -> None:
+    """`compare --json`: the rows, the floor and the margin they were judged with."""
+    from engine.results.files import write_text_atomically
+
+    payload = {
+        "baseline": baseline,
+        "margin": frame.attrs["margin"],
+        "noise_floor": floor_dict(floor),
+        "rows": [row_for_json(r) for r in frame.to_dict(orient="records")],
+        "not_remeasured": [list(names) for names in not_remeasured],
+    }
+    write_text_atomically(path, json.dumps(payload, indent=1))
+
+
+def print_comparison(
+    frame: Any, floor: Any, said: list[str], left_out: frozenset[tuple[str, str]], form: str
+) -> None:
+    """The comparison on stdout: the floor it used, a row per variant and side, then what
+    was said of it; as text columns, or as a Markdown table (`form`)."""
     floor_line = (
         f"noise floor: {floor.between_run_log_sd:.3f} (log sd between runs), {floor.source}"
     )
@@ -173,40 +213,15 @@ def command_compare(args: argparse.Namespace) -> int:
         )
         for _, row in frame.iterrows()
     ]
-    said = [f"note: {note}" for note in dict.fromkeys(n for n in frame["note"] if n)]
-    said += [
-        f"note: side {index}'s {name} was {NOT_REMEASURED}"
-        for index, names in enumerate(not_remeasured)
-        for name in names
-    ]
-    said += sensitivity_lines(frame, run_seconds(sides), limit)
-    said += [f"warning: {warning}" for warning in mismatch_warnings(sides)]
-    if getattr(args, "format", "text") == "markdown":
+    if form == "markdown":
         print("\n".join(markdown_lines(floor_line, cells, said)))
-    else:
-        print(floor_line)
-        print(COMPARE_HEADER)
-        for variant, run, median, interval, ratio, verdict in cells:
-            print(f"{variant:<22} {run[:48]:<48} {median:>10} {interval:>18} {ratio:>28} {verdict}")
-        for line in said:
-            print(line)
-    slower = confirmed_slowdowns(frame, limit) if limit is not None else frame.iloc[0:0]
-    if args.json_path:
-        from engine.results.files import write_text_atomically
-
-        payload = {
-            "baseline": baseline,
-            "margin": frame.attrs["margin"],
-            "noise_floor": floor_dict(floor),
-            "rows": [row_for_json(r) for r in frame.to_dict(orient="records")],
-            "not_remeasured": [list(names) for names in not_remeasured],
-        }
-        write_text_atomically(args.json_path, json.dumps(payload, indent=1))
-    if limit is not None and not slower.empty:
-        names = ", ".join(sorted(set(slower["variant"])))
-        print(f"confirmed slower by more than {limit:g}%: {names}", file=sys.stderr)
-        return EXIT_SLOWER
-    return EXIT_OK
+        return
+    print(floor_line)
+    print(COMPARE_HEADER)
+    for variant, run, median, interval, ratio, verdict in cells:
+        print(f"{variant:<22} {run[:48]:<48} {median:>10} {interval:>18} {ratio:>28} {verdict}")
+    for line in said:
+        print(line)
 
 
 def given_kernels(specs: list[str], rerun: int | None) -> list[UserKernel]:

@@ -97,6 +97,106 @@ def call_limit(limit: float | None, what: str = "its first calls") -> Iterator[N
         signal.signal(signal.SIGALRM, previous)
 
 
+def timed_kernel(
+    runtime: Runtime, inputs: PlacedInputs, fn: Callable[..., Any], config: BenchConfig, user: bool
+) -> Kernel:
+    """What the timed calls call: the built function over the placed input sets in turn; a
+    user's kernel on fresh vectors every call, a sampled one checked (`FreshInputs`)."""
+    sets = inputs.timed
+    if not user:
+        return Kernel(call=lambda i: fn(*sets[i % len(sets)]), sync=runtime.sync)
+    if not inputs.host_matrices:
+        raise RuntimeError("a user kernel runs only in its own process, with its inputs")
+    return FreshInputs(
+        runtime,
+        fn,
+        [a for a, _ in sets],
+        inputs.host_matrices,
+        config.dtype,
+        refuse=functools.partial(refuse_non_array, runtime=runtime),
+    ).as_kernel()
+
+
+def warmed_and_checked(
+    runtime: Runtime,
+    config: BenchConfig,
+    kernel: Kernel,
+    check_call: Callable[[], Any],
+    confirm: float | None,
+    user: bool,
+) -> tuple[Sampler | None, WrongTimedOutput | None, list[Any]]:
+    """Its sampler made (first call, warm-up, autorange) under the call limit a user's
+    kernel gets, and its checked call's output with its copy to the host (None: not yet
+    copied); a `WrongTimedOutput` from a timed call, for the check to judge. A catalogue
+    variant's first call is its check; a user's kernel is checked after its timed calls, as
+    ever (one that behaves only until it has been checked is caught by the sampled checks of
+    its blocks)."""
+    checked: list[Any] = []  # the check's output, and its one copy to the host
+    check = (
+        None
+        if user
+        else CheckCall(
+            check_call,
+            runtime.sync,
+            # copied before any later call can reuse the output's buffer
+            lambda out: checked.extend((out, runtime.to_host(out))),
+        )
+    )
+    sampler, wrong = None, None
+    with runtime.placement(), call_limit(call_limit_s() if user else None):
+        try:
+            sampler = Sampler(
+                kernel,
+                warmup=config.warmup,
+                budget_s=config.time_budget_s,
+                check=check,
+                confirm=confirm,  # never a user's kernel: it has no check call here
+            )
+        except WrongTimedOutput as error:  # the check says how, if it is wrong there
+            wrong = error
+        if not checked:
+            output = check_call()
+            if user:  # before anything converts it: a lazy object computes
+                refuse_non_array(output, runtime)
+            runtime.sync(output)
+            checked.extend((output, None))
+    return sampler, wrong, checked
+
+
+def judge_checked(
+    runtime: Runtime,
+    result: Any,
+    checked: list[Any],
+    inputs: PlacedInputs,
+    config: BenchConfig,
+    storage: str,
+    user: bool,
+) -> None:
+    """The checked call's output against the float64 reference (in its storage dtype's
+    tolerance), copied to the host once; a user's kernel's dtype too."""
+    output, host = checked
+    if host is None:
+        host = runtime.to_host(output)  # one copy to the host, for both checks
+    check_outputs(
+        result, [host], inputs.reference, config, convert=np.asarray, dtype=storage or None
+    )
+    if user:
+        check_user_dtype(result, output, config.dtype)
+
+
+def elsewhere_words(runtime: Runtime, run_device_kind: str, own_ceiling: bool) -> str:
+    """A variant that ran on another device than the run's, and what it is placed against."""
+    against = (
+        "it is placed against that device's own read bandwidth"
+        if own_ceiling
+        else f"its roofline fraction is against the {run_device_kind}'s peak"
+    )
+    return (
+        f"{runtime.framework} ran on the {runtime.device_kind}, not on the run's "
+        f"{run_device_kind}: {against}"
+    )
+
+
 def prepare_variant(
     runtime: Runtime,
     config: BenchConfig,
@@ -127,64 +227,18 @@ def prepare_variant(
     try:
         if storage:  # its own copies, narrowed on the device before any call
             inputs = stored_inputs(runtime, inputs, storage)
-        sets = inputs.timed
         fn = build()
-        kernel = Kernel(call=lambda i: fn(*sets[i % len(sets)]), sync=runtime.sync)
-        if found is not None:  # every timed call on fresh vectors, a sampled one checked
-            if not inputs.host_matrices:
-                raise RuntimeError("a user kernel runs only in its own process, with its inputs")
-            kernel = FreshInputs(
-                runtime,
-                fn,
-                [a for a, _ in sets],
-                inputs.host_matrices,
-                config.dtype,
-                refuse=functools.partial(refuse_non_array, runtime=runtime),
-            ).as_kernel()
-        wrong_when_timed: WrongTimedOutput | None = None
-        checked: list[Any] = []  # the check's output, and its one copy to the host
+        kernel = timed_kernel(runtime, inputs, fn, config, user=found is not None)
 
         def check_call() -> Any:
             emit(Phase("check", result.variant))
             return fn(*inputs.check)
 
-        # A user's kernel is checked after its timed calls, as ever (a kernel that behaves
-        # only until it has been checked is caught by the sampled checks of its blocks).
-        check = (
-            None
-            if found is not None
-            else CheckCall(
-                check_call,
-                runtime.sync,
-                # copied before any later call can reuse the output's buffer
-                lambda out: checked.extend((out, runtime.to_host(out))),
-            )
+        user = found is not None
+        sampler, wrong_when_timed, checked = warmed_and_checked(
+            runtime, config, kernel, check_call, confirm, user
         )
-        with runtime.placement(), call_limit(call_limit_s() if found else None):
-            try:
-                sampler = Sampler(
-                    kernel,
-                    warmup=config.warmup,
-                    budget_s=config.time_budget_s,
-                    check=check,
-                    confirm=confirm,  # never a user's kernel: it has no check call here
-                )
-            except WrongTimedOutput as error:  # the check below says how, if it is wrong there
-                wrong_when_timed = error
-            if not checked:
-                output = check_call()
-                if found is not None:  # before anything converts it: a lazy object computes
-                    refuse_non_array(output, runtime)
-                runtime.sync(output)
-                checked.extend((output, None))
-        output, host = checked
-        if host is None:
-            host = runtime.to_host(output)  # one copy to the host, for both checks
-        check_outputs(
-            result, [host], inputs.reference, config, convert=np.asarray, dtype=storage or None
-        )
-        if found is not None:
-            check_user_dtype(result, output, config.dtype)
+        judge_checked(runtime, result, checked, inputs, config, storage, user=found is not None)
         if wrong_when_timed is not None:
             if result.correct:  # right on the check, wrong when timed: it did not compute
                 result.correct = False
@@ -194,15 +248,7 @@ def prepare_variant(
         result.status, result.error = runtime.classify(error), one_line(error)  # type: ignore[assignment]
         return Prepared(result)
     if runtime.device_kind != run_device_kind:
-        against = (
-            "it is placed against that device's own read bandwidth"
-            if own_ceiling
-            else f"its roofline fraction is against the {run_device_kind}'s peak"
-        )
-        result.warnings.append(
-            f"{runtime.framework} ran on the {runtime.device_kind}, not on the run's "
-            f"{run_device_kind}: {against}"
-        )
+        result.warnings.append(elsewhere_words(runtime, run_device_kind, own_ceiling))
     if runtime.device_kind == "TPU":
         mark_tpu_padding(result, config)
     prepared = Prepared(result, sampler, lambda t: record_timing(result, t, inputs.transfer_s))

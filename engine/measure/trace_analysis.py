@@ -154,6 +154,22 @@ def _self_times(events: list[Mapping[str, Any]]) -> dict[int, float]:
     return own
 
 
+def _top_ops(ops: list[Mapping[str, Any]], calls: int) -> tuple[OpSummary, ...]:
+    """The ops that took the most self time, per call, with how often each ran per call."""
+    own = _self_times(ops)
+    counts: Counter[tuple[str, str]] = Counter()
+    self_us: Counter[tuple[str, str]] = Counter()
+    for event in ops:
+        key = _op_identity(event)
+        assert key is not None
+        counts[key] += 1
+        self_us[key] += max(0.0, own[id(event)])
+    return tuple(
+        OpSummary(name, kind, counts[(name, kind)] / calls, self_us[(name, kind)] / calls / 1e6)
+        for name, kind in sorted(counts, key=lambda k: -self_us[k])[:TOP_OPS]
+    )
+
+
 def summarize(events: list[Mapping[str, Any]]) -> TraceSummary:
     """The profile of the calls marked by `STEP_NAME` steps; raises ValueError without any."""
     threads = _threads(events)
@@ -188,19 +204,7 @@ def summarize(events: list[Mapping[str, Any]]) -> TraceSummary:
     ]
     op_us = min(_union_length(busy), wall_us)
 
-    own = _self_times(ops)
-    counts: Counter[tuple[str, str]] = Counter()
-    self_us: Counter[tuple[str, str]] = Counter()
-    for event in ops:
-        key = _op_identity(event)
-        assert key is not None
-        counts[key] += 1
-        self_us[key] += max(0.0, own[id(event)])
-    top = tuple(
-        OpSummary(name, kind, counts[(name, kind)] / calls, self_us[(name, kind)] / calls / 1e6)
-        for name, kind in sorted(counts, key=lambda k: -self_us[k])[:TOP_OPS]
-    )
-
+    top = _top_ops(ops, calls)
     tracing = [e.get("args", {}) for e in complete if "tf_function_call" in e.get("args", {})]
     counts_seen = [
         int(a["tracing_count"]) for a in tracing if str(a.get("tracing_count", "")).isdigit()

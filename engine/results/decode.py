@@ -117,27 +117,7 @@ def result_from_dict(data: Any, path: str, config: BenchConfig | None = None) ->
 def run_from_dict(cls: type[Run], data: Any) -> Run:
     """The validating parser: raises ResultsRejected naming the path of the bad field."""
     read = Reader(data, "")
-    if "schema_version" not in read.data:
-        raise ResultsRejected("not a results file of this tool: no schema_version")
-    if read.data["schema_version"] != SCHEMA_VERSION or isinstance(
-        read.data["schema_version"], bool
-    ):
-        raise ResultsRejected(
-            f"schema_version: {read.data['schema_version']!r} is not supported (this tool "
-            f"reads {SCHEMA_VERSION})"
-        )
-    run_id = read.text("run_id", max_chars=64)
-    if not RUN_ID.match(run_id):
-        raise read.reject("run_id", "must be 1 to 64 letters, digits, '.', '_' or '-'")
-    created_at = read.text("created_at", max_chars=64)
-    try:
-        created = datetime.fromisoformat(created_at)
-    except ValueError:
-        raise read.reject("created_at", f"must be an ISO 8601 time, got {created_at!r}") from None
-    if created.tzinfo is None:
-        created = created.replace(tzinfo=timezone.utc)
-    if created > datetime.now(timezone.utc) + FUTURE_SLACK:  # it would be every series' latest
-        raise read.reject("created_at", f"{created_at} is in the future")
+    run_id, created_at = _identity(read)
     config, cold_copies = _config_from(read.child("config"))
     results = read.items("results", max_items=MAX_RESULTS)
     memory = read.child("memory_estimate", None)
@@ -184,6 +164,31 @@ def run_from_dict(cls: type[Run], data: Any) -> Run:
     )
     check_claims(run)
     return run
+
+
+def _identity(read: Reader) -> tuple[str, str]:
+    """A file's schema version checked, and its `run_id` and `created_at` (an ISO time, not
+    in the future: it would be every series' latest point)."""
+    if "schema_version" not in read.data:
+        raise ResultsRejected("not a results file of this tool: no schema_version")
+    version = read.data["schema_version"]
+    if version != SCHEMA_VERSION or isinstance(version, bool):
+        raise ResultsRejected(
+            f"schema_version: {version!r} is not supported (this tool reads {SCHEMA_VERSION})"
+        )
+    run_id = read.text("run_id", max_chars=64)
+    if not RUN_ID.match(run_id):
+        raise read.reject("run_id", "must be 1 to 64 letters, digits, '.', '_' or '-'")
+    created_at = read.text("created_at", max_chars=64)
+    try:
+        created = datetime.fromisoformat(created_at)
+    except ValueError:
+        raise read.reject("created_at", f"must be an ISO 8601 time, got {created_at!r}") from None
+    if created.tzinfo is None:
+        created = created.replace(tzinfo=timezone.utc)
+    if created > datetime.now(timezone.utc) + FUTURE_SLACK:
+        raise read.reject("created_at", f"{created_at} is in the future")
+    return run_id, created_at
 
 
 def run_from_json(cls: type[Run], text: str | bytes) -> Run:

@@ -168,32 +168,13 @@ def run(request: PeerRequest, write: Callable[[dict[str, Any]], None]) -> dict[s
     if not elsewhere and {variant_name(*v) for v in variants} <= set(priors):
         priors = {}  # nothing here to judge a confirming block against
     order.enter("prepare")
-    prepared = []
-    for variant in variants:
-        emit(VariantStarted(variant_name(*variant)))
-        if split:
-            prepared.append(prepare_split_variant(runtime, config, inputs, variant))
-        else:
-            prepared.append(
-                prepare_peer_variant(runtime, request, inputs, variant, priors, bool(memory_before))
-            )
+    prepared = [
+        prepared_variant(runtime, request, inputs, variant, priors, bool(memory_before), emit)
+        for variant in variants
+    ]
     order.enter("sample")
     emit(Phase(f"sampling ({framework}, {config.order})"))
-    floor = NoiseFloor(request.between_run_log_sd, request.ratio_log_sd)
-    record = take_samples(
-        prepared,
-        # several JAX processes: each takes the same samples, so every one reaches each
-        # variant's collectives (its check, its merged record) at the same point
-        plan=fixed_plan(config)
-        if capabilities.process_count(runtime) > 1
-        else race_plan(config, floor),
-        order=config.order,
-        seed=config.seed,
-        emit=emit,
-        on_failure=failing_sample(runtime.classify),
-        priors=priors,
-        elsewhere=elsewhere,
-    )
+    record = sampled(runtime, request, prepared, priors, elsewhere, emit)
     order.enter("finish")
     for item in prepared:
         if item.sampler is not None and item.finish is not None:
@@ -204,15 +185,7 @@ def run(request: PeerRequest, write: Callable[[dict[str, Any]], None]) -> dict[s
         for item in prepared:
             item.result.profile = profile_in_process(runtime, item)
     order.enter("release")
-    if user:  # what a user kernel's process left running is the kernel's doing
-        note_threads_left(prepared, threads_before)
-        note_processes_ended(prepared, end_descendants())
-    environment = runtime.environment()
-    memory = runtime.memory_stats()  # the peak covers the inputs and every variant's calls
-    if memory:
-        environment["device_memory"] = memory
-    for item in prepared:  # free the device's inputs (held by the kernels) before the probe
-        item.sampler = item.finish = None
+    environment = released(runtime, prepared, threads_before if user else None)
     del inputs
     order.enter("probe again")
     probes += device_probes(runtime, probe_bytes, "after") + device_l2_probes(runtime, "after")
@@ -228,6 +201,67 @@ def run(request: PeerRequest, write: Callable[[dict[str, Any]], None]) -> dict[s
         "runs_before": KEPT.served - 1,  # a kept process's earlier requests (0: a fresh one)
         "inputs_reused": inputs_reused,  # drawn by its last request: `peers/kept.py`
     }
+
+
+def released(
+    runtime: Any, prepared: list[Prepared], threads_before: set[threading.Thread] | None
+) -> dict[str, Any]:
+    """This process's environment (with the device memory its variants used at most), and the
+    device's inputs freed before the probe after; `threads_before`: a user kernel's process,
+    whose threads and processes left running are the kernel's doing, said and ended."""
+    if threads_before is not None:
+        note_threads_left(prepared, threads_before)
+        note_processes_ended(prepared, end_descendants())
+    environment = runtime.environment()
+    memory = runtime.memory_stats()  # the peak covers the inputs and every variant's calls
+    if memory:
+        environment["device_memory"] = memory
+    for item in prepared:  # the kernels hold the device's inputs
+        item.sampler = item.finish = None
+    return environment
+
+
+def prepared_variant(
+    runtime: Any,
+    request: PeerRequest,
+    inputs: Any,
+    variant: tuple[str, str],
+    priors: dict[str, Any],
+    probed: bool,
+    emit: Callable[[Event], None],
+) -> Prepared:
+    """One variant prepared in this process: split over replicas in modes replicated and
+    sharded, else as a single variant (a confirming one for one block)."""
+    emit(VariantStarted(variant_name(*variant)))
+    if request.config.mode != "single":
+        return prepare_split_variant(runtime, request.config, inputs, variant)
+    return prepare_peer_variant(runtime, request, inputs, variant, priors, probed)
+
+
+def sampled(
+    runtime: Any,
+    request: PeerRequest,
+    prepared: list[Prepared],
+    priors: dict[str, Any],
+    elsewhere: dict[str, list[float]],
+    emit: Callable[[Event], None],
+) -> Any:
+    """This process's variants sampled: raced as the run's own are, except in a run of several
+    JAX processes, where each takes the same samples, so every one reaches each variant's
+    collectives (its check, its merged record) at the same point."""
+    config = request.config
+    floor = NoiseFloor(request.between_run_log_sd, request.ratio_log_sd)
+    several = capabilities.process_count(runtime) > 1
+    return take_samples(
+        prepared,
+        plan=fixed_plan(config) if several else race_plan(config, floor),
+        order=config.order,
+        seed=config.seed,
+        emit=emit,
+        on_failure=failing_sample(runtime.classify),
+        priors=priors,
+        elsewhere=elsewhere,
+    )
 
 
 def note_threads_left(prepared: list[Prepared], before: set[threading.Thread]) -> None:
