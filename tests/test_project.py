@@ -41,7 +41,7 @@ def test_requirements_are_pinned():
 def test_the_cli_version_is_the_packages():
     import tomllib
 
-    from engine.cli.main import CHECKOUT_VERSION
+    from engine.cli.parser import CHECKOUT_VERSION
 
     declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
     assert declared == CHECKOUT_VERSION
