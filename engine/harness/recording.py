@@ -7,9 +7,9 @@ a process of its own) share it, so every framework's numbers are recorded and ch
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -42,6 +42,20 @@ class Prepared:
         (the run's list, its finished map) sees the prepared variant."""
         self.result, self.sampler, self.finish = ready.result, ready.sampler, ready.finish
         self.guard, self.deferred = ready.guard, None
+
+
+@dataclass(frozen=True)
+class Preparing:
+    """What the run's own process is asked to prepare (`OwnProcess.prepare`): the variants of
+    `config`, those another process measured already (`ready`, kept as they are), where it
+    says so (`emit`), and the variants the history shows far slower than the best here, at
+    their time per call (`confirming`: one block confirms each)."""
+
+    config: Any
+    variants: list[tuple[str, str]]
+    ready: Mapping[tuple[str, str], Prepared]
+    emit: Any
+    confirming: Mapping[str, float] = field(default_factory=dict)
 
 
 STORAGE_ITEMSIZE = {"bfloat16": 2, "float16": 2}

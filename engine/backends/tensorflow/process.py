@@ -30,7 +30,7 @@ from engine.backends.tensorflow.single import run_single
 from engine.backends.tensorflow.warm import WarmState
 from engine.backends.tensorflow.warnings import as_note, tensorflow_warnings
 from engine.catalogue.catalog import split_variant, strategy_info, variant_name
-from engine.harness.recording import WHILE_PREPARED, mark_tpu_padding, not_started
+from engine.harness.recording import WHILE_PREPARED, Preparing, mark_tpu_padding, not_started
 from engine.machine.accelerators import probe_kind
 from engine.machine.cluster import worker_count
 from engine.measure import memory
@@ -164,19 +164,13 @@ class TensorflowProcess:
             build = self.state.kept_builder(build, config, self.device)
         self.ctx = RunContext(config, self.setup, inputs, build, emit, self.distributed)
 
-    def prepare(
-        self,
-        config: BenchConfig,
-        variants: list[tuple[str, str]],
-        ready: Mapping[tuple[str, str], Prepared],
-        emit: Progress,
-        confirming: Mapping[str, float] | None = None,
-    ) -> tuple[list[Prepared], bool]:
+    def prepare(self, asked: Preparing) -> tuple[list[Prepared], bool]:
         """Every variant prepared (or a peer's, measured already); SIGINT while one is
-        prepared stops there: it and the variants not reached say so. `confirming`: the
-        variants the history shows far slower than the best here (one block confirms each)."""
+        prepared stops there: it and the variants not reached say so. A confirming variant
+        (the history shows it far slower than the best here) is prepared at its first turn."""
         assert self.ctx is not None
-        self.ctx.confirming = confirming or {}
+        config, variants, ready = asked.config, asked.variants, asked.ready
+        self.ctx.confirming = asked.confirming
         prepared: list[Prepared] = []
         for index, variant in enumerate(variants):
             try:

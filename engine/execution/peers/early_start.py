@@ -8,10 +8,9 @@ user's kernel)."""
 from __future__ import annotations
 
 from engine.catalogue.catalog import strategy_info
-from engine.execution.peers.parent import group_by_framework, process_framework
+from engine.execution.peers.parent import group_by_framework, peer_request
 from engine.execution.peers.pool import pool_for
 from engine.execution.peers.process import process_timeout_s
-from engine.execution.peers.request import PeerRequest
 from engine.execution.plan.variants import plan_variants
 from engine.machine.host import last_level_cache_bytes
 from engine.measure.memory import cold_copies
@@ -27,16 +26,8 @@ def prestart_peers(config: BenchConfig, machine_kind: str) -> list[str]:
         pool = pool_for(process, config.mode, machine_kind)
         if pool is None or not strategy_info(wanted[0][0]).installed:
             continue
-        framework, threads = process_framework(process, config)
-        request = PeerRequest(
-            framework=framework,
-            config=config,
-            variants=tuple(wanted),
-            copies=copies,
-            threads=threads,
-            prestart=True,
-        )
+        request = peer_request(process, config, wanted, copies, prestart=True)
         timeout_s = process_timeout_s(config, len(wanted))
-        pool.prestart((process, threads), request.to_dict(), timeout_s, config.dtype)
+        pool.prestart((process, request.threads), request.to_dict(), timeout_s, config.dtype)
         asked.append(process)
     return asked

@@ -81,6 +81,23 @@ def process_framework(process: str, config: BenchConfig) -> tuple[str, int]:
     return framework, 1 if process.endswith(f"@{ONE_THREAD}") else peer_threads(config)
 
 
+def peer_request(
+    process: str, config: BenchConfig, wanted: list[Variant], copies: int, **more: Any
+) -> PeerRequest:
+    """What `process` is asked: its framework and threads (`process_framework`), the run's
+    config, its variants and the cold-cache input sets; `more`, a prestart's or a run's own
+    fields (`PeerRequest`)."""
+    framework, threads = process_framework(process, config)
+    return PeerRequest(
+        framework=framework,
+        config=config,
+        variants=tuple(wanted),
+        copies=copies,
+        threads=threads,
+        **more,
+    )
+
+
 def group_by_framework(
     variants: Iterable[Variant], run_framework_here: bool = True, mode: str = "single"
 ) -> dict[str, list[Variant]]:
@@ -233,12 +250,11 @@ def run_peers(
             continue
         emit(Phase(f"peers: {framework}" + (" on one thread" if one_thread else "")))
         names = {variant_name(*v) for v in wanted}
-        request = PeerRequest(
-            framework=framework,
-            config=config,
-            variants=tuple(wanted),
-            copies=copies,
-            threads=threads,
+        request = peer_request(
+            process,
+            config,
+            wanted,
+            copies,
             device_kind=device_kind,
             ratio_log_sd=(floor or NoiseFloor()).ratio_log_sd,
             between_run_log_sd=(floor or NoiseFloor()).between_run_log_sd,

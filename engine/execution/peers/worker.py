@@ -36,6 +36,7 @@ from engine.execution.peers.prestart import prestart
 from engine.execution.peers.request import PeerRequest, RequestRefused
 from engine.execution.peers.runtime import limit_cpus, load_runtime
 from engine.execution.plan.phase_order import PhaseOrder
+from engine.execution.replicas.device import SplitVariant
 from engine.execution.replicas.host import prepare_host_replicas
 from engine.execution.sampling.loop import fixed_plan, race_plan, take_samples
 from engine.harness import capabilities
@@ -114,9 +115,8 @@ def prepare_split_variant(
     def build() -> Callable[..., Any]:
         return runtime.build(kernel_function(strategy), strategy_info(strategy).build or option)
 
-    return prepare_host_replicas(
-        runtime, config, inputs.timed, inputs.check, inputs.reference, variant, build
-    )
+    split = SplitVariant(config, inputs.timed, inputs.check, inputs.reference, variant, build)
+    return prepare_host_replicas(runtime, split)
 
 
 def profile_in_process(runtime: Runtime, item: Prepared) -> ProfileSummary | None:

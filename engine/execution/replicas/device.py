@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -36,18 +37,30 @@ def shards_for(config: BenchConfig, padded: bool) -> list[sharding.Shard]:
     return sharding.even_shards(config.matrices, config.replicas)
 
 
-def prepare_over_devices(
-    runtime: Any,
-    devices: list[Any],
-    config: BenchConfig,
-    timed: Sequence[tuple[Any, Any]],
-    check: tuple[Any, Any],
-    reference: np.ndarray,
-    variant: tuple[str, str],
-    build: Callable[[], Callable[..., Any]],
-) -> Prepared:
+@dataclass(frozen=True)
+class SplitVariant:
+    """One variant to split over replicas, whichever way (threads of the host, or a
+    framework's own devices): its config, the placed input sets it is timed on and checked
+    with, their float64 reference, and how its function is built."""
+
+    config: BenchConfig
+    timed: Sequence[tuple[Any, Any]]
+    check: tuple[Any, Any]
+    reference: np.ndarray
+    variant: tuple[str, str]
+    build: Callable[[], Callable[..., Any]]
+
+
+def prepare_over_devices(runtime: Any, devices: list[Any], split: SplitVariant) -> Prepared:
     """Build, first-call, warm up and check one variant laid out over `devices`."""
-    strategy, option = variant
+    config, timed, check, reference, build = (
+        split.config,
+        split.timed,
+        split.check,
+        split.reference,
+        split.build,
+    )
+    strategy, option = split.variant
     result = blank_result(config, strategy, option, "ok")
     try:
         fn = build()

@@ -24,14 +24,14 @@ replicas are here: the variant then says how many it needs), `put_on`, `on_devic
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
 
 from engine.catalogue.catalog import strategy_info
-from engine.execution.replicas.device import prepare_over_devices
+from engine.execution.replicas.device import SplitVariant, prepare_over_devices
 from engine.harness.capabilities import PlacesOverDevices, PlacesPerGpu
 from engine.harness.recording import Prepared, blank_result, check_outputs, record_timing
 from engine.harness.replica_record import replicated_note, time_alone
@@ -121,24 +121,22 @@ def replica_gpus(runtime: Runtime, count: int) -> list[Any] | None:
     return runtime.replica_gpus(count) if isinstance(runtime, PlacesPerGpu) else None
 
 
-def prepare_host_replicas(
-    runtime: Runtime,
-    config: BenchConfig,
-    timed: Sequence[tuple[Any, Any]],
-    check: tuple[Any, Any],
-    reference: np.ndarray,
-    variant: tuple[str, str],
-    build: Callable[[], Callable[..., Any]],
-) -> Prepared:
-    """Build, first-call, warm up and check one variant split over `config.replicas` threads."""
-    strategy, option = variant
+def prepare_host_replicas(runtime: Runtime, split: SplitVariant) -> Prepared:
+    """Build, first-call, warm up and check one variant split over `config.replicas` threads
+    (or laid over the framework's own devices, where it has them)."""
+    config, timed, check, reference, build = (
+        split.config,
+        split.timed,
+        split.check,
+        split.reference,
+        split.build,
+    )
+    strategy, option = split.variant
     result = blank_result(config, strategy, option, "ok")
     reason = runtime.unsupported(config.dtype) or why_not(strategy)
     devices = None if reason else replica_devices(runtime, config.replicas)
     if devices:  # the framework lays arrays over devices of its own (JAX): one program on all
-        return prepare_over_devices(
-            runtime, devices, config, timed, check, reference, variant, build
-        )
+        return prepare_over_devices(runtime, devices, split)
     gpus = None if reason else replica_gpus(runtime, config.replicas)
     if not reason and runtime.device_kind != "CPU" and gpus is None:
         reason = (

@@ -13,14 +13,13 @@ accelerator probes its own device in its process, and its results are placed aga
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping
 from contextlib import AbstractContextManager
 from typing import Any
 
 import numpy as np
 
 from engine.catalogue.catalog import install_hint, run_framework, strategy_info
-from engine.harness.recording import Prepared, blank_result
+from engine.harness.recording import Prepared, Preparing, blank_result
 from engine.machine.accelerators import probe_kind
 from engine.machine.host import host_facts
 from engine.measure import memory
@@ -81,16 +80,10 @@ class HostProcess:
     def place_inputs(self, config: BenchConfig, copies: int, emit: Progress) -> None:
         return None  # every variant runs in a process of its own, with its own inputs
 
-    def prepare(
-        self,
-        config: BenchConfig,
-        variants: list[tuple[str, str]],
-        ready: Mapping[tuple[str, str], Prepared],
-        emit: Progress,
-        confirming: Mapping[str, float] | None = None,
-    ) -> tuple[list[Prepared], bool]:
-        """The peers' results; TensorFlow's variants say why they did not run (`confirming`:
-        none is prepared here)."""
+    def prepare(self, asked: Preparing) -> tuple[list[Prepared], bool]:
+        """The peers' results; TensorFlow's variants say why they did not run (none is
+        prepared here, confirming or not)."""
+        config, variants, ready = asked.config, asked.variants, asked.ready
         hint = install_hint(self.absent, self.kind) if self.absent else ""
         prepared = []
         for strategy, option in variants:

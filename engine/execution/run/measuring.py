@@ -26,6 +26,7 @@ from engine.execution.sampling.confirmation import samples_of
 from engine.execution.sampling.loop import SamplingRecord, fixed_plan, race_plan, take_samples
 from engine.harness.recording import (
     Prepared,
+    Preparing,
     interrupted_warning,
     not_started,
     record_timing,
@@ -179,9 +180,10 @@ class Measuring:
                 own.place_inputs(config, self.copies, emit)
                 self.clock.lap("inputs_s")
                 self.order.enter("prepare")
-                prepared, self.interrupted = own.prepare(
+                asked = Preparing(
                     config, self.variants, self.measured_by_peers, emit, self.confirming
                 )
+                prepared, self.interrupted = own.prepare(asked)
         except KeyboardInterrupt:
             self.interrupted = True
         if prepared is None:  # interrupted before the variants were prepared

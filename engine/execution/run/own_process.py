@@ -6,12 +6,12 @@ long-lived worker keeps between runs. Names no framework, imports none."""
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 from engine.catalogue.catalog import is_known, run_framework, strategy_info
-from engine.harness.recording import Prepared
+from engine.harness.recording import Prepared, Preparing
 from engine.measure import memory
 from engine.measure.peak import Peak, Probe
 from engine.results.events import Progress
@@ -46,17 +46,10 @@ class OwnProcess(Protocol):
 
     def place_inputs(self, config: BenchConfig, copies: int, emit: Progress) -> None: ...
 
-    def prepare(
-        self,
-        config: BenchConfig,
-        variants: list[Variant],
-        ready: Mapping[Variant, Prepared],
-        emit: Progress,
-        confirming: Mapping[str, float] | None = None,
-    ) -> tuple[list[Prepared], bool]:
-        """Every variant it measures prepared, the others taken from `ready`; True when SIGINT
-        stopped it (the variants not reached say so). `confirming`: those the history shows
-        far slower than the best here, prepared for one confirming block."""
+    def prepare(self, asked: Preparing) -> tuple[list[Prepared], bool]:
+        """Every variant it measures prepared, the others taken from `asked.ready`; True when
+        SIGINT stopped it (the variants not reached say so). `asked.confirming`: those the
+        history shows far slower than the best here, prepared for one confirming block."""
         ...
 
     def sampling_place(self) -> AbstractContextManager[Any]: ...

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.backends.numpy.runtime import NumpyRuntime
+from engine.execution.replicas.device import SplitVariant
 from engine.execution.replicas.host import prepare_host_replicas
 from engine.measure.correctness import CHECK_STREAM, make_inputs, reference
 from engine.run_settings.config import BenchConfig
@@ -41,12 +42,9 @@ def prepared_for(mode: str, replicas: int, matrices: int = 10, kernel=None):
 
     item = prepare_host_replicas(
         runtime,
-        config,
-        timed,
-        runtime.put(check_host),
-        reference(*check_host),
-        ("numpy", ""),
-        build,
+        SplitVariant(
+            config, timed, runtime.put(check_host), reference(*check_host), ("numpy", ""), build
+        ),
     )
     return item, calls
 
