@@ -9,8 +9,8 @@ From R repetitions of one configuration (A/A: nothing changed between them):
 `calibrate` makes those repetitions on purpose. `observed_floor` reads the same two spreads
 from runs the user already made: earlier runs of the same measurement on the same machine
 with the same framework versions (`same_measurement`), where what differed was the moment.
-A host whose speed swings between processes (on the development VM, NumPy's median moved
-4.8–7.6 ms over five fresh A/A processes in one quiet hour) then shows it in its own history.
+A host whose speed swings between processes (docs/timing.md, "Figures behind the code")
+then shows it in its own history.
 """
 
 from __future__ import annotations

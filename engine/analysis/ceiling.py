@@ -222,8 +222,8 @@ WHEN_WORDS = {"before": "before the variants", "after": "after them", "check": "
 def moved_during_run(probes: Sequence[Probe]) -> str | None:
     """The words for a run whose memory read moved between its own probes of one kernel. On a
     shared host the memory bus is shared with other tenants, and one process's read can step
-    by half between two moments (NumPy's 36.1 GB/s before the variants, 53.4 after, in one run
-    of the development VM), so no probe holds still there; the run says when it saw it."""
+    by half between two moments (docs/timing.md, "Figures behind the code"), so no probe holds
+    still there; the run says when it saw it."""
     if not probes:
         return None
     best = max(probes, key=lambda p: p.bandwidth_bytes_per_s)

@@ -1,10 +1,10 @@
 """A ceiling that holds still: each level's ceiling is the best this machine read lately.
 
 A read probe on a shared host lands in a slow phase now and then, and never in a fast one: a
-disturbed read is slower, not faster. Memory's probe here read 29.1–52.8 GB/s over 24 runs of
-one quiet session, in two clusters, so a variant's "% of memory" moved with the probe, not with
-the variant. The ceiling is what the hardware can do, so a run's ceiling of each level is the
-best of its own probes and of this machine's runs in the last `WINDOW_S` (at most
+disturbed read is slower, not faster. Memory's probe on a shared host reads in clusters
+(docs/timing.md, "Figures behind the code"), so a variant's "% of memory" moved with the
+probe, not with the variant. The ceiling is what the hardware can do, so a run's ceiling of
+each level is the best of its own probes and of this machine's runs in the last `WINDOW_S` (at most
 `SESSION_RUNS` of them) that read it the same way: the same host and device kind, the same
 level and capacity (memory: the same probe buffer). The run's own figure stays beside it
 (`own_bytes_per_s`): it is what the history stores (so a session's best never outlives its

@@ -96,9 +96,9 @@ class PlacesOverDevices(Protocol):
 
 @runtime_checkable
 class PreloadsCompiler(Protocol):
-    """A compiler of its own loaded on request (PyTorch: Dynamo and Inductor, 1.6 s to import
-    on this project's 2-core VM): a prestarted process loads it before the run measures, so
-    the first compiled variant's first call is not charged the compiler's import."""
+    """A compiler of its own loaded on request (PyTorch: Dynamo and Inductor, seconds to
+    import: docs/timing.md, "Figures behind the code"): a prestarted process loads it before
+    the run measures, so the first compiled variant's first call is not charged its import."""
 
     def preload_compiler(self) -> None:
         """Import the compiler's modules; nothing is compiled or timed."""

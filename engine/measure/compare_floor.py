@@ -12,13 +12,10 @@ import math
 from engine.measure.uncertainty import CONFIDENCE, NoiseFloor
 
 # Runs compared across processes (`compare`, the Compare page) with neither a calibration nor a
-# history of the measurement: how far one fresh process's median moves on a host as noisy as
-# the development VM. Measured there (benchmarks/aa_gate.py, 24 fresh runs of the dashboard's
-# default set, one after another, 2026-12-04): log sd 0.12-0.29 per variant, pooled 0.21, with
-# single runs 2.7x off; with 0.08 a 10% gate fired on 33-44% of A/A pairs one run a side, with
-# 0.30 on 0% (neighbours) and 5.1% (apart), with 0.35 on 0% and 2.8%. A history of the
-# measurement replaces it with the variants' own spreads (`observed_floor`, at their 95%
-# upper bound).
+# history of the measurement: how far one fresh process's median moves on a noisy shared host,
+# chosen so a 10% gate fires on few A/A pairs there (`benchmarks/aa_gate.py`; the figures in
+# docs/timing.md, "Figures behind the code"). A history of the measurement replaces it with
+# the variants' own spreads (`observed_floor`, at their 95% upper bound).
 DEFAULT_COMPARE_LOG_SD = 0.35
 COMPARE_DEFAULT_SOURCE = (
     "default for runs of separate processes, measured on a noisy shared host (keep a history "

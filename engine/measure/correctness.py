@@ -56,9 +56,10 @@ def check_stream(user_kernel: bool) -> int:
     """The input set a run's correctness check reads. The catalogue's strategies are this
     tool's own code, with nothing that could keep a result between calls: their check reads
     the timed set itself (stream 0), so a run draws, places and holds one set fewer (at
-    10000x256x256 float32 that set is 2.6 GB and 3.3 s of first-touched memory on the
-    development VM). Where a user's kernel is in the run, the check reads a set no timed call
-    has seen (`CHECK_STREAM`), as its fresh vectors per block do (harness/untrusted.py)."""
+    10000x256x256 float32 that set is 2.6 GB of first-touched memory: docs/timing.md,
+    "Figures behind the code"). Where a user's kernel is in the run, the check reads a set
+    no timed call has seen (`CHECK_STREAM`), as its fresh vectors per block do
+    (harness/untrusted.py)."""
     return CHECK_STREAM if user_kernel else 0
 
 

@@ -1,10 +1,10 @@
 """Whether a variant's blocks read differently after slower neighbours: the run checks itself.
 
 Every block that follows another variant's is preceded by a re-warm (`Sampler.rewarm`). On a
-shared VM that does not always hold a fast kernel's time: within runs, the TensorFlow kernels'
-blocks right after a slower neighbour read about 10% slow on average, some runs 30–50%
-(`benchmarks/predecessors.py`, docs/timing.md), and at some moments a two-thread kernel stays
-slow for longer than any re-warm a run can afford. A run cannot see that by comparing
+shared host that does not always hold a fast kernel's time: blocks right after a slower
+neighbour can read slow (`benchmarks/predecessors.py` measures by how much; docs/timing.md),
+and at some moments a two-thread kernel stays slow for longer than any re-warm a run can
+afford. A run cannot see that by comparing
 processes, but it can in its own record: its blocks are interleaved in a recorded order, so
 each variant's blocks split into those right after a neighbour more than `SLOWER` times slower
 per call and those after the others, both spread through the same run. A two-sided

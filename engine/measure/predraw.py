@@ -1,7 +1,8 @@
 """A one-shot run's inputs, drawn while TensorFlow imports.
 
-TensorFlow's import is most of a CLI run's start (5-8 s on the development VM) and runs on one
-core; drawing the inputs and their float64 reference took another 0.5-1 s after it. Started
+TensorFlow's import is most of a CLI run's start and runs on one core; drawing the inputs and
+their float64 reference took a second more after it (docs/timing.md, "Figures behind the
+code"). Started
 before the import, on a thread (NumPy's generators and matmul release the GIL), they are ready
 when the run asks. Only values are made early, never timed: the run takes exactly what
 `make_inputs` and `reference` would have made at the same seed, stream and dtype, the thread

@@ -74,9 +74,9 @@ STOP_REASONS: tuple[str, ...] = (
 MIN_SAMPLES = 6  # the fewest for which the median's order-statistic interval reaches 95%
 RACE_AFTER = 3  # samples each side has before it can be eliminated
 # A variant not yet shown at least this much slower needs `min_samples` before it can go: a
-# shared VM's host can halve a two-thread kernel's speed for seconds (seen: three samples of
-# `batched_matvec` at 8.8, 8.9, 7.0 ms, eliminated as 1.96× numpy, in a run whose fixed twin
-# named it the winner), so three samples can all fall in one slow phase.
+# shared host can halve a two-thread kernel's speed for seconds (docs/timing.md, "Figures
+# behind the code": three samples all in one slow phase eliminated a winner), so three samples
+# can all fall in one slow phase.
 CLEARLY_SLOWER = 2.5
 # One sample this many times every sample of the best is eliminated at once (see above).
 GROSSLY_SLOWER = 10.0

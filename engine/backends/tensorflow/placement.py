@@ -62,9 +62,9 @@ def in_place(array: np.ndarray, device: str) -> Any | None:
     """`array` as a tensor over its own memory (DLPack), when `device` is the CPU that tensor
     lands on and the array is C-contiguous and aligned as TensorFlow's kernels require; None
     otherwise (a GPU, a logical CPU of a replicated run, a sliced or read-only array, a dtype
-    DLPack does not carry). Copying a 2.6 GB input set into fresh memory instead took 7.7 s
-    on this 2-core VM (and its copy for the device as much again), most of a sweep's largest
-    point: the pages are touched once, by the draw."""
+    DLPack does not carry). Copying a sweep's largest input set into fresh memory instead took
+    most of that point's time (docs/timing.md, "Figures behind the code"): the pages are
+    touched once, by the draw."""
     if not first_cpu(device) or not array.flags.c_contiguous or array.ctypes.data % ALIGN_BYTES:
         return None
     try:

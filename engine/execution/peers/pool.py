@@ -1,9 +1,8 @@
 """Framework processes kept between runs: a warm worker's (`serve`) and a sweep's points.
 
 A run starts one process per peer framework (JAX, PyTorch) and ends it with the run, so every
-run pays for importing the framework and compiling its variants again (on this project's
-2-core VM: 1.1 s to start JAX's, 1.2 s PyTorch's, 3.6 s for `torch.compile`'s first compile
-with Inductor's disk cache warm). Inside `kept_peers()` each framework's process
+run pays for importing the framework and compiling its variants again (seconds each:
+docs/timing.md, "Figures behind the code"). Inside `kept_peers()` each framework's process
 (`peers/worker.py --keep`) serves a request a line and stays, with its runtime and built
 functions (`peers/kept.py`), for the next run or point of the same shape and dtype.
 

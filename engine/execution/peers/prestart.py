@@ -1,8 +1,8 @@
 """A kept peer process's start before its run measures (`peer_pool.PeerPool.prestart`).
 
 A one-shot run starts JAX's and PyTorch's processes one after another, each importing its
-framework and drawing its inputs while nothing else runs: on this project's 2-core VM 1.1 s to
-start each, 1.6 s more for PyTorch's compiler, about 1 s to draw each set. None of that is timed,
+framework and drawing its inputs while nothing else runs (seconds each: docs/timing.md,
+"Figures behind the code"). None of that is timed,
 so a kept process does it while the run's own process imports TensorFlow, and the run measures
 only once every process has answered (`PeerPool.settle`): nothing timed ever runs beside it.
 What it placed while others started was not timed alone, so its `transfer_s` is not reported.

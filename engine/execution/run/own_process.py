@@ -102,7 +102,7 @@ def own_process(
     `builders` are its; `replicas`: the device layout every run of this process uses, a
     sweep's), else the host's, carrying why not. A fresh process (no `state`) whose run's
     `strategies` hold none of the run framework's gets the host's without starting it:
-    TensorFlow's import (5-8 s on the development VM) would buy a NumPy, JAX or PyTorch run
+    TensorFlow's import (seconds: docs/timing.md) would buy a NumPy, JAX or PyTorch run
     nothing, and every framework's variants then run in processes of their own, as on a machine
     without TensorFlow. A warm worker has started it already, and keeps its inputs and probe
     buffers for any run."""
