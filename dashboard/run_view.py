@@ -19,6 +19,7 @@ from dashboard.tables import why as why_data
 from dashboard.tables.search import search_table
 from dashboard.text.controls import in_page_words
 from dashboard.text.explain import answer_for
+from engine.analysis.prediction import prediction_words
 from engine.results.formatting import grouped_notes, reported_words, took_line
 from engine.results.run_result import RunResult
 from engine.results.search import search_summary
@@ -55,6 +56,9 @@ class RunView:
     # In a tie whose simplest is not the fastest measured: its name and code, shown after.
     simplest: str | None = None
     simplest_code: str | None = None
+    # What the history predicted before the run measured, and how it fared: the history's
+    # word, shown apart from the measured answer (None: no prediction was asked).
+    prediction: str | None = None
 
 
 def build(result: RunResult) -> RunView:
@@ -93,6 +97,7 @@ def build(result: RunResult) -> RunView:
         code=code,
         simplest=simplest,
         simplest_code=result.code_for(simplest) if simplest else None,
+        prediction=prediction_words(result.prediction) if result.prediction else None,
         summary=summary,
         table=table,
         failures=failures,

@@ -11,6 +11,7 @@ import time
 
 import streamlit as st
 
+from dashboard.components.plain import plain
 from dashboard.figures import run as charts
 from dashboard.services.job_status import JobStatus
 from dashboard.tables import partial
@@ -55,6 +56,8 @@ def show_first_look(look: JobStatus, config: BenchConfig) -> None:
 def show_partial(status: JobStatus, config: BenchConfig | None) -> None:
     """The summary table and latency chart so far; before the run's first sample, its first
     look's, if it has one; otherwise nothing."""
+    if status.prediction and not status.finished:  # the history's word, until the run's own
+        st.info(plain(status.prediction), icon=":material/history:")
     if config is None or not (status.results or status.running):
         st.session_state.pop(SNAPSHOT_KEY, None)
         look = status.first_look

@@ -17,6 +17,7 @@ from engine.results.events import (
     Eliminated,
     Event,
     Phase,
+    Predicted,
     Provisional,
     Queued,
     ResultWritten,
@@ -76,6 +77,9 @@ class JobStatus:
     # The answer so far while variants still sample (`events.Provisional`), in words; the
     # run's own answer replaces it when the run ends.
     provisional: str = ""
+    # What the history predicts the run will find (`events.Predicted`), in its own words,
+    # marked as predicted: shown until the run's own answer replaces it.
+    prediction: str = ""
     # A warm run's first look (`first_look.py`): its NumPy variants measured in a process of
     # their own while the worker started TensorFlow, until the run has samples of its own.
     first_look: JobStatus | None = None
@@ -134,6 +138,10 @@ def _provisional(status: JobStatus, event: Provisional) -> None:
     status.provisional = event.words()
 
 
+def _predicted(status: JobStatus, event: Predicted) -> None:
+    status.prediction = event.words
+
+
 def _sample(status: JobStatus, event: Sample) -> None:
     status.sample, status.samples = event.sample, event.of
     status.sampled[event.variant] = event.sample
@@ -167,6 +175,7 @@ FOLDS: dict[type, Callable[[JobStatus, Any], None]] = {
     VariantStarted: _variant_started,
     Eliminated: _eliminated,
     Provisional: _provisional,
+    Predicted: _predicted,
     Sample: _sample,
     SweepStarted: _sweep_started,
     SweepPoint: _sweep_point,

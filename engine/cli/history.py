@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from typing import Any
 
@@ -166,6 +167,8 @@ def command_history(args: argparse.Namespace) -> int:
         return command_changes(args)
     if getattr(args, "history_view", None) == "publish":
         return command_publish(args)
+    if getattr(args, "history_view", None) == "predictions":
+        return command_predictions(args)
     history = History(check_history_readable(args.history), read_only=True)
     limit = LIMIT.parse("limit", args.limit)
     where = RunFilter(device_kind=args.device, label_contains=args.label, limit=limit)
@@ -188,6 +191,28 @@ def command_history(args: argparse.Namespace) -> int:
             lambda v: "-" if v is None or v != v else f"{v * 1e3:.4g} ms"
         )
         print(frame[list(DISPLAY_COLUMNS)].to_string(index=False))
+    return EXIT_OK
+
+
+def command_predictions(args: argparse.Namespace) -> int:
+    """`history predictions`: per machine, the record of the predictions its runs made
+    (`analysis/prediction.py`): made, confirmed, and the median time error."""
+    from engine.storage.history import History
+
+    history = History(check_history_readable(args.history), read_only=True)
+    records = history.prediction_records()
+    if args.json:
+        print(json.dumps(records, indent=1))
+        return EXIT_OK
+    if not records:
+        print("no prediction stored")
+    for record in records:
+        error = record["median_time_error"]
+        missed = f", times off by {math.exp(error) - 1:.0%} (median)" if error is not None else ""
+        print(
+            f"{printable(record['hostname'])} ({record['device_kind']}): "
+            f"{record['confirmed']} of {counted(record['made'], 'prediction')} confirmed{missed}"
+        )
     return EXIT_OK
 
 

@@ -178,7 +178,7 @@ def _add_history_parser(commands: Any) -> None:
         "--limit", default="10000", help="at most this many runs, newest first (default 10000)"
     )
     add_history_flag(listing)
-    over_time = listing.add_subparsers(dest="history_view", metavar="{changes,publish}")
+    over_time = listing.add_subparsers(dest="history_view", metavar="{changes,publish,predictions}")
     changes = over_time.add_parser(
         "changes", help="steps over time per machine, problem and variant, with what changed"
     )
@@ -197,6 +197,11 @@ def _add_history_parser(commands: Any) -> None:
     publish.add_argument("folder", help="where the site goes (made if absent)")
     publish.add_argument("--label", default=None, help="only runs whose label contains this")
     add_history_flag(publish)
+    predictions = over_time.add_parser(
+        "predictions", help="per machine, how often the history's predicted winner was confirmed"
+    )
+    predictions.add_argument("--json", action="store_true", help="print JSON")
+    add_history_flag(predictions)
 
 
 def _add_listing_parser(commands: Any) -> None:

@@ -20,6 +20,7 @@ from engine.results.events import (
     Eliminated,
     Event,
     Phase,
+    Predicted,
     Provisional,
     Sample,
     SweepDone,
@@ -82,6 +83,8 @@ class BarProgress:
                 f" (tied so far: {', '.join(event.tied_with)})" if event.tied_with else ""
             )
             self.redraw()
+        elif isinstance(event, Predicted):
+            self.write(event.words)
         elif isinstance(event, Done):
             self.close()
 

@@ -149,6 +149,7 @@ def kept_words(args: argparse.Namespace) -> str:
 def said_run(result: Any, args: argparse.Namespace, progress: Any) -> int:
     """The finished run on the terminal (its table, a search's lines, where the time went) or
     as the last event; the exit code that says whether any variant was correct."""
+    from engine.analysis.prediction import prediction_words
     from engine.results.formatting import summary_table, took_line
 
     if args.progress == "jsonl":
@@ -162,6 +163,8 @@ def said_run(result: Any, args: argparse.Namespace, progress: Any) -> int:
         took = took_line(result.timings, result.worker)
         if took:
             print(took)
+        if result.prediction is not None:
+            print(prediction_words(result.prediction))
         if args.json_path:
             print(f"results written to {args.json_path}")
     return no_correct_code([result])

@@ -150,6 +150,8 @@ def run_to_dict(run: RunRecord) -> dict[str, Any]:
         }
     if run.group_id is not None:
         data["group_id"] = run.group_id
+    if run.prediction is not None:
+        data["prediction"] = run.prediction
     if run.timings is not None:
         data["timings"] = dict(run.timings)
     if run.memory is not None:

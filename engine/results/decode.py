@@ -139,6 +139,7 @@ def run_from_dict(cls: type[Run], data: Any) -> Run:
         "machine_load",
         "group_id",
         "timings",
+        "prediction",
         ATTESTATION,
     )
     timings = read.child("timings", None)
@@ -158,6 +159,7 @@ def run_from_dict(cls: type[Run], data: Any) -> Run:
         machine_load=_load_from(load) if load else None,
         noise_floor=_floor_from(floor) if floor else NoiseFloor(),
         group_id=group,
+        prediction=read.mapping("prediction", None) or None,
         timings=_timings_from(timings) if timings else None,
         extra=read.extras(known),
         measured_here=is_attested(read.data),

@@ -124,6 +124,16 @@ class Provisional(Event):
 
 
 @dataclass(frozen=True)
+class Predicted(Event):
+    """What the history predicts the run will find, before its first sample (the record's
+    `prediction`, `analysis/prediction.py`): `words` are the prediction's own sentence,
+    marked as predicted; nothing measured is in it."""
+
+    name: ClassVar[str] = "predicted"
+    words: str
+
+
+@dataclass(frozen=True)
 class Done(Event):
     name: ClassVar[str] = "done"
 
@@ -183,6 +193,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         Sample,
         Eliminated,
         Provisional,
+        Predicted,
         Done,
         ResultWritten,
         SweepStarted,

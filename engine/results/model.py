@@ -145,6 +145,9 @@ class RunRecord:
     machine_load: MachineLoad | None = None  # how busy the machine was meanwhile
     noise_floor: NoiseFloor = field(default_factory=NoiseFloor)  # used for ties
     group_id: str | None = None  # repetitions of one measurement share a group
+    # What the history predicted before the run measured (`analysis/prediction.py`), with its
+    # `outcome` once measured; never read as a measurement. None: no prediction was asked.
+    prediction: dict[str, Any] | None = None
     timings: dict[str, float] | None = None  # wall seconds of each phase (TIMING_PHASES)
     extra: dict[str, Any] = field(default_factory=dict)  # top-level fields this version lacks
     # True for a run this tool measured here: by the orchestrator, or read back from a file

@@ -21,6 +21,7 @@ from typing import Any
 import pandas as pd
 
 from engine.analysis.calibration import observed_floor, same_measurement
+from engine.analysis.prediction import TrackRecord, track_record
 from engine.machine.words import counted
 from engine.measure.uncertainty import NoiseFloor
 from engine.results.formatting import reported_words
@@ -36,12 +37,20 @@ from engine.storage.run_rows import (
     best_of,
     ceiling_rows,
     condition_of,
+    prediction_of,
     problem_of,
 )
 from engine.storage.store import frame_of, open_store
 
 REPORTED = "reported"  # `source` of a run stored without this machine's attestation
-LIKE_RUNS = 20  # the newest runs of one measurement its observed floor is read from
+LIKE_RUNS = 20
+# The columns of a problem's kind, at any shape: what a prediction's runs share.
+FAMILY_COLUMNS = (
+    "dtype",
+    "mode",
+    "replicas",
+    "cache",
+)  # the newest runs of one measurement its observed floor is read from
 
 
 def _readable(row: tuple[bytes, ...]) -> RunResult | None:
@@ -102,6 +111,7 @@ class History:
             source,
             zlib.compress(result.to_json(indent=None).encode("utf-8"), 6),
             result.group_id,
+            *prediction_of(result),
         )
         ceilings = ceiling_rows(result)
         with self._connect() as conn:
@@ -275,6 +285,46 @@ class History:
             (hostname or "", device_kind, *problem_of(config), other_than, limit),
         )
         return [found for found in map(_readable, rows) if found is not None]
+
+    def family_runs(
+        self, config: BenchConfig, hostname: str | None, device_kind: str, limit: int
+    ) -> list[RunResult]:
+        """The newest `limit` stored runs on this machine and device of `config`'s kind of
+        problem at any shape (its dtype, mode, replicas and cache): what a prediction of it is
+        made from (`analysis/prediction.py`)."""
+        same = " AND ".join(f"{column} = ?" for column in FAMILY_COLUMNS)
+        values = dict(zip(PROBLEM_COLUMNS, problem_of(config), strict=True))
+        rows = self._query(
+            f"SELECT payload FROM runs WHERE hostname = ? AND device_kind = ? AND {same} "
+            f"ORDER BY created_at DESC, {self.dialect.order_key} DESC LIMIT ?",
+            (hostname or "", device_kind, *(values[c] for c in FAMILY_COLUMNS), limit),
+        )
+        return [found for found in map(_readable, rows) if found is not None]
+
+    def prediction_records(self) -> list[dict[str, Any]]:
+        """Per machine (hostname, device kind): how its runs' predictions fared, made and
+        confirmed and the median time error (`history predictions`); none for a store from
+        before predictions were kept."""
+        rows = self._query(
+            "SELECT hostname, device_kind, prediction_confirmed, prediction_error FROM runs "
+            "WHERE prediction_confirmed IS NOT NULL ORDER BY hostname, device_kind"
+        )
+        found: dict[tuple[str, str], list[tuple[bool, float | None]]] = {}
+        for hostname, kind, confirmed, error in rows:
+            found.setdefault((hostname or "", kind or ""), []).append((bool(confirmed), error))
+        return [
+            {"hostname": host, "device_kind": kind, **track_record(outcomes).to_dict()}
+            for (host, kind), outcomes in found.items()
+        ]
+
+    def prediction_record(self, hostname: str | None, device_kind: str) -> TrackRecord:
+        """This machine's record of predictions (`analysis/prediction.py`)."""
+        rows = self._query(
+            "SELECT prediction_confirmed, prediction_error FROM runs WHERE hostname = ? AND "
+            "device_kind = ? AND prediction_confirmed IS NOT NULL",
+            (hostname or "", device_kind),
+        )
+        return track_record((bool(confirmed), error) for confirmed, error in rows)
 
     def noise_floor(self, hostname: str | None, device_kind: str | None) -> NoiseFloor | None:
         """The newest calibration of this machine and device, if any."""

@@ -22,6 +22,7 @@ from engine.storage.schema import (
     RUN_COLUMNS,
     SCHEMA_VERSION,
     SQLITE,
+    added_columns,
     index_statements,
     table_statements,
 )
@@ -199,6 +200,9 @@ class SqliteStore:
             columns = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
             if "group_id" not in columns:  # databases written before repetitions existed
                 conn.execute("ALTER TABLE runs ADD COLUMN group_id TEXT")
+            for statement in added_columns(SQLITE, 1):
+                if statement.split()[5] not in columns:  # its column's name
+                    conn.execute(statement)
             for statement in index_statements():
                 conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")

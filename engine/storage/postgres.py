@@ -26,6 +26,7 @@ from engine.storage.schema import (
     POSTGRESQL,
     RUN_COLUMNS,
     SCHEMA_VERSION,
+    added_columns,
     index_statements,
     table_statements,
 )
@@ -193,7 +194,11 @@ def check_store(url: str, version: int, columns: set[str]) -> None:
 
 # The numbered migrations: version -> its statements. Version 1 is the whole schema; a later
 # version appends its ALTERs here and raises SCHEMA_VERSION.
-MIGRATIONS: dict[int, list[str]] = {1: table_statements(POSTGRESQL) + index_statements()}
+MIGRATIONS: dict[int, list[str]] = {
+    1: table_statements(POSTGRESQL) + index_statements(),
+    # a version-1 store's runs get the prediction's outcome (one made at version 1 has them)
+    2: [s.replace("ADD COLUMN", "ADD COLUMN IF NOT EXISTS") for s in added_columns(POSTGRESQL, 1)],
+}
 
 
 def prepare_store(url: str, conn: PostgresConnection) -> None:

@@ -54,6 +54,8 @@ RUN_ROW_COLUMNS = (
     "source",
     "payload",
     "group_id",
+    "prediction_confirmed",
+    "prediction_error",
 )
 # A measured ceiling's row, in `ceiling_rows`' order.
 CEILING_COLUMNS = (
@@ -99,6 +101,15 @@ def ceiling_rows(run: RunResult) -> list[tuple[Any, ...]]:
         for level in run.peak.ceilings()
         if level.own
     ]
+
+
+def prediction_of(result: RunResult) -> tuple[int | None, float | None]:
+    """The values of the prediction's columns: whether it was confirmed, its time error
+    (None, None: the run made none)."""
+    found = (result.prediction or {}).get("outcome") or {}
+    if not result.measured_here or "confirmed" not in found:  # a file's claim counts for none
+        return None, None
+    return int(bool(found["confirmed"])), found.get("time_error")
 
 
 def best_of(result: RunResult) -> tuple[str | None, float | None]:

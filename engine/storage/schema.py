@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-SCHEMA_VERSION = 1  # the store version this code writes (SQLite's user_version, PostgreSQL's
+SCHEMA_VERSION = 2  # the store version this code writes (SQLite's user_version, PostgreSQL's
 # matvec_schema table); a store of a newer version is refused before any work
 
 # The columns a store's `runs` table must have to be this tool's (not another program's).
@@ -103,6 +103,10 @@ TABLES: tuple[tuple[str, bool, tuple[tuple[str, str, str], ...]], ...] = (
             ("source", "text", "NOT NULL DEFAULT 'local'"),
             ("payload", "payload", "NOT NULL"),
             ("group_id", "text", ""),
+            # how the run's prediction fared (analysis/prediction.py): 1 confirmed, 0 not,
+            # NULL none made; and its time error, |log(predicted / measured)| of the winner
+            ("prediction_confirmed", "integer", ""),
+            ("prediction_error", "real", ""),
         ),
     ),
     (
@@ -173,4 +177,21 @@ def index_statements() -> list[str]:
     return [
         f"CREATE INDEX IF NOT EXISTS {name} ON {table} ({columns})"
         for name, table, columns in INDEXES
+    ]
+
+
+# Columns added to `runs` after the first version, with the version that added them: a store
+# of an older version gets them (`ALTER TABLE ... ADD COLUMN`) when a writer opens it.
+ADDED_RUN_COLUMNS: tuple[tuple[int, str, str], ...] = (
+    (2, "prediction_confirmed", "integer"),
+    (2, "prediction_error", "real"),
+)
+
+
+def added_columns(dialect: Dialect, version: int) -> list[str]:
+    """The ALTER statements that bring a version-`version` store's `runs` to this one."""
+    return [
+        f"ALTER TABLE runs ADD COLUMN {name} {getattr(dialect, kind)}"
+        for since, name, kind in ADDED_RUN_COLUMNS
+        if since > version
     ]

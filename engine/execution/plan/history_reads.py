@@ -1,7 +1,8 @@
 """What a run reads from its history before it measures: the machine's noise floor, the
-ceilings its runs of the last hour read, and the variants far slower than the best at this
-problem. Each falls back to nothing (or the default floor) where the history cannot be read:
-a history that cannot be used never stops a run.
+ceilings its runs of the last hour read, the variants far slower than the best at this
+problem, and what the history predicts the run will find. Each falls back to nothing (or the
+default floor) where the history cannot be read: a history that cannot be used never stops a
+run.
 """
 
 from __future__ import annotations
@@ -64,3 +65,24 @@ def history_priors(history: Any, config: BenchConfig, device_kind: str) -> dict[
 
     opened = usable_history(history)
     return stored_priors(opened, config, device_kind) if opened else {}
+
+
+PREDICTION_RUNS = 200  # the newest runs of the problem's kind a prediction is made from
+
+
+def history_prediction(
+    history: Any, config: BenchConfig, device_kind: str, floor: NoiseFloor
+) -> dict[str, Any] | None:
+    """What this machine's history predicts for `config` (`analysis/prediction.py`), made or
+    not (why not, then), as the record keeps it; None where the history cannot be read."""
+    from engine.analysis.prediction import predict
+
+    opened = usable_history(history)
+    if opened is None:
+        return None
+    try:
+        runs = opened.family_runs(config, platform.node(), device_kind, PREDICTION_RUNS)
+        record = opened.prediction_record(platform.node(), device_kind)
+    except (OSError, ValueError):
+        return None
+    return predict(config, runs, record, floor_log_sd=floor.between_run_log_sd).to_dict()

@@ -17,6 +17,7 @@ from typing import Any
 from engine.analysis.history_prior import Prior
 from engine.analysis.session_ceiling import Earlier
 from engine.execution.plan.history_reads import (
+    history_prediction,
     history_priors,
     machine_floor,
     session_ceilings_of,
@@ -42,6 +43,9 @@ class RunPlan:
     peak: Peak | None = None  # a ceiling measured already (a sweep's first point's)
     earlier_ceilings: Earlier = field(default_factory=dict)  # this machine's, the last hour
     priors: Mapping[str, Prior] = field(default_factory=dict)  # far slower here before
+    # what the history predicts the run will find (`analysis/prediction.py`), made or not;
+    # None: no history was read
+    prediction: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.config, BenchConfig):
@@ -58,19 +62,21 @@ def plan_run(
     peak: Peak | None = None,
 ) -> RunPlan:
     """The plan of a run of `config` on this machine's `device_kind`; `history` (an opened
-    one, or its path; None: none) gives the calibrated floor, the hour's ceilings and the
-    priors, each falling back to the default where the history cannot be read. `learn`
-    False (`run --no-history`): the calibrated floor only (a property of the machine, not of
-    earlier runs), nothing learnt from the runs stored there."""
+    one, or its path; None: none) gives the calibrated floor, the hour's ceilings, the
+    priors and the prediction, each falling back to the default where the history cannot be
+    read. `learn` False (`run --no-history`): the calibrated floor only (a property of the
+    machine, not of earlier runs), nothing learnt from the runs stored there."""
     opened = usable_history(history) if history is not None else None
     if opened is None:
         return RunPlan(config, estimate=estimate, peak=peak)
     learnt = learn and peak is None
+    floor = machine_floor(opened, device_kind)
     return RunPlan(
         config,
-        floor=machine_floor(opened, device_kind),
+        floor=floor,
         estimate=estimate,
         peak=peak,
         earlier_ceilings=session_ceilings_of(opened, device_kind) if learnt else {},
         priors=history_priors(opened, config, device_kind) if learn else {},
+        prediction=history_prediction(opened, config, device_kind, floor) if learn else None,
     )

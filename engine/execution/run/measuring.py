@@ -11,6 +11,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from engine.analysis.ceiling import run_ceiling
+from engine.analysis.prediction import prediction_words
 from engine.analysis.session_ceiling import Earlier
 from engine.catalogue.catalog import (
     not_installed_note,
@@ -42,7 +43,15 @@ from engine.measure.cache_ceilings import LevelProber
 from engine.measure.peak import Peak, Probe
 from engine.measure.run_clock import PhaseClock
 from engine.results.codec import result_to_dict
-from engine.results.events import Done, Phase, Progress, Started, VariantDone, VariantResult
+from engine.results.events import (
+    Done,
+    Phase,
+    Predicted,
+    Progress,
+    Started,
+    VariantDone,
+    VariantResult,
+)
 from engine.results.formatting import one_line
 from engine.results.model import StrategyResult
 from engine.results.run_result import RunResult
@@ -107,6 +116,8 @@ class Measuring:
         self.llc_bytes, self.llc_source = last_level_cache_bytes()
         self.variants = plan_variants(config, own.kind)
         emit(Started(tuple(variant_name(s, x) for s, x in self.variants)))
+        if plan.prediction is not None:  # before any sample: the history's word, said so
+            emit(Predicted(prediction_words(plan.prediction)))
         self.copies = memory.cold_copies(config, self.llc_bytes)
         self.estimate = plan.estimate
         if self.estimate is None:  # refused before any process starts
@@ -280,6 +291,7 @@ class Measuring:
             noise_floor=plan.floor,
             timings={**self.clock.timings(), **time_split(results)},
             measured_here=True,
+            prediction=dict(plan.prediction) if plan.prediction is not None else None,
         )
 
 

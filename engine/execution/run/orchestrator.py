@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.analysis.prediction import outcome
 from engine.execution.plan.run_plan import RunPlan
 from engine.execution.run.measuring import Measuring
 from engine.execution.run.own_process import OwnProcess
@@ -58,9 +59,18 @@ def measure(plan: RunPlan, own: OwnProcess, progress: Progress | None = None) ->
     own.release()
     result = run.record(record, results)
     restate_eliminations(result)  # each elimination's words, true of the final record
+    judge_prediction(result)
     if run.interrupted:
         raise RunInterrupted(result)
     return result
+
+
+def judge_prediction(result: RunResult) -> None:
+    """The prediction's outcome, from the run's own verdict (never the other way round)."""
+    if result.prediction is not None and "winner" in result.prediction:
+        found = outcome(result.prediction, result.winner_dict(), result.results)
+        if found is not None:
+            result.prediction = {**result.prediction, "outcome": found}
 
 
 def run_benchmark(

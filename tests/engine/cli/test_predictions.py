@@ -1,0 +1,85 @@
+"""The answer before measuring, through the command line: said before the samples, kept
+apart from the measured record with its outcome, and counted per machine by `history
+predictions`; a store of the first version gets the record's columns when a writer opens it."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from engine.storage.history import History
+from engine.storage.schema import SCHEMA_VERSION, SQLITE, TABLES
+from tests.cli import run_cli
+from tests.factories import make_run
+
+SMALL = ("--matrices", "200", "--dim", "12", "--strategy", "numpy,numpy_einsum")
+SMALL += ("--repeats", "6", "--time-budget", "2", "--progress", "none")
+
+
+def test_a_run_says_the_historys_prediction_and_keeps_it_apart_from_its_measurements(tmp_path):
+    history = ("--history", str(tmp_path / "h.sqlite3"))
+    first = run_cli("run", *SMALL, *history, "--json", str(tmp_path / "a.json"))
+    assert first.returncode == 0, first.stderr
+    assert "no prediction: no run of this kind" in first.stdout
+    for name in ("b.json", "c.json"):
+        again = run_cli("run", *SMALL, *history, "--json", str(tmp_path / name))
+        assert again.returncode == 0, again.stderr
+    assert "predicted from this machine's history, not measured: " in again.stdout
+    data = json.loads((tmp_path / "c.json").read_text())
+    found = data["prediction"]
+    assert found["winner"] in {"numpy", "numpy_einsum"} and found["source"].startswith("exact")
+    assert set(found["outcome"]) == {
+        "confirmed",
+        "measured_winner",
+        "time_error",
+        "within_interval",
+    }
+    assert found["outcome"]["measured_winner"] == data["winner"]["variant"]
+    assert all("prediction" not in entry for entry in data["results"])  # never a measurement
+    record = json.loads(run_cli("history", "predictions", *history, "--json").stdout)
+    assert [(r["made"], r["device_kind"]) for r in record] == [(2, "CPU")]
+    said = run_cli("history", "predictions", *history).stdout
+    assert "of 2 predictions confirmed" in said
+
+
+def test_an_imported_files_prediction_counts_for_nothing(tmp_path):
+    run = make_run()
+    run.prediction = {"winner": "einsum", "outcome": {"confirmed": True, "time_error": 0.0}}
+    run.measured_here = False  # a file that does not verify here
+    store = History(tmp_path / "h.sqlite3")
+    store.add_run(run)
+    assert store.prediction_records() == []
+
+
+def test_a_first_version_store_gets_the_records_columns_when_a_writer_opens_it(tmp_path):
+    path = tmp_path / "old.sqlite3"
+    with sqlite3.connect(path) as conn:
+        for table, _, columns in TABLES:
+            kept = [c for c in columns if not c[0].startswith("prediction_")]
+            body = ", ".join(
+                f"{name} {getattr(SQLITE, kind)} {rule.format(now=SQLITE.now)}"
+                for name, kind, rule in kept
+            )
+            conn.execute(f"CREATE TABLE {table} ({body})")
+        conn.execute("PRAGMA user_version = 1")
+    store = History(path)
+    store.add_run(make_run())
+    with sqlite3.connect(path) as conn:
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+    assert {"prediction_confirmed", "prediction_error"} <= columns and version == SCHEMA_VERSION
+
+
+def test_a_first_version_team_store_is_migrated_once(postgres_url):
+    import psycopg
+
+    History(postgres_url)  # made at this version, then taken back to the first
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute("ALTER TABLE runs DROP COLUMN prediction_confirmed")
+        conn.execute("ALTER TABLE runs DROP COLUMN prediction_error")
+        conn.execute("DELETE FROM matvec_schema WHERE version > 1")
+    store = History(postgres_url)
+    store.add_run(make_run())
+    with psycopg.connect(postgres_url) as conn:
+        versions = [row[0] for row in conn.execute("SELECT version FROM matvec_schema")]
+    assert versions == [1, 2] and store.prediction_records() == []
