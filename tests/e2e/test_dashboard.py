@@ -266,3 +266,18 @@ def test_a_click_as_the_server_starts_shows_a_first_look_then_the_runs_own_answe
 
     (stored,) = History(history).all_runs()  # the run's only: the look stored nothing
     assert {r.variant for r in stored.results} == {"while_loop", "einsum", "numpy"}
+
+
+def test_a_second_run_shows_what_the_history_predicted_beside_what_it_measured(page, server):
+    """The answer before measuring: the second run of a problem says what this machine's
+    history predicted (marked as predicted), and after its own answer, how that fared."""
+    link = f"{server}/?matrices=40&dim=6&repeats=4&warmup=0&strategy=numpy,numpy_einsum"
+    for _ in range(2):
+        wait_for_app(page, link)
+        settled(page)
+        page.get_by_role("button", name="Run benchmark").click()
+        page.get_by_text("The fastest way").wait_for(timeout=TIMEOUT_MS)
+        settled(page)
+    said = page.get_by_text(re.compile(r"^Before measuring, predicted from this machine's history"))
+    said.wait_for(timeout=30_000)
+    assert "not measured" in said.inner_text() and "Measured: " in said.inner_text()

@@ -72,7 +72,10 @@ def prepare_peer_variant(
 ) -> Prepared:
     """One variant built, called, warmed and checked; one the history shows far slower than
     the best here (`priors`) is prepared for its one confirming block, in a single process.
-    `own_ceiling`: the process probed its own device (an accelerator), its results' ceiling."""
+    `own_ceiling`: the process probed its own device (an accelerator), its results' ceiling.
+    In modes replicated and sharded the batch is split over replicas (`prepare_split_variant`)."""
+    if request.config.mode != "single":
+        return prepare_split_variant(runtime, request.config, inputs, variant)
     strategy, option = variant
     name = variant_name(*variant)
     one = capabilities.process_count(runtime) <= 1
@@ -168,10 +171,12 @@ def run(request: PeerRequest, write: Callable[[dict[str, Any]], None]) -> dict[s
     if not elsewhere and {variant_name(*v) for v in variants} <= set(priors):
         priors = {}  # nothing here to judge a confirming block against
     order.enter("prepare")
-    prepared = [
-        prepared_variant(runtime, request, inputs, variant, priors, bool(memory_before), emit)
-        for variant in variants
-    ]
+    prepared = []
+    for variant in variants:
+        emit(VariantStarted(variant_name(*variant)))
+        prepared.append(
+            prepare_peer_variant(runtime, request, inputs, variant, priors, bool(memory_before))
+        )
     order.enter("sample")
     emit(Phase(f"sampling ({framework}, {config.order})"))
     record = sampled(runtime, request, prepared, priors, elsewhere, emit)
@@ -219,23 +224,6 @@ def released(
     for item in prepared:  # the kernels hold the device's inputs
         item.sampler = item.finish = None
     return environment
-
-
-def prepared_variant(
-    runtime: Any,
-    request: PeerRequest,
-    inputs: Any,
-    variant: tuple[str, str],
-    priors: dict[str, Any],
-    probed: bool,
-    emit: Callable[[Event], None],
-) -> Prepared:
-    """One variant prepared in this process: split over replicas in modes replicated and
-    sharded, else as a single variant (a confirming one for one block)."""
-    emit(VariantStarted(variant_name(*variant)))
-    if request.config.mode != "single":
-        return prepare_split_variant(runtime, request.config, inputs, variant)
-    return prepare_peer_variant(runtime, request, inputs, variant, priors, probed)
 
 
 def sampled(

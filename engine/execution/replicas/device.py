@@ -50,16 +50,14 @@ class SplitVariant:
     variant: tuple[str, str]
     build: Callable[[], Callable[..., Any]]
 
+    def parts(self) -> tuple[BenchConfig, Sequence[Any], tuple[Any, Any], np.ndarray, Any]:
+        """(config, timed, check, reference, build): what both ways of splitting read."""
+        return self.config, self.timed, self.check, self.reference, self.build
+
 
 def prepare_over_devices(runtime: Any, devices: list[Any], split: SplitVariant) -> Prepared:
     """Build, first-call, warm up and check one variant laid out over `devices`."""
-    config, timed, check, reference, build = (
-        split.config,
-        split.timed,
-        split.check,
-        split.reference,
-        split.build,
-    )
+    config, timed, check, reference, build = split.parts()
     strategy, option = split.variant
     result = blank_result(config, strategy, option, "ok")
     try:

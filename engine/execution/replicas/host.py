@@ -124,13 +124,7 @@ def replica_gpus(runtime: Runtime, count: int) -> list[Any] | None:
 def prepare_host_replicas(runtime: Runtime, split: SplitVariant) -> Prepared:
     """Build, first-call, warm up and check one variant split over `config.replicas` threads
     (or laid over the framework's own devices, where it has them)."""
-    config, timed, check, reference, build = (
-        split.config,
-        split.timed,
-        split.check,
-        split.reference,
-        split.build,
-    )
+    config, timed, check, reference, build = split.parts()
     strategy, option = split.variant
     result = blank_result(config, strategy, option, "ok")
     reason = runtime.unsupported(config.dtype) or why_not(strategy)
