@@ -103,8 +103,9 @@ class Job(TrackedRun):
         return cls("run", [*cli_args(config), f"--repetitions={repetitions}"], config=config)
 
     @classmethod
-    def for_sweep(cls, spec: SweepSpec) -> Job:
-        return cls("sweep", sweep_cli_args(spec))
+    def for_sweep(cls, spec: SweepSpec, fill_gaps: int = 0) -> Job:
+        gaps = [f"--fill-gaps={fill_gaps}"] if fill_gaps else []
+        return cls("sweep", [*sweep_cli_args(spec), *gaps])
 
     def cancel(self) -> None:
         """End the worker (and anything it started); the dashboard stays usable."""

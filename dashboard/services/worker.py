@@ -312,9 +312,10 @@ def start_run(config: BenchConfig, repetitions: int = 1, device_kind: str = "CPU
     return POOL.run(config, accelerator)
 
 
-def start_sweep(spec: SweepSpec, device_kind: str = "CPU") -> Job:
-    """A sweep in a fresh process; on an accelerator the warm workers end first, since the
-    process that opened the device holds it."""
+def start_sweep(spec: SweepSpec, device_kind: str = "CPU", fill_gaps: int = 0) -> Job:
+    """A sweep in a fresh process (`fill_gaps`: only that many points, those the history
+    predicts least); on an accelerator the warm workers end first, since the process that
+    opened the device holds it."""
     if device_kind != "CPU":
         POOL.end_all()
-    return Job.for_sweep(spec)
+    return Job.for_sweep(spec, fill_gaps)

@@ -74,13 +74,22 @@ with st.form("sweep_form"):
     raw["repeats"] = number("repeats", "Samples per point", columns[1])
     raw["warmup"] = number("warmup", "Warm-up calls", columns[2])
     raw["label"] = columns[3].text_input("Label", "", max_chars=field_setting("label").max_chars)
+    gaps = st.number_input(
+        "Fill gaps: run only this many of the points, those the history predicts least (0: all)",
+        0,
+        100_000,
+        0,
+        key="sweep_fill_gaps",
+        help="The points whose prediction from this machine's history says least (none made, "
+        "or the widest interval) are the ones a next question on this grid most needs.",
+    )
     submitted = st.form_submit_button(
         "Run sweep", type="primary", disabled="sweep_job" in st.session_state
     )
 if submitted:
     try:
         spec = SweepSpec.from_raw(raw)
-        page_jobs.start("sweep_job", worker.start_sweep(spec, device_kind()))
+        page_jobs.start("sweep_job", worker.start_sweep(spec, device_kind(), int(gaps)))
         st.session_state.pop("sweep_outcome", None)
     except ConfigError as error:
         st.error(plain(f"Sweep refused: {error}"))

@@ -92,6 +92,8 @@ class Prediction:
     source: str
     runs_used: int
     record: TrackRecord
+    # whose history: this machine's, or (a team store) machines of the same kind, said so
+    whose: str = "this machine's history"
 
     def words(self) -> str:
         """ "predicted from this machine's history, not measured: numpy (18.1 µs, 15.2–21.5),
@@ -99,7 +101,7 @@ class Prediction:
         low, mid, high = self.times_s[self.winner]
         tied = f", tied with {', '.join(self.tied_with)}" if self.tied_with else ""
         return (
-            f"predicted from this machine's history, not measured: {self.winner} fastest "
+            f"predicted from {self.whose}, not measured: {self.winner} fastest "
             f"({seconds(mid)}, {seconds(low)}–{seconds(high)}){tied}; {self.source}; "
             f"{self.record.words()}"
         )
@@ -112,6 +114,7 @@ class Prediction:
             "source": self.source,
             "runs_used": self.runs_used,
             "record": self.record.to_dict(),
+            "whose": self.whose,
         }
 
 
@@ -148,13 +151,14 @@ class Point:
     median_s: float
 
 
-def points_of(runs: Iterable[Any], config: BenchConfig) -> list[Point]:
+def points_of(runs: Iterable[Any], config: BenchConfig, reported: bool = False) -> list[Point]:
     """Every correct, timed result of `runs` of a variant `config` runs (its strategies; +xla
-    variants only when it asks for them), measured here (a reported run predicts nothing)."""
+    variants only when it asks for them), measured here (a reported run predicts nothing,
+    unless `reported`: other machines' runs in a team store, said as theirs)."""
     wanted = set(config.strategies)
     found = []
     for run in runs:
-        if getattr(run, "reported_by", None):
+        if getattr(run, "reported_by", None) and not reported:
             continue
         c = run.config
         for entry in run.results:
@@ -225,14 +229,16 @@ def predict(
     *,
     floor_log_sd: float = MIN_LOG_SD,
     margin: float = DEFAULT_MARGIN,
+    whose: str = "",
 ) -> Prediction | NoPrediction:
     """The run's predicted answer from `runs` (this machine's runs of the same dtype, mode,
-    replicas and cache), or why there is none."""
+    replicas and cache; with `whose`, other machines' of the same kind, named so), or why
+    there is none."""
     if config.kernels:
         return NoPrediction("a user's kernel is measured fresh, never predicted")
     if config.search:
         return NoPrediction("a search tries points the history may not have")
-    points = points_of(runs, config)
+    points = points_of(runs, config, reported=bool(whose))
     if not points:
         return NoPrediction("no run of this kind (dtype, mode, cache) on this machine yet")
     target = (config.matrices, config.dim, config.columns)
@@ -270,7 +276,8 @@ def predict(
         if kinds == {"model"}
         else f"{len(exact_runs)} run(s) of this problem and a cost fit over {len(runs)}"
     )
-    return Prediction(winner, tied, times, source, len(runs), record)
+    said = whose or "this machine's history"
+    return Prediction(winner, tied, times, source, len(runs), record, said)
 
 
 def outcome(
@@ -321,9 +328,28 @@ def prediction_words(prediction: Mapping[str, Any]) -> str:
         TrackRecord(
             **prediction.get("record", {"made": 0, "confirmed": 0, "median_time_error": None})
         ),
+        str(prediction.get("whose", "this machine's history")),
     ).words()
     found = prediction.get("outcome")
     if not found:
         return made
     said = "confirmed" if found.get("confirmed") else "not confirmed"
     return f"{made}. Measured: {found.get('measured_winner')}, {said}"
+
+
+def weakness(prediction: Prediction | NoPrediction) -> float:
+    """How little a prediction says, for choosing the points that would most improve the
+    history's: none made is the weakest (inf); else the widest interval of its variants, as
+    log(high / low)."""
+    if isinstance(prediction, NoPrediction):
+        return math.inf
+    return max(math.log(high / low) for low, _, high in prediction.times_s.values())
+
+
+def weakest(
+    configs: Sequence[BenchConfig], runs_of: Any, record: TrackRecord, count: int
+) -> list[BenchConfig]:
+    """The `count` configs whose prediction from the history (`runs_of(config)`: the runs a
+    prediction of it reads) says least, weakest first: the points a sweep that fills gaps runs."""
+    ranked = sorted(configs, key=lambda c: -weakness(predict(c, runs_of(c), record)))
+    return ranked[:count]

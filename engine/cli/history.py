@@ -25,6 +25,7 @@ from engine.storage.history_file import check_history_path, check_history_readab
 
 EXIT_OK, EXIT_SLOWER, EXIT_INVALID = 0, 1, 2
 LIMIT = Setting(kind="int", help="", label="", limits=(1, 10_000_000))
+GAPS = Setting(kind="int", help="", label="", limits=(1, 100_000))
 
 
 def command_sweep(args: argparse.Namespace) -> int:
@@ -34,6 +35,8 @@ def command_sweep(args: argparse.Namespace) -> int:
     from engine.storage.run_queue import RunQueue
 
     spec = SweepSpec.from_raw(with_default_strategies(raw_settings(args)))
+    fill = getattr(args, "fill_gaps", None)
+    gaps = GAPS.parse("fill-gaps", fill) if fill is not None else 0
     if args.json_path:
         check_output_file("json", args.json_path)
     history = History(check_history_path(args.history))
@@ -47,7 +50,7 @@ def command_sweep(args: argparse.Namespace) -> int:
 
     try:
         with RunQueue().turn(on_wait=lambda p: progress(Queued(p))):
-            outcome = run_sweep(spec, history, progress)
+            outcome = run_sweep(spec, history, progress, fill_gaps=gaps)
     except KeyboardInterrupt:  # Ctrl-C: the finished points are stored; say so, and where
         return interrupted_sweep(spec, history, args)
     runs = history.sweep_runs(outcome.sweep_id)
@@ -56,9 +59,14 @@ def command_sweep(args: argparse.Namespace) -> int:
     if args.progress == "jsonl":
         progress(ResultWritten(outcome.sweep_id, args.json_path))
         return no_correct_code(runs) if runs else EXIT_OK
+    later = (
+        f", {outcome.left_for_later} left for later (the history predicts them best)"
+        if outcome.left_for_later
+        else ""
+    )
     print(
         f"sweep {outcome.sweep_id}: {counted(outcome.points, 'point')}, ran {outcome.ran}, "
-        f"{outcome.skipped_done} already done, history {history.name}"
+        f"{outcome.skipped_done} already done{later}, history {history.name}"
     )
     for line in outcome.refused:
         print(f"  refused {line}")

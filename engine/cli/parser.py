@@ -157,6 +157,13 @@ def _add_sweep_parser(commands: Any) -> None:
     sweep = commands.add_parser("sweep", help="run a grid of configs, saving each point")
     add_config_flags(sweep, lists=True)
     sweep.add_argument("--json", dest="json_path", default=None, help="write all runs here")
+    sweep.add_argument(
+        "--fill-gaps",
+        default=None,
+        metavar="K",
+        help="run only the K points not yet stored whose prediction from the history says "
+        "least (none made first, then the widest interval): the gaps a next question needs",
+    )
     add_progress_flag(sweep)
     add_history_flag(sweep)
 

@@ -177,6 +177,7 @@ class SweepDone(Event):
     ran: int
     skipped_done: int
     refused: tuple[str, ...] = ()
+    left_for_later: int = 0  # points a sweep that fills gaps did not run this time
 
 
 EVENT_TYPES: dict[str, type[Event]] = {

@@ -31,6 +31,7 @@ from engine.storage.run_rows import (
     CEILING_COLUMNS,
     LIST_COLUMNS,
     PROBLEM_COLUMNS,
+    REPORTED,
     RUN_ROW_COLUMNS,
     RunFilter,
     best_of,
@@ -41,7 +42,6 @@ from engine.storage.run_rows import (
 )
 from engine.storage.store import frame_of, open_store
 
-REPORTED = "reported"  # `source` of a run stored without this machine's attestation
 LIKE_RUNS = 20
 # The columns of a problem's kind, at any shape: what a prediction's runs share.
 FAMILY_COLUMNS = (

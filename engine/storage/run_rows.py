@@ -37,6 +37,7 @@ LIST_COLUMNS = (
 
 
 # A run's row as `History.add_run` stores it, in its order.
+REPORTED = "reported"  # `source` of a run stored without this machine's attestation
 RUN_ROW_COLUMNS = (
     "run_id",
     "created_at",

@@ -8,9 +8,13 @@ run.
 from __future__ import annotations
 
 import platform
+from collections.abc import Callable
 from typing import Any
 
+from engine.machine.host import cpu_model
+from engine.machine.words import counted
 from engine.measure.uncertainty import NoiseFloor
+from engine.results.run_result import RunResult
 from engine.run_settings.config import BenchConfig
 
 
@@ -74,15 +78,42 @@ def history_prediction(
     history: Any, config: BenchConfig, device_kind: str, floor: NoiseFloor
 ) -> dict[str, Any] | None:
     """What this machine's history predicts for `config` (`analysis/prediction.py`), made or
-    not (why not, then), as the record keeps it; None where the history cannot be read."""
-    from engine.analysis.prediction import predict
+    not (why not, then), as the record keeps it; where this machine has none, what machines of
+    its kind in the store (a team's) predict, said as theirs. None where the history cannot be
+    read."""
+    from engine.analysis.prediction import NoPrediction, predict
 
     opened = usable_history(history)
     if opened is None:
         return None
+    host = platform.node()
     try:
-        runs = opened.family_runs(config, platform.node(), device_kind, PREDICTION_RUNS)
-        record = opened.prediction_record(platform.node(), device_kind)
+        record = opened.prediction_record(host, device_kind)
+        runs = opened.family_runs(config, host, device_kind, PREDICTION_RUNS)
+        made = predict(config, runs, record, floor_log_sd=floor.between_run_log_sd)
+        if isinstance(made, NoPrediction) and not runs:
+            same_kind = machine_of_kind(opened, device_kind)
+            theirs = opened.kind_runs(config, host, device_kind, same_kind, PREDICTION_RUNS)
+            if theirs:
+                machines = counted(len({r.environment.hostname for r in theirs}), "other machine")
+                whose = f"the history of {machines} of this kind"
+                made = predict(
+                    config, theirs, record, floor_log_sd=floor.between_run_log_sd, whose=whose
+                )
     except (OSError, ValueError):
         return None
-    return predict(config, runs, record, floor_log_sd=floor.between_run_log_sd).to_dict()
+    return made.to_dict()
+
+
+def machine_of_kind(history: Any, device_kind: str) -> Callable[[RunResult], bool]:
+    """Whether a stored run was measured on a machine of this one's kind: the same processor
+    on a CPU; on an accelerator, the same devices as this machine's newest run on it (none
+    without one: a device's name is known only once a framework opened it)."""
+    if device_kind == "CPU":
+        model = cpu_model()
+        return lambda run: run.environment.cpu_model == model
+    newest = history.newest_run(platform.node(), device_kind)
+    if newest is None:
+        return lambda run: False
+    devices = sorted(newest.environment.devices)
+    return lambda run: sorted(run.environment.devices) == devices

@@ -15,13 +15,16 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import platform
 import time
 from collections.abc import Iterable
 from datetime import datetime, timezone
 from typing import Any
 
 from engine.analysis.history_prior import Prior, for_more_matrices, point_priors
+from engine.analysis.prediction import weakest
 from engine.execution.peers.pool import kept_peers
+from engine.execution.plan.history_reads import PREDICTION_RUNS
 from engine.execution.plan.run_plan import RunPlan, plan_run
 from engine.execution.run.orchestrator import measure
 from engine.execution.run.start import start_run
@@ -29,6 +32,7 @@ from engine.machine.accelerators import probe_kind
 from engine.measure import memory
 from engine.results.events import (
     Event,
+    Phase,
     Progress,
     Started,
     SweepDone,
@@ -44,8 +48,12 @@ from engine.run_settings.config import BenchConfig
 from engine.run_settings.sweep import SweepSpec
 
 
-def run_sweep(spec: SweepSpec, history: Any, progress: Progress | None = None) -> SweepDone:
-    """Run every point not yet stored for this sweep; the returned event counts them."""
+def run_sweep(
+    spec: SweepSpec, history: Any, progress: Progress | None = None, fill_gaps: int = 0
+) -> SweepDone:
+    """Run every point not yet stored for this sweep; the returned event counts them.
+    `fill_gaps`: only that many of them, those whose prediction from the history says least
+    (none made first, then the widest interval: `prediction.weakest`), said as a phase."""
     emit = progress or silent
     points = spec.points()
     sweep_id = spec.sweep_id
@@ -58,6 +66,10 @@ def run_sweep(spec: SweepSpec, history: Any, progress: Progress | None = None) -
     )
     done = history.done_points(sweep_id)
     todo = [p for p in points if spec.point_key(p) not in done]
+    waiting = len(todo)
+    if fill_gaps and fill_gaps < len(todo):
+        todo = gaps_to_fill(todo, history, fill_gaps)
+        emit(Phase(f"filling gaps: the {len(todo)} points the history predicts least"))
     emit(SweepStarted(sweep_id, len(points), len(todo)))
     own = start_run(
         dict.fromkeys(name for point in points for name in point.strategies),
@@ -88,11 +100,28 @@ def run_sweep(spec: SweepSpec, history: Any, progress: Progress | None = None) -
         sweep_id=sweep_id,
         points=len(points),
         ran=len(todo) - len(refused),
-        skipped_done=len(points) - len(todo),
+        skipped_done=len(points) - waiting,
         refused=tuple(refused),
+        left_for_later=waiting - len(todo),
     )
     emit(outcome)
     return outcome
+
+
+def gaps_to_fill(todo: list[BenchConfig], history: Any, count: int) -> list[BenchConfig]:
+    """The `count` points of `todo` whose prediction from this machine's history says least,
+    in the grid's order (`analysis/prediction.py`)."""
+    host, kind = platform.node(), probe_kind()
+    families: dict[tuple[Any, ...], list[RunResult]] = {}
+
+    def runs_of(config: BenchConfig) -> list[RunResult]:
+        family = (config.dtype, config.mode, config.replicas, config.cache)
+        if family not in families:
+            families[family] = history.family_runs(config, host, kind, PREDICTION_RUNS)
+        return families[family]
+
+    chosen = {id(c) for c in weakest(todo, runs_of, history.prediction_record(host, kind), count)}
+    return [config for config in todo if id(config) in chosen]
 
 
 class SmallerPoints:

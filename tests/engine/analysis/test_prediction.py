@@ -17,6 +17,8 @@ from engine.analysis.prediction import (
     predict,
     prediction_words,
     track_record,
+    weakest,
+    weakness,
 )
 from engine.measure.roofline import traffic_bytes
 from engine.run_settings.config import BenchConfig
@@ -114,3 +116,13 @@ def test_a_reported_run_or_a_user_kernel_is_never_a_prediction_source():
     for run in runs:
         run.measured_here = False  # files that do not verify here
     assert isinstance(predict(config(1000, 32), runs, NONE), NoPrediction)
+
+
+def test_the_points_a_sweep_fills_first_are_those_the_history_predicts_least():
+    runs = history([(1000, 32)] * 8 + [(4000, 32)] * 2 + [(m, 16) for m in (100, 10000)])
+    many, few, beyond = config(1000, 32), config(4000, 32), config(50000, 32)
+    assert weakness(predict(beyond, runs, NONE)) == math.inf  # no prediction at all
+    assert weakness(predict(few, runs, NONE)) > weakness(predict(many, runs, NONE))
+    grid = [many, few, beyond]
+    assert weakest(grid, lambda _: runs, NONE, 2) == [beyond, few]
+    assert weakest(grid, lambda _: runs, NONE, 3)[-1] == many

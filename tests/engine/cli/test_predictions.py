@@ -83,3 +83,26 @@ def test_a_first_version_team_store_is_migrated_once(postgres_url):
     with psycopg.connect(postgres_url) as conn:
         versions = [row[0] for row in conn.execute("SELECT version FROM matvec_schema")]
     assert versions == [1, 2] and store.prediction_records() == []
+
+
+GRID = ("--matrices", "50,100,200", "--dim", "8", "--strategy", "numpy,numpy_einsum")
+GRID += ("--repeats", "5", "--time-budget", "1", "--progress", "none")
+
+
+def test_a_sweep_that_fills_gaps_runs_only_the_points_the_history_predicts_least(tmp_path):
+    history = ("--history", str(tmp_path / "h.sqlite3"))
+    refused = run_cli("sweep", *GRID, *history, "--fill-gaps", "0")
+    assert refused.returncode == 2 and "fill-gaps" in refused.stderr.strip().splitlines()[-1]
+    first = run_cli(
+        "sweep", *GRID, *history, "--fill-gaps", "2", "--json", str(tmp_path / "a.json")
+    )
+    assert first.returncode == 0, first.stderr
+    assert "ran 2, 0 already done, 1 left for later (the history predicts" in first.stdout
+    ran = {r["config"]["matrices"] for r in json.loads((tmp_path / "a.json").read_text())["runs"]}
+    # nothing predicted yet: the grid's order; the remaining point lies outside the range
+    # the two measured span, so nothing predicts it and it comes next
+    assert ran == {50, 100}
+    rest = run_cli("sweep", *GRID, *history, "--fill-gaps", "2", "--json", str(tmp_path / "b.json"))
+    assert rest.returncode == 0, rest.stderr
+    data = json.loads((tmp_path / "b.json").read_text())
+    assert sorted(r["config"]["matrices"] for r in data["runs"]) == [50, 100, 200]
