@@ -21,7 +21,10 @@ Run from the repository root of a checkout on that machine:
    runs them.
 3. A one-screen summary (`summary.txt`): per shape, each variant's median, synced against
    dispatch-only time, GB/s and its fraction of the read bandwidth measured on the device it
-   ran on, correctness and why sampling stopped; and every ceiling probe.
+   ran on, correctness and why sampling stopped; its host against device time (CUDA events
+   around each block), its warm, graph-replay and flushed-L2 forms, its clocks and throttled
+   blocks (NVML: carry the nvidia-ml-py wheel in `--wheels` where the box lacks it) and its
+   share of the speed of light (docs/timing.md, "Device time"); and every ceiling probe.
 """
 
 from __future__ import annotations
@@ -248,7 +251,8 @@ def main() -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "TF_CPP_MIN_LOG_LEVEL": "3"}
     paths = [str(ROOT)]
-    if missing_modules() and args.wheels.is_dir():
+    wanted = missing_modules() or importlib.util.find_spec("pynvml") is None  # clocks: optional
+    if wanted and args.wheels.is_dir():
         target = args.out / "site"
         install_wheels(args.wheels, target)
         paths.append(str(target))

@@ -31,6 +31,8 @@ def show(result: RunResult) -> RunView:
     display(Markdown("### The fastest way\n\n" + view.answer))
     if view.code:
         display(Markdown(f"```python\n{view.code}\n```"))
+    if view.light:
+        print(view.light)
     if view.simplest and view.simplest_code:
         print(f"The simplest of the tied strategies, {view.simplest}:")
         display(Markdown(f"```python\n{view.simplest_code}\n```"))

@@ -20,7 +20,14 @@ from dashboard.tables.search import search_table
 from dashboard.text.controls import in_page_words
 from dashboard.text.explain import answer_for
 from engine.analysis.prediction import prediction_words
-from engine.results.formatting import grouped_notes, reported_words, took_line
+from engine.results.codec import run_entries
+from engine.results.formatting import (
+    grouped_notes,
+    reported_words,
+    sentence,
+    speed_of_light_line,
+    took_line,
+)
 from engine.results.run_result import RunResult
 from engine.results.search import search_summary
 
@@ -59,6 +66,8 @@ class RunView:
     # What the history predicted before the run measured, and how it fared: the history's
     # word, shown apart from the measured answer (None: no prediction was asked).
     prediction: str | None = None
+    # The problem's speed of light on the run's device, and the winner's share of it.
+    light: str | None = None
 
 
 def build(result: RunResult) -> RunView:
@@ -98,6 +107,7 @@ def build(result: RunResult) -> RunView:
         simplest=simplest,
         simplest_code=result.code_for(simplest) if simplest else None,
         prediction=prediction_words(result.prediction) if result.prediction else None,
+        light=light_words(result, chosen),
         summary=summary,
         table=table,
         failures=failures,
@@ -113,6 +123,14 @@ def build(result: RunResult) -> RunView:
         figures=figures,
         why_figures=why_charts.why_figures(profiles) if not profiles.empty else {},
     )
+
+
+def light_words(result: RunResult, chosen: dict[str, Any] | None) -> str | None:
+    """The speed of light line (`formatting.speed_of_light_line`), as a sentence that points at
+    each variant's share of it."""
+    entries = run_entries(result)
+    line = speed_of_light_line(result.speed_of_light(), entries, (chosen or {}).get("variant"))
+    return f"{sentence(line)} (each variant's share: % roofline)." if line else None
 
 
 def _failures_and_notes(table: pd.DataFrame) -> tuple[list[str], list[str]]:

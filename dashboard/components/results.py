@@ -85,6 +85,8 @@ def show_answer(view: RunView) -> None:
     if view.simplest:
         st.caption(plain(f"The simplest of the tied strategies, {view.simplest}:"))
         st.code(view.simplest_code or NO_SOURCE, language="python")
+    if view.light:
+        st.caption(plain(view.light))
     if view.prediction:  # the history's word before measuring, apart from the measured answer
         st.caption(plain(f"Before measuring, {view.prediction}."))
 

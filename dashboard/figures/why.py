@@ -15,24 +15,41 @@ def _profiled(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def time_split(frame: pd.DataFrame) -> go.Figure:
-    """Per call: time in ops and time outside them (Python, dispatch, idle), stacked from 0."""
-    title = "Where a call's time goes (profiled, ms per call)"
+    """Per timed call: its time in ops (with the op time's 95% interval) and the rest
+    (launch, dispatch, synchronisation, Python), stacked from 0."""
+    title = "Where a call's time goes (ms per call)"
     shown = _profiled(frame)
     if shown.empty:
         return empty(title, "no profiled variant")
     fig = go.Figure()
+    op_ms = shown["op_time_s"] * 1e3
+    below, above = _reach(shown["op_ci_s"], op_ms)
     fig.add_bar(
-        x=shown["variant"], y=shown["op_time_s"] * 1e3, name="in ops", marker_color=OK_COLOR
+        x=shown["variant"],
+        y=op_ms,
+        name="in ops",
+        marker_color=OK_COLOR,
+        error_y={"type": "data", "symmetric": False, "array": above, "arrayminus": below},
     )
     fig.add_bar(
         x=shown["variant"],
         y=shown["host_time_s"] * 1e3,
-        name="outside ops (Python, dispatch, idle)",
+        name="the rest (launch, dispatch, sync, Python)",
         marker_color=SECOND_COLOR,
     )
     fig.update_layout(**LAYOUT, title=title, barmode="stack", yaxis_title="ms per call")
     fig.update_yaxes(rangemode="tozero")
     return fig
+
+
+def _reach(intervals: pd.Series, values_ms: pd.Series) -> tuple[list[float], list[float]]:
+    """Error bars below and above each value (ms) from its [low, high] seconds (0 without)."""
+    below, above = [], []
+    for interval, value in zip(intervals, values_ms, strict=True):
+        has = isinstance(interval, list | tuple) and len(interval) == 2
+        below.append(max(0.0, value - interval[0] * 1e3) if has else 0.0)
+        above.append(max(0.0, interval[1] * 1e3 - value) if has else 0.0)
+    return below, above
 
 
 def ops_per_call(frame: pd.DataFrame) -> go.Figure:

@@ -43,6 +43,8 @@ def run_sections(result: RunResult) -> list[str]:
                 f"{escape(view.simplest)}:</p>",
                 f"<pre><code>{escape(view.simplest_code or NO_SOURCE)}</code></pre>",
             ]
+    if view.light:
+        sections.append(f"<p class='muted'>{escape(view.light)}</p>")
     if view.search is not None:
         sections += ["<h2>The search</h2>", frame_table(view.search)]
     sections += ["<h2>Summary</h2>", frame_table(view.table)]

@@ -5,15 +5,19 @@ from __future__ import annotations
 import pandas as pd
 
 from engine.measure.memory import format_bytes
-from engine.results.formatting import format_number, format_seconds
+from engine.results.formatting import format_number, format_seconds, with_interval
+from engine.results.parts import ProfileSummary
 from engine.results.run_result import RunResult
 
 WHICH_TIME_IS_WHICH = (
-    "A few more calls of each variant after its samples, under TensorFlow's profiler: the "
-    "sampled timings are not perturbed by it. Timed median is the sampled call; profiled call "
-    "(wall) is the mean of the profiled calls, slower under the profiler and on a busy machine; "
-    "in ops (time some op was running, on any thread) and outside ops (Python, dispatch, idle) "
-    "split the profiled call, not the timed one."
+    "A few more calls of each variant after its samples, under its framework's profiler: the "
+    "sampled timings are not perturbed by it. Timed median is the sampled call, the time the "
+    "verdict judges (what a loop that calls the kernel pays). Call (wall), in ops and "
+    "the rest are medians over the profiled calls, each with its 95% interval, taken call by "
+    "call: in ops is TensorFlow's time some op ran on any thread, PyTorch's operators' self "
+    "time; the rest is launch, dispatch, synchronisation and Python. The profiled calls run "
+    "slower under the profiler. On a GPU the device's own time (CUDA events) splits the timed "
+    "blocks themselves."
 )
 
 PROFILE_COLUMNS = (
@@ -22,7 +26,10 @@ PROFILE_COLUMNS = (
     "ops_per_call",
     "op_time_s",
     "host_time_s",
+    "op_ci_s",
+    "host_ci_s",
     "wall_s",
+    "wall_ci_s",
     "median_s",
     "op_share",
     "tracing_count",
@@ -34,22 +41,36 @@ PROFILE_COLUMNS = (
 
 
 def profiles(result: RunResult) -> pd.DataFrame:
-    """One row per variant that has a profile (any status)."""
+    """One row per variant that has a profile (any status) or its device's own time (a GPU's
+    CUDA events, with or without a profile)."""
     rows = []
     for entry in result.results:
-        profile = entry.profile
+        profile = entry.profile or (
+            ProfileSummary("ok", op_source=entry.device_timer) if entry.device_samples_s else None
+        )
         if profile is None:
             continue
-        wall = (profile.op_time_s or 0.0) + (profile.host_time_s or 0.0)
-        share = profile.op_time_s / wall if profile.op_time_s is not None and wall else None
+        split = entry.time_split()
+        if split is not None:  # call by call, with intervals
+            op, rest, wall = split.op_s, split.overhead_s, split.host_s
+            op_ci, rest_ci, wall_ci = [
+                list(i) for i in (split.op_ci_s, split.overhead_ci_s, split.host_ci_s)
+            ]
+        else:  # a profile from before the split: the profiled calls' means
+            op, rest, wall = profile.op_time_s, profile.host_time_s, profile.wall_s
+            op_ci, rest_ci, wall_ci = None, None, None
+        share = op / wall if op is not None and wall else None
         rows.append(
             {
                 "variant": entry.variant,
                 "status": profile.status,
                 "ops_per_call": profile.ops_per_call,
-                "op_time_s": profile.op_time_s,
-                "host_time_s": profile.host_time_s,
-                "wall_s": profile.wall_s,
+                "op_time_s": op,
+                "host_time_s": rest,
+                "op_ci_s": op_ci,
+                "host_ci_s": rest_ci,
+                "wall_s": wall,
+                "wall_ci_s": wall_ci,
                 "median_s": entry.median_s,
                 "op_share": share,
                 "tracing_count": profile.tracing_count,
@@ -58,7 +79,7 @@ def profiles(result: RunResult) -> pd.DataFrame:
                 "first_call": first_call_text(profile.first_call),
                 "note": profile.error
                 or ("traced again while profiled" if profile.retraced else "")
-                or profiled_slower_note(profile.wall_s, entry.median_s)
+                or profiled_slower_note(wall, entry.median_s)
                 or profile.memory_note
                 or "",
             }
@@ -113,9 +134,13 @@ def display_profiles(frame: pd.DataFrame) -> pd.DataFrame:
             "profile": frame["status"],
             "ops per call": [format_number(v, ",.0f") for v in frame["ops_per_call"]],
             "timed median": [format_seconds(v) for v in frame["median_s"]],
-            "profiled call (wall)": [format_seconds(v) for v in frame["wall_s"]],
-            "in ops": [format_seconds(v) for v in frame["op_time_s"]],
-            "outside ops": [format_seconds(v) for v in frame["host_time_s"]],
+            "call (wall)": [
+                with_interval(v, i) for v, i in zip(frame["wall_s"], frame["wall_ci_s"])
+            ],
+            "in ops": [with_interval(v, i) for v, i in zip(frame["op_time_s"], frame["op_ci_s"])],
+            "the rest": [
+                with_interval(v, i) for v, i in zip(frame["host_time_s"], frame["host_ci_s"])
+            ],
             "share in ops": [format_number(v, ".0%") for v in frame["op_share"]],
             "tracings": [format_number(v, ".0f") for v in frame["tracing_count"]],
             "peak memory": [

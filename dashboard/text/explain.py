@@ -156,12 +156,18 @@ def profile_lines(profiles: pd.DataFrame | None, variant: str) -> list[str]:
     mine = _profile_of(profiles, variant)
     if mine is None:
         return []
-    lines = [
-        f"Profiled, `{variant}` executes {mine['ops_per_call']:,.0f} op(s) per call and spends "
-        f"{mine['op_share']:.0%} of its time in them ({format_seconds(mine['op_time_s'])} of "
-        f"{format_seconds(mine['op_time_s'] + mine['host_time_s'])}); the rest is Python, "
-        "dispatch and waiting."
-    ]
+    spent = f"{format_seconds(mine['op_time_s'])} of {format_seconds(mine['wall_s'])}"
+    if pd.isna(mine["ops_per_call"]):  # the device's own timer, no profile
+        lines = [
+            f"On the device, `{variant}` spends {mine['op_share']:.0%} of each timed block in "
+            f"its kernels ({spent} per call); the rest is launch and synchronisation."
+        ]
+    else:
+        lines = [
+            f"Profiled, `{variant}` executes {mine['ops_per_call']:,.0f} op(s) per call and "
+            f"spends {mine['op_share']:.0%} of its time in them ({spent}); the rest is Python, "
+            "dispatch and waiting."
+        ]
     if mine.get("first_call"):
         lines.append(f"A fresh copy's first call took {mine['first_call']}.")
     assert profiles is not None

@@ -42,6 +42,7 @@ CAPABILITY_NAMES = (
     "replica_gpus",
     "replica_devices",
     "compiler_preload",
+    "device_time",
 )
 
 # Install hints name each package with the version the numbers here were measured with

@@ -104,6 +104,22 @@ class PreloadsCompiler(Protocol):
         """Import the compiler's modules; nothing is compiled or timed."""
 
 
+@runtime_checkable
+class TimesDevice(Protocol):
+    """Its GPU's own time (CUDA events: PyTorch, CuPy): around each timed block, the clocks
+    each block ran at (NVML), and the launch-free and flushed-L2 forms of a call after the
+    samples (docs/timing.md, "Device time"). Each is None (or nothing) on the host."""
+
+    def device_timer(self) -> Any:
+        """A fresh `blocks.DeviceTimer` for one variant's blocks."""
+
+    def clock_reader(self) -> Callable[[], Any] | None:
+        """A reader of the GPU's clocks (`gpu_clocks.BlockClocks`)."""
+
+    def device_forms(self, call: Callable[[], Any]) -> Any:
+        """`call` warm, as a graph replay and after an L2 flush: a `DeviceForms`."""
+
+
 # The names a declaration uses, and the protocol each stands for.
 CAPABILITIES: dict[str, type] = {
     "profile": Profiles,
@@ -112,6 +128,7 @@ CAPABILITIES: dict[str, type] = {
     "replica_gpus": PlacesPerGpu,
     "replica_devices": PlacesOverDevices,
     "compiler_preload": PreloadsCompiler,
+    "device_time": TimesDevice,
 }
 
 

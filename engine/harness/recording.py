@@ -104,6 +104,10 @@ def record_timing(result: StrategyResult, timing: Timing, transfer_s: float | No
     result.warnings.extend(timing.warnings)
     result.budget_exhausted = timing.budget_exhausted
     result.rewarm_s = timing.rewarm_s
+    result.device_samples_s = timing.device_samples
+    result.device_timer = timing.device_timer if timing.device_samples else None
+    result.clocks = timing.clocks
+    result.throttled_samples_s = timing.throttled_samples
 
 
 def to_host(output: Any) -> np.ndarray:

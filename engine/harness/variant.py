@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from engine.catalogue.catalog import import_kernel, strategy_info
+from engine.harness.capabilities import TimesDevice
 from engine.harness.recording import (
     Prepared,
     blank_result,
@@ -100,11 +101,21 @@ def call_limit(limit: float | None, what: str = "its first calls") -> Iterator[N
 def timed_kernel(
     runtime: Runtime, inputs: PlacedInputs, fn: Callable[..., Any], config: BenchConfig, user: bool
 ) -> Kernel:
-    """What the timed calls call: the built function over the placed input sets in turn; a
-    user's kernel on fresh vectors every call, a sampled one checked (`FreshInputs`)."""
+    """What the timed calls call: the built function over the placed input sets in turn, on
+    a GPU timed by the device too and its clocks read (`TimesDevice`); a user's kernel on
+    fresh vectors every call, a sampled one checked (`FreshInputs`), timed by the host alone:
+    it may compute on a stream of its own, which events on the current one do not see."""
     sets = inputs.timed
     if not user:
-        return Kernel(call=lambda i: fn(*sets[i % len(sets)]), sync=runtime.sync)
+        timer, clocks = None, None
+        if isinstance(runtime, TimesDevice):
+            timer, clocks = runtime.device_timer(), runtime.clock_reader()
+        return Kernel(
+            call=lambda i: fn(*sets[i % len(sets)]),
+            sync=runtime.sync,
+            device_timer=timer,
+            clocks=clocks,
+        )
     if not inputs.host_matrices:
         raise RuntimeError("a user kernel runs only in its own process, with its inputs")
     return FreshInputs(

@@ -9,7 +9,7 @@ import contextlib
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 Clock = Callable[[], float]
 # A timed block should be far above perf_counter's resolution (well under a microsecond) and
@@ -18,17 +18,34 @@ MIN_BLOCK_S = 0.02
 MAX_CALLS_PER_SAMPLE = 100_000
 
 
+class DeviceTimer(Protocol):
+    """The device's own timer around a timed block (CUDA events: `measure/device_timer.py`):
+    marks before the block's first call and after its last, read once its sync returned."""
+
+    name: str
+
+    def start(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+    def elapsed_s(self) -> float: ...
+
+
 @dataclass(frozen=True)
 class Kernel:
     """`call(i)` and `sync(output)`; for a kernel the harness does not trust (a user's),
     `before_block(calls)` and `after_block()` run outside the clock around every block (fresh
-    inputs in, a sampled output checked), and `max_calls` bounds a block's calls."""
+    inputs in, a sampled output checked), and `max_calls` bounds a block's calls. On a GPU,
+    `device_timer` times each sampled block on the device too, and `clocks()` reads the
+    clocks it ran at, after it (`machine/gpu_clocks.py`)."""
 
     call: Callable[[int], Any]
     sync: Callable[[Any], None]
     before_block: Callable[[int], None] | None = None
     after_block: Callable[[], None] | None = None
     max_calls: int = 100_000  # MAX_CALLS_PER_SAMPLE
+    device_timer: DeviceTimer | None = None
+    clocks: Callable[[], Any] | None = None
 
 
 class Deadline:
@@ -71,12 +88,19 @@ def untimed_around(kernel: Kernel, calls: int) -> Iterator[None]:
         kernel.after_block()
 
 
-def run_block(kernel: Kernel, counter: Counter, calls: int, clock: Clock) -> float:
+def run_block(
+    kernel: Kernel, counter: Counter, calls: int, clock: Clock, timer: DeviceTimer | None = None
+) -> float:
+    """One block's host seconds; `timer` (a sampled block's) marks it on the device too."""
     with untimed_around(kernel, calls):
         start = clock()
+        if timer is not None:
+            timer.start()
         out = None
         for _ in range(calls):
             out = kernel.call(counter.take())
+        if timer is not None:
+            timer.stop()
         kernel.sync(out)
         elapsed = clock() - start
     return elapsed

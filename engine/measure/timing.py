@@ -25,6 +25,7 @@ from engine.measure.blocks import (
     Clock,
     Counter,
     Deadline,
+    DeviceTimer,
     Kernel,
     autorange,
     ladder_calls,
@@ -60,6 +61,12 @@ class Timing:
     warnings: tuple[str, ...]
     budget_exhausted: bool
     rewarm_s: float = 0.0  # untimed calls before its turns (`Sampler.rewarm`), in total
+    # On a GPU: the device's time of each kept block (none unless every block has one), the
+    # clocks of every block, and the samples of blocks left out as throttled.
+    device_samples: tuple[float, ...] = ()
+    device_timer: str | None = None
+    clocks: tuple[Any, ...] = ()
+    throttled_samples: tuple[float, ...] = ()
 
 
 class Sampler:
@@ -91,6 +98,8 @@ class Sampler:
         self.deadline = Deadline(budget_s, clock)
         self.warnings: list[str] = []
         self.samples: list[float] = []
+        self.device_samples: list[float | None] = []  # the device's time of each sample
+        self.block_clocks: list[Any] = []  # the clocks of each sample's block
         self.last_block_s = 0.0
         self.rewarm_s = 0.0  # what its re-warms took, in total: where a run's time goes
         self.fixed_calls = fixed_calls
@@ -133,6 +142,8 @@ class Sampler:
         warmed up and autoranged as every other variant was, before its next block."""
         self.confirming = False
         self.samples.clear()
+        self.device_samples.clear()
+        self.block_clocks.clear()
         self.last_block_s = 0.0
         self._settle(self._warm_up(self.warmup, every_call=False))
 
@@ -183,10 +194,17 @@ class Sampler:
             self.warnings.append(f"warm-up cut to {done} of {warmup} calls by the time budget")
         return last
 
-    def _block(self, calls: int) -> float:
-        elapsed = run_block(self.kernel, self.counter, calls, self.clock)
+    def _block(self, calls: int, timer: DeviceTimer | None = None) -> float:
+        elapsed = run_block(self.kernel, self.counter, calls, self.clock, timer)
         self.deadline.spend(elapsed)
         return elapsed
+
+    def _after_sample(self, timer: DeviceTimer | None) -> None:
+        """What the device says of the block just sampled, outside its clock: its own time
+        per call (None without a timer) and the clocks it ran at."""
+        self.device_samples.append(timer.elapsed_s() / self.calls if timer else None)
+        if self.kernel.clocks is not None:
+            self.block_clocks.append(self.kernel.clocks())
 
     def rewarm(self) -> None:
         """Untimed calls before a block that follows other work (another variant's block, or
@@ -221,9 +239,12 @@ class Sampler:
             self.dispatch_s, self.dispatch_block_s = self._timed_calls(self.calls)
             self.last_block_s = self.dispatch_block_s * self.calls
             self.samples.append(self.dispatch_block_s)
+            self._after_sample(None)
             return self.samples[-1]
-        self.last_block_s = self._block(self.calls)
+        timer = self.kernel.device_timer
+        self.last_block_s = self._block(self.calls, timer)
         self.samples.append(self.last_block_s / self.calls)
+        self._after_sample(timer)
         return self.samples[-1]
 
     def timing(self, repeats: int, stop_reason: str | None = None) -> Timing:
@@ -240,9 +261,12 @@ class Sampler:
                 f"stopped after {len(self.samples)} of {repeats} samples: "
                 f"time budget of {self.budget_s:g} s reached"
             )
-        measurement = Measurement(tuple(self.samples), self.calls)
+        kept, throttled = self._unthrottled(warnings)
+        measurement = Measurement(tuple(self.samples[i] for i in kept), self.calls)
         if measurement.noise_warning and stop_reason != "eliminated":  # its note says enough
             warnings.append(measurement.noise_warning)
+        device = [self.device_samples[i] for i in kept]
+        timer = self.kernel.device_timer
         return Timing(
             self.first_call_s,
             self.dispatch_s,
@@ -250,7 +274,38 @@ class Sampler:
             tuple(warnings),
             budget_exhausted,
             self.rewarm_s,
+            device_samples=tuple(d for d in device if d is not None)
+            if all(d is not None for d in device)
+            else (),
+            device_timer=timer.name if timer else None,
+            clocks=tuple(self.block_clocks),
+            throttled_samples=tuple(self.samples[i] for i in throttled),
         )
+
+    def _unthrottled(self, warnings: list[str]) -> tuple[list[int], list[int]]:
+        """The samples kept for the interval and those left out, as indices: a block taken
+        while the GPU throttled is left out, said in `warnings`, unless every block was (then
+        all are kept, and the warning says to read them as throttled numbers)."""
+        every = list(range(len(self.samples)))
+        clocks = self.block_clocks
+        if len(clocks) != len(self.samples):
+            return every, []
+        throttled = [i for i in every if clocks[i].throttled]
+        if not throttled:
+            return every, []
+        why = ", ".join(sorted({clocks[i].why for i in throttled}))
+        if len(throttled) == len(every):
+            warnings.append(
+                f"every block was taken while the GPU throttled ({why}): kept, but read these "
+                "times as a throttled GPU's"
+            )
+            return every, []
+        warnings.append(
+            f"{len(throttled)} of {len(every)} blocks were taken while the GPU throttled "
+            f"({why}): left out of the interval"
+        )
+        left_out = set(throttled)
+        return [i for i in every if i not in left_out], throttled
 
 
 def time_kernel(

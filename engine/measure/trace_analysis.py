@@ -30,10 +30,14 @@ from dataclasses import dataclass
 from typing import Any
 
 STEP_NAME = "matvec_call"
-PROFILE_CALLS = 3
-PROFILE_BUDGET_S = 0.15  # fewer calls for slow variants: a profile's size grows with its ops
+# Enough profiled calls for an interval of their median (nine: its order statistics' 95%
+# reach is the 2nd to the 8th), fewer for slow variants: a profile's size grows with its ops.
+PROFILE_CALLS = 9
+PROFILE_BUDGET_S = 0.3
 EXECUTOR_STEP = "ExecutorState::Process"
 TOP_OPS = 8
+HOST_SOURCE = "TensorFlow profiler: the time some op ran on a compute thread"
+DEVICE_SOURCE = "TensorFlow profiler (device tracer): the time the device was busy"
 
 
 def profile_calls(median_s: float | None) -> int:
@@ -62,6 +66,11 @@ class TraceSummary:
     top_ops: tuple[OpSummary, ...]
     tracing_count: int | None  # the tf.function's tracing count, as the profiler saw it
     retraced: bool  # a profiled call traced the function again
+    # Each profiled call's op time and wall time, in the order called: the intervals of
+    # `measure/host_and_device.py` are over these.
+    op_samples_s: tuple[float, ...] = ()
+    wall_samples_s: tuple[float, ...] = ()
+    op_source: str = ""  # which time `op_time_s` is: the device's, or ops on host threads
 
 
 def _device_processes(events: Iterable[Mapping[str, Any]]) -> set[Any]:
@@ -90,6 +99,10 @@ def _union_length(intervals: list[tuple[float, float]]) -> float:
         total += stop - max(start, end)
         end = stop
     return total
+
+
+def _span(event: Mapping[str, Any]) -> tuple[float, float]:
+    return float(event["ts"]), float(event["ts"]) + float(event["dur"])
 
 
 def _clip(
@@ -181,7 +194,7 @@ def summarize(events: list[Mapping[str, Any]]) -> TraceSummary:
     ]
     if not steps:
         raise ValueError(f"the profile has no {STEP_NAME!r} steps")
-    windows = [(float(e["ts"]), float(e["ts"]) + float(e["dur"])) for e in steps]
+    windows = sorted(_span(e) for e in steps)
     calls = len(steps)
     wall_us = sum(b - a for a, b in windows)
 
@@ -197,12 +210,12 @@ def summarize(events: list[Mapping[str, Any]]) -> TraceSummary:
             ops.append(event)
     devices = _device_processes(events)
     on_device = [e for e in complete if e.get("pid") in devices]
-    busy = [
-        part
-        for event in (on_device or ops)
-        for part in _clip(float(event["ts"]), float(event["ts"]) + float(event["dur"]), windows)
+    busy = on_device or ops
+    per_call_us = [  # the windows never overlap: each call's union is its own
+        min(_union_length([part for e in busy for part in _clip(*_span(e), [w])]), w[1] - w[0])
+        for w in windows
     ]
-    op_us = min(_union_length(busy), wall_us)
+    op_us = sum(per_call_us)
 
     top = _top_ops(ops, calls)
     tracing = [e.get("args", {}) for e in complete if "tf_function_call" in e.get("args", {})]
@@ -219,6 +232,9 @@ def summarize(events: list[Mapping[str, Any]]) -> TraceSummary:
         top_ops=top,
         tracing_count=max(counts_seen) if counts_seen else None,
         retraced=retraced,
+        op_samples_s=tuple(us / 1e6 for us in per_call_us),
+        wall_samples_s=tuple((b - a) / 1e6 for a, b in windows),
+        op_source=DEVICE_SOURCE if on_device else HOST_SOURCE,
     )
 
 

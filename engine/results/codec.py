@@ -90,6 +90,10 @@ def result_to_dict(
     own["distribution"] = entry.distribution.to_dict() if entry.distribution else None
     own["profile"] = entry.profile.to_dict() if entry.profile else None
     own["device_levels"] = [level.to_dict() for level in entry.device_levels]
+    own["device_samples_s"] = list(entry.device_samples_s)
+    own["throttled_samples_s"] = list(entry.throttled_samples_s)
+    own["clocks"] = [clocks.to_dict() for clocks in entry.clocks]
+    own["device_forms"] = entry.device_forms.to_dict() if entry.device_forms else None
     own["framework"] = framework_of(entry)
     for name in ("max_rel_error", "rel_error_norm", "max_abs_error"):
         own[name] = finite_or_none(own[name])  # an unwritten output has error inf
@@ -125,6 +129,7 @@ def run_to_dict(run: RunRecord) -> dict[str, Any]:
         "warnings": list(run.warnings),
     }
     data["winner"] = run_winner_record(run)
+    data["speed_of_light"] = run.speed_of_light()
     reduced = run_reduced_precision(run)
     if reduced is not None:
         data["reduced_precision"] = reduced

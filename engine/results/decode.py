@@ -34,6 +34,8 @@ from engine.results.parts import (
     Environment,
     ProfileSummary,
     ReplicaTiming,
+    read_block_clocks,
+    read_device_forms,
     read_level,
     read_peak,
 )
@@ -111,7 +113,28 @@ def result_from_dict(data: Any, path: str, config: BenchConfig | None = None) ->
         profile=ProfileSummary.from_dict(profile.data, profile.path) if profile else None,
         user_kernel=_user_kernel_from(read),
         accuracy_class=read.text("accuracy_class", None, max_chars=200),
+        **_device_parts(read, len(samples)),
     )
+
+
+def _device_parts(read: Reader, samples: int) -> dict[str, Any]:
+    """A GPU result's device time, clocks and forms (docs/timing.md, "Device time"); the
+    device's samples are one per timed sample or none."""
+    device = tuple(
+        read.each("device_samples_s", lambda v, p: check_number(v, p, 0, MAX_SAMPLE_S), [])
+    )
+    if device and len(device) != samples:
+        raise read.reject("device_samples_s", f"must hold one time per sample ({samples})")
+    forms = read.child("device_forms", None)
+    return {
+        "device_samples_s": device,
+        "device_timer": read.text("device_timer", None, max_chars=200),
+        "clocks": tuple(read.each("clocks", read_block_clocks, [])),
+        "throttled_samples_s": tuple(
+            read.each("throttled_samples_s", lambda v, p: check_number(v, p, 0, MAX_SAMPLE_S), [])
+        ),
+        "device_forms": read_device_forms(forms.data, forms.path) if forms else None,
+    }
 
 
 def run_from_dict(cls: type[Run], data: Any) -> Run:
@@ -140,6 +163,7 @@ def run_from_dict(cls: type[Run], data: Any) -> Run:
         "group_id",
         "timings",
         "prediction",
+        "speed_of_light",  # derived: computed again from the results and the ceilings
         ATTESTATION,
     )
     timings = read.child("timings", None)

@@ -15,11 +15,14 @@ from typing import Any, Literal
 from engine.catalogue.catalog import code_to_copy, is_known
 from engine.machine.load import MachineLoad
 from engine.measure import roofline
+from engine.measure.host_and_device import PROFILED_CALLS, TIMED_BLOCKS, TimeSplit, time_split
 from engine.measure.memory import MemoryEstimate, working_set_bytes
 from engine.measure.peak import MEMORY, LevelCeiling, Peak
 from engine.measure.stats import Measurement
 from engine.measure.uncertainty import NoiseFloor, median_ci
 from engine.results.parts import (
+    BlockClocks,
+    DeviceForms,
     DistributionSummary,
     Environment,
     ProfileSummary,
@@ -82,6 +85,17 @@ class StrategyResult:
     # Reduced precision ("bfloat16 storage, float32 accumulation"): an accuracy class of its
     # own, never a candidate for the requested dtype's answer. None: the requested dtype's.
     accuracy_class: str | None = None
+    # On a GPU: the device's own time of each timed block (seconds per call, one per sample,
+    # CUDA events around the block), and which timer that is (docs/timing.md, "Device time").
+    device_samples_s: tuple[float, ...] = ()
+    device_timer: str | None = None
+    # On an NVIDIA GPU: the clocks each timed block ran at (`measure/clocks.py`), in order,
+    # and the samples of blocks taken while it throttled, left out of `samples_s`.
+    clocks: tuple[BlockClocks, ...] = ()
+    throttled_samples_s: tuple[float, ...] = ()
+    # On a GPU: the launch-free (graph replay) and flushed-L2 forms of its call, beside the
+    # plain warm one (`measure/device_forms.py`).
+    device_forms: DeviceForms | None = None
 
     @property
     def measurement(self) -> Measurement | None:
@@ -93,6 +107,21 @@ class StrategyResult:
     def median_s(self) -> float | None:
         m = self.measurement
         return m.median_s if m else None
+
+    def time_split(self) -> TimeSplit | None:
+        """Host time beside op (or device) time and the difference, call by call
+        (`measure/host_and_device.py`): the device's timer of the timed blocks where it ran,
+        else the profiler's calls."""
+        if self.device_samples_s and len(self.device_samples_s) == len(self.samples_s):
+            timer = self.device_timer or "the device's timer"
+            return time_split(self.samples_s, self.device_samples_s, timer, TIMED_BLOCKS)
+        profile = self.profile
+        if profile is None or profile.status != "ok" or not profile.op_samples_s:
+            return None
+        if len(profile.op_samples_s) != len(profile.wall_samples_s):
+            return None
+        source = profile.op_source or "the profiler's op time"
+        return time_split(profile.wall_samples_s, profile.op_samples_s, source, PROFILED_CALLS)
 
     def derived(
         self,
@@ -116,7 +145,14 @@ class StrategyResult:
                 self.flops, self.bytes_padded, self.matrices, stats["median_s"], peak_bytes_per_s
             )
             padded = {"roofline_fraction_padded": padded_rates["roofline_fraction"]}
+        light = level.bandwidth_bytes_per_s if level else peak_bytes_per_s
+        split = self.time_split()
+        forms = self.device_forms
+        memory_bps = memory.bandwidth_bytes_per_s if memory else peak_bytes_per_s
         own_level = {
+            "device_form_times": forms.summary(self.bytes, light, memory_bps) if forms else None,
+            "speed_of_light_s": self.bytes / light if light else None,
+            "time_split": split.to_dict() if split else None,
             "ceiling_level": level.level if level else None,
             "ceiling_fraction": roofline.fraction(
                 self.bytes, stats["median_s"], level.bandwidth_bytes_per_s if level else None
@@ -176,6 +212,26 @@ class RunRecord:
         if not self.peak.bandwidth_bytes_per_s:
             return None
         return self.peak.ceiling_for(self.working_set_of(result))
+
+    def speed_of_light(self) -> dict[str, Any] | None:
+        """The problem's speed of light on the run's own device: the bytes a call must move
+        over the ceiling of the level its working set lives in, as a time (None without a
+        ceiling). Each result's `ceiling_fraction` is its time as a fraction of it; a result
+        on another device has its own `speed_of_light_s`."""
+        own = next(
+            (r for r in self.results if not r.ceiling_bytes_per_s and r.accuracy_class is None),
+            None,
+        )
+        level = self.ceiling_of(own) if own is not None else None
+        if own is None or level is None or not level.bandwidth_bytes_per_s:
+            return None
+        return {
+            "time_s": own.bytes / level.bandwidth_bytes_per_s,
+            "bytes": own.bytes,
+            "level": level.level,
+            "bytes_per_s": level.bandwidth_bytes_per_s,
+            "source": level.source,
+        }
 
     def memory_of(self, result: StrategyResult) -> LevelCeiling | None:
         """Memory's ceiling `result`'s roofline fraction is of: its own device's where it ran

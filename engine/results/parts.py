@@ -8,6 +8,8 @@ import math
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+from engine.machine.gpu_clocks import BlockClocks
+from engine.measure.device_forms import DeviceForms
 from engine.measure.peak import MEMORY, LevelCeiling, Peak, Probe
 from engine.results.reader import MAX_COUNT, Reader, check_number
 
@@ -263,10 +265,17 @@ class ProfileSummary:
     tensorboard_dir: str | None = None  # the XSpace for TensorBoard's profile plugin
     # A fresh function's first call taken apart: total_s, tracing_s, compile_s, execution_s.
     first_call: dict[str, float] | None = None
+    # Each profiled call's op time and wall time (seconds, in the order called), and which
+    # time the op time is (`measure/host_and_device.py` gives their intervals).
+    op_samples_s: tuple[float, ...] = ()
+    wall_samples_s: tuple[float, ...] = ()
+    op_source: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["top_ops"] = [asdict(op) for op in self.top_ops]
+        data["op_samples_s"] = list(self.op_samples_s)
+        data["wall_samples_s"] = list(self.wall_samples_s)
         return data
 
     @classmethod
@@ -288,7 +297,15 @@ class ProfileSummary:
             trace_file=read.text("trace_file", None, max_chars=1_000),
             tensorboard_dir=read.text("tensorboard_dir", None, max_chars=1_000),
             first_call=_first_call_from(read.child("first_call", None)),
+            op_samples_s=_times(read, "op_samples_s"),
+            wall_samples_s=_times(read, "wall_samples_s"),
+            op_source=read.text("op_source", None),
         )
+
+
+def _times(read: Reader, name: str) -> tuple[float, ...]:
+    """A list of times per call (seconds, each 0 to `MAX_SAMPLE_S`), empty where absent."""
+    return tuple(read.each(name, lambda v, p: check_number(v, p, 0, MAX_SAMPLE_S), []))
 
 
 FIRST_CALL_PARTS = ("total_s", "tracing_s", "compile_s", "execution_s")
@@ -298,3 +315,27 @@ def _first_call_from(read: Reader | None) -> dict[str, float] | None:
     if read is None:
         return None
     return {name: read.number(name, high=MAX_SAMPLE_S) for name in FIRST_CALL_PARTS}
+
+
+def read_block_clocks(data: Any, path: str) -> BlockClocks:
+    read = Reader(data, path)
+    return BlockClocks(
+        sm_mhz=read.integer("sm_mhz", None, high=100_000),
+        memory_mhz=read.integer("memory_mhz", None, high=100_000),
+        temperature_c=read.integer("temperature_c", None, high=1_000),
+        power_w=read.number("power_w", None, high=1e6),
+        reasons=tuple(read.texts("reasons", [])),
+        throttled=read.boolean("throttled", False),
+    )
+
+
+def read_device_forms(data: Any, path: str) -> DeviceForms:
+    read = Reader(data, path)
+    return DeviceForms(
+        warm_s=_times(read, "warm_s"),
+        graph_s=_times(read, "graph_s"),
+        flushed_s=_times(read, "flushed_s"),
+        flush_bytes=read.integer("flush_bytes", None, low=1),
+        timer=read.text("timer", max_chars=200),
+        notes=tuple(read.texts("notes", [])),
+    )

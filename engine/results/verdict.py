@@ -188,11 +188,19 @@ def run_ratio(run: RunRecord, variant: str, reference: str) -> RatioEstimate | N
     )
 
 
+# Which time a verdict judges, and why: the timed blocks end in a synchronisation, so their
+# time is what a loop that calls the kernel pays; a fused pipeline pays the device's time,
+# shown beside it where it was measured (a result's `time_split`).
+JUDGED_ON = "host time: synchronised calls, what a loop that calls the kernel pays"
+
+
 def run_winner_record(run: RunRecord) -> dict[str, Any] | None:
     """A run's `winner` record (the results JSON's, the pages', the CLI's). A run not measured
     here carries `reported_by` (the machine its file names): every reader says whose word the
     verdict is, and none names it the fastest on that word alone."""
     record = winner_record(run_winner(run))
+    if record is not None:
+        record["judged_on"] = JUDGED_ON
     if record is not None and run.reported_by is not None:
         record["reported_by"] = run.reported_by
     if record is not None and run.config.search:  # what a longer sampling would take there

@@ -17,6 +17,8 @@ from dashboard.figures import run as run_figures
 from dashboard.report import comparison_report, run_report, sweep_report
 from dashboard.tables import run as run_tables
 from engine.catalogue.catalog import TORCH_INSTALL_HINT
+from engine.machine.gpu_clocks import block_clocks
+from engine.measure.device_forms import DeviceForms
 from engine.measure.peak import LevelCeiling
 from engine.results.parts import (
     DistributionSummary,
@@ -157,6 +159,33 @@ def profiled() -> RunResult:
     return run
 
 
+def on_a_gpu() -> RunResult:
+    """A GPU's device truth: events around each block, one block throttled and left out, the
+    clocks of each, the warm and flushed forms (no graph: a call a graph cannot hold)."""
+    run = make_run({"cupy_matmul": [2e-5] * 5, "numpy": [3e-5] * 5})
+    gpu = run.results[0]
+    gpu.device_samples_s = (1.4e-5,) * 5
+    gpu.device_timer = "CUDA events around each timed block"
+    gpu.clocks = (
+        *(block_clocks(0x4, 1755, 1980, 2619, 61, 300_000) for _ in range(5)),
+        block_clocks(0x40, 1200, 1980, 2619, 91, 350_000),
+    )
+    gpu.throttled_samples_s = (4e-5,)
+    gpu.warnings.append(
+        "1 of 6 blocks were taken while the GPU throttled (hardware thermal slowdown): left "
+        "out of the interval"
+    )
+    gpu.device_forms = DeviceForms(
+        (1.3e-5,) * 15,
+        (),
+        (2.6e-5,) * 15,
+        2**25,
+        "CUDA events",
+        ("no graph replay: **operation not permitted** ![x](http://127.0.0.1:9/x.png)",),
+    )
+    return run
+
+
 def from_elsewhere() -> RunResult:
     """A run naming a strategy this process does not register (a newer version's, a user's
     kernel): it reads back, renders and compares without the catalogue knowing it."""
@@ -196,6 +225,7 @@ STATES = {
     "from elsewhere": from_elsewhere,
     "empty": empty_run,
     "profiled": profiled,
+    "on a GPU": on_a_gpu,
     "peers": with_peers,
     "one point": lambda: make_run({"einsum": [0.001]}),
     "all failed": all_failed,
@@ -330,3 +360,14 @@ def test_the_why_section_draws_the_measured_profile_on_the_page_and_in_the_repor
     assert list(why["ops per call"]) == ["38,000", "2", "-"]
     html = run_report(run)
     assert "Why (profiled)" in html and "38,000" in html and "BatchMatMulV2" in html
+
+
+def test_a_gpu_runs_device_time_shows_beside_its_host_time(stored_states):
+    at = opened_in_history(stored_states["on a GPU"])
+    assert not at.exception
+    tables = [frame.value for frame in at.dataframe]
+    why = next(t for t in tables if "in ops" in t.columns).set_index("strategy")
+    assert why.loc["cupy_matmul", "in ops"] == "14 us (no spread)"
+    assert why.loc["cupy_matmul", "the rest"] == "6 us (no spread)"
+    shown = " ".join(c.value for c in at.caption)
+    assert "Speed of light for this problem" in shown

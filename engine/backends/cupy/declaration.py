@@ -51,5 +51,5 @@ FRAMEWORK = FrameworkInfo(
     accelerator_only=True,
     strategies=STRATEGIES,
     user_kind="eager",
-    capabilities=("device_ceiling", "l2_ceiling", "replica_gpus"),
+    capabilities=("device_ceiling", "l2_ceiling", "replica_gpus", "device_time"),
 )

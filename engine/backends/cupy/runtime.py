@@ -98,6 +98,27 @@ class CupyRuntime(ArraysSayWhere):
 
         return l2_read(buffer, times)
 
+    def device_timer(self) -> Any:
+        """CUDA events around each timed block."""
+        from engine.measure.device_timer import EventTimer
+
+        return EventTimer(cp.cuda.Event, cp.cuda.get_elapsed_time)
+
+    def clock_reader(self) -> Callable[[], Any] | None:
+        """NVML's reading of this GPU's clocks, found by its UUID where CUDA gives it."""
+        from engine.machine.gpu_clocks import nvml_reader
+
+        raw = cp.cuda.runtime.getDeviceProperties(self.device.id).get("uuid")
+        uuid = _uuid_text(raw) if isinstance(raw, bytes) and len(raw) == 16 else None
+        reader, self.clocks_note = nvml_reader(uuid, self.device.id)
+        return reader
+
+    def device_forms(self, call: Callable[[], Any]) -> Any:
+        """`call` warm, as a CUDA graph replay, and after twice the L2 was written."""
+        from engine.backends.cupy.device_forms import cupy_forms
+
+        return cupy_forms(call, self.l2_cache_bytes())
+
     def memory_stats(self) -> dict[str, int] | None:
         pool = cp.get_default_memory_pool()
         used = int(pool.used_bytes())
@@ -114,6 +135,12 @@ class CupyRuntime(ArraysSayWhere):
             "threads": self.threads,
             "thread_control": "none needed: the GPU runs the kernels",
         }
+
+
+def _uuid_text(raw: bytes) -> str:
+    """CUDA's 16-byte UUID as NVML names the GPU: "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"."""
+    text = raw.hex()
+    return f"GPU-{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
 
 
 def make_runtime(dtype: str, threads: int) -> CupyRuntime:

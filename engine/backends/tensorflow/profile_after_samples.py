@@ -62,4 +62,7 @@ def profile_variant(
         trace_file=str(trace),
         tensorboard_dir=str(folder),
         first_call=split,
+        op_samples_s=summary.op_samples_s,
+        wall_samples_s=summary.wall_samples_s,
+        op_source=summary.op_source,
     )

@@ -114,5 +114,12 @@ FRAMEWORK = FrameworkInfo(
     wrappers={("eager", "compile"): "@torch.compile\n"},
     user_kind="eager",
     calibration=("torch_bmm",),
-    capabilities=("profile", "device_ceiling", "l2_ceiling", "replica_gpus", "compiler_preload"),
+    capabilities=(
+        "profile",
+        "device_ceiling",
+        "l2_ceiling",
+        "replica_gpus",
+        "compiler_preload",
+        "device_time",
+    ),
 )

@@ -15,12 +15,15 @@ from collections.abc import Callable
 from typing import Any
 
 import torch
+from torch.autograd import DeviceType
 from torch.profiler import ProfilerActivity, profile, record_function
 
 from engine.results.parts import ProfiledOp, ProfileSummary
 
 STEP_NAME = "matvec_call"
 TOP_OPS = 8
+HOST_SOURCE = "PyTorch profiler: its operators' self time on the CPU"
+DEVICE_SOURCE = "PyTorch profiler (CUPTI): its kernels' time on the GPU"
 
 
 def _self_s(event: Any, on_device: bool) -> float:
@@ -48,10 +51,15 @@ def profile_kernel(
     step = next((e for e in averages if e.key == STEP_NAME), None)
     if step is None or not step.count:
         raise ValueError(f"the profile has no {STEP_NAME!r} steps")
-    wall_s = step.cpu_time_total / step.count / 1e6
     ops = [e for e in averages if e.key != STEP_NAME and _self_s(e, cuda) > 0]
-    op_s = min(sum(_self_s(e, cuda) for e in ops) / calls, wall_s)
+    windows = sorted(
+        (e.time_range.start, e.time_range.end) for e in profiler.events() if e.name == STEP_NAME
+    )
+    op_samples = [_op_time_in(profiler.events(), window, cuda) for window in windows]
+    wall_samples = [(end - start) / 1e6 for start, end in windows]
     top = sorted(ops, key=lambda e: -_self_s(e, cuda))[:TOP_OPS]
+    wall_s = sum(wall_samples) / len(wall_samples)
+    op_s = sum(op_samples) / len(op_samples)
     return ProfileSummary(
         "ok",
         calls=calls,
@@ -64,4 +72,30 @@ def profile_kernel(
         ),
         peak_memory_bytes=int(torch.cuda.max_memory_allocated()) if cuda else None,
         memory_note=None if cuda else "not reported on the CPU (PyTorch keeps no host statistics)",
+        op_samples_s=tuple(op_samples),
+        wall_samples_s=tuple(wall_samples),
+        op_source=DEVICE_SOURCE if cuda else HOST_SOURCE,
     )
+
+
+def _op_time_in(events: Any, window: tuple[float, float], cuda: bool) -> float:
+    """One profiled call's op time, in seconds: on a GPU the time its kernels kept the device
+    busy (a union: two streams are not counted twice); on the CPU the self times of the
+    operators it ran (never counting a caller's time twice). At most the call's wall time."""
+    start, end = window
+    inside = [e for e in events if e.name != STEP_NAME and start <= e.time_range.start < end]
+    if cuda:
+        kernels = sorted(
+            (e.time_range.start, e.time_range.end)
+            for e in inside
+            if getattr(e, "device_type", None) == DeviceType.CUDA
+        )
+        busy, reach = 0.0, float("-inf")
+        for a, b in kernels:
+            if b > reach:
+                busy += b - max(a, reach)
+                reach = b
+        micros = busy
+    else:
+        micros = sum(e.self_cpu_time_total for e in inside)
+    return min(micros, end - start) / 1e6

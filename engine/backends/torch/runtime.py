@@ -130,6 +130,33 @@ class TorchRuntime(ArraysSayWhere):
         view = buffer.unsqueeze(0).expand(times, -1)
         return lambda: view.sum(1)
 
+    def device_timer(self) -> Any:
+        """CUDA events around each timed block (None on the host)."""
+        if not self.cuda:
+            return None
+        from engine.measure.device_timer import EventTimer
+
+        return EventTimer(
+            lambda: torch.cuda.Event(enable_timing=True), lambda a, b: a.elapsed_time(b)
+        )
+
+    def clock_reader(self) -> Callable[[], Any] | None:
+        """NVML's reading of this GPU's clocks, found by its UUID (CUDA's numbering is not
+        NVML's under CUDA_VISIBLE_DEVICES); None on the host or without NVML."""
+        if not self.cuda:
+            return None
+        from engine.machine.gpu_clocks import nvml_reader
+
+        uuid = getattr(torch.cuda.get_device_properties(self.device), "uuid", None)
+        reader, self.clocks_note = nvml_reader(f"GPU-{uuid}" if uuid else None, 0)
+        return reader
+
+    def device_forms(self, call: Callable[[], Any]) -> Any:
+        """`call` warm, as a CUDA graph replay, and after twice the L2 was written."""
+        from engine.backends.torch.device_forms import torch_forms
+
+        return torch_forms(call, self.l2_cache_bytes())
+
     def profile(self, call: Callable[[int], Any], calls: int) -> Any:
         """A `ProfileSummary` of `calls` more calls (`torch.profiler`)."""
         from engine.backends.torch.profile import profile_kernel

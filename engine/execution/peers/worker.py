@@ -137,6 +137,46 @@ def profile_in_process(runtime: Runtime, item: Prepared) -> ProfileSummary | Non
         return ProfileSummary("failed", error=one_line(error))
 
 
+def after_samples(
+    runtime: Any,
+    config: BenchConfig,
+    prepared: list[Prepared],
+    order: PhaseOrder,
+    emit: Callable[[Event], None],
+) -> None:
+    """What is taken of each variant once every sample is: on a GPU its graph and flushed
+    forms, and with `--profile` its profile; neither touches a sample."""
+    framework = runtime.framework
+    if isinstance(runtime, capabilities.TimesDevice) and runtime.device_kind == "GPU":
+        order.enter("device forms")
+        emit(Phase(f"graph and flushed forms ({framework})"))
+        for item in prepared:
+            forms_in_process(runtime, item)
+    if config.profile:
+        order.enter("profile")
+        emit(Phase(f"profiles ({framework})"))
+        for item in prepared:
+            item.result.profile = profile_in_process(runtime, item)
+
+
+def forms_in_process(runtime: Any, item: Prepared) -> None:
+    """On a GPU, the variant's call warm, as a graph replay and after an L2 flush, beside its
+    samples (`measure/device_forms.py`); a user's kernel (its own streams) and a replica mode
+    are not taken; a form that fails is said and never costs the timings. Says once why the
+    clocks were not read, where they were not."""
+    result = item.result
+    note = getattr(runtime, "clocks_note", None)
+    if note and result.status == "ok":
+        result.notes.append(f"clocks not read per block: {note}")
+    if item.sampler is None or result.status != "ok" or result.user_kernel or result.replicas:
+        return
+    call = item.sampler.kernel.call
+    try:
+        result.device_forms = runtime.device_forms(lambda: call(0))
+    except Exception as error:  # noqa: BLE001 - a failed form never costs the timings
+        result.notes.append(f"graph and flushed forms not taken: {one_line(error)}")
+
+
 def run(request: PeerRequest, write: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
     """Measure the request's variants, phase by phase (`phase_order.PHASES`); returns the
     `peer_result` object."""
@@ -184,11 +224,7 @@ def run(request: PeerRequest, write: Callable[[dict[str, Any]], None]) -> dict[s
     for item in prepared:
         if item.sampler is not None and item.finish is not None:
             item.finish(item.sampler.timing(config.repeats, item.result.stop_reason))
-    if config.profile:
-        order.enter("profile")
-        emit(Phase(f"profiles ({framework})"))
-        for item in prepared:
-            item.result.profile = profile_in_process(runtime, item)
+    after_samples(runtime, config, prepared, order, emit)
     order.enter("release")
     environment = released(runtime, prepared, threads_before if user else None)
     del inputs

@@ -17,6 +17,7 @@ PHASES: tuple[tuple[str, str], ...] = (
     ("prepare", "each variant built, called once, warmed up and checked against float64"),
     ("sample", "every variant's timed blocks, interleaved or raced"),
     ("finish", "each variant's timing recorded from its samples"),
+    ("device forms", "on a GPU, each variant's call as a graph replay and after an L2 flush"),
     ("profile", "each variant under its framework's profiler (when asked)"),
     ("release", "the inputs freed, the device's memory peak read"),
     ("probe again", "the read bandwidth after the variants: a ceiling that moved is seen"),

@@ -255,3 +255,82 @@ def test_numpy_on_a_gpu_machine_is_placed_against_the_hosts_cache_levels(monkeyp
     (entry,) = result.results
     assert result.ceiling_of(entry).level != "memory"  # 16 KiB of inputs fit the L2
     assert not any("ran on the CPU" in w for w in entry.warnings)  # against the host's peak
+
+
+def test_a_gpu_variant_carries_its_device_time_clocks_and_forms(tmp_path):
+    """With CuPy and NVML stand-ins (no GPU here: the fake's "device" time is the host's, its
+    clocks made up, every third reading a hardware slowdown): each timed block is timed by
+    events too, its clocks kept, a throttled block left out and counted, and the warm, graph
+    and flushed forms are taken after the samples; a call a graph cannot hold keeps the
+    others and says why."""
+    fakes = [ROOT / "tests" / "fixtures" / name for name in ("fake_cupy", "fake_nvml")]
+    out = tmp_path / "run.json"
+    command = [sys.executable, "-m", "engine", "run", "--strategy=numpy,cupy_matmul"]
+    command += ["--matrices=64", "--dim=8", "--repeats=6", "--time-budget=2", f"--json={out}"]
+    done = subprocess.run(
+        [*command, "--no-history", "--progress=none", "--sampling=fixed"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join([*map(str, fakes), str(ROOT)]),
+            "FAKE_NVML_THROTTLE_EVERY": "3",
+            "FAKE_CUPY_NO_GRAPH": "1",
+        },
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    entry = next(e for e in json.loads(out.read_text())["results"] if e["variant"] == "cupy_matmul")
+    kept, left_out = entry["samples_s"], entry["throttled_samples_s"]
+    assert len(entry["device_samples_s"]) == len(kept) and left_out
+    assert len(entry["clocks"]) == len(kept) + len(left_out)
+    assert sum(c["throttled"] for c in entry["clocks"]) == len(left_out)
+    assert entry["clocks"][0] == {
+        "sm_mhz": 1755,
+        "memory_mhz": 2619,
+        "temperature_c": 61,
+        "power_w": None,
+        "reasons": ["software power cap"],
+        "throttled": False,
+    }
+    said = [w for w in entry["warnings"] if "throttled" in w]
+    assert said == [
+        f"{len(left_out)} of {len(entry['clocks'])} blocks were taken while the GPU throttled "
+        "(hardware slowdown): left out of the interval"
+    ]
+    split = entry["time_split"]
+    assert split["calls"] == "the timed blocks"
+    assert split["op_source"] == "CUDA events around each timed block"
+    assert 0 <= split["op_s"] <= split["host_s"]
+    forms = entry["device_forms"]
+    assert len(forms["warm_s"]) == len(forms["flushed_s"]) == 15 and forms["graph_s"] == []
+    assert forms["flush_bytes"] == 8 * 2**20  # twice the stand-in's 4 MiB L2
+    assert forms["notes"] == [
+        "no graph replay: cudaErrorStreamCaptureUnsupported: operation not permitted"
+    ]
+    assert entry["device_form_times"]["graph"] is None
+    numpy = next(e for e in json.loads(out.read_text())["results"] if e["variant"] == "numpy")
+    assert numpy["device_samples_s"] == [] and numpy["device_forms"] is None  # the host's
+
+
+def test_a_captured_graph_replays_the_call():
+    """The CuPy form's graph, with the stand-in: captured once, replayed as the call."""
+    import numpy as np
+
+    sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "fake_cupy"))
+    try:
+        import cupy
+
+        from engine.backends.cupy.device_forms import cupy_forms
+
+        a, x = (
+            cupy.asarray(np.ones((4, 3, 3), np.float32)),
+            cupy.asarray(np.ones((4, 3, 1), np.float32)),
+        )
+        forms = cupy_forms(lambda: cupy.matmul(a, x), 4 * 2**20)
+    finally:
+        sys.path.remove(str(ROOT / "tests" / "fixtures" / "fake_cupy"))
+        for name in [m for m in sys.modules if m == "cupy" or m.startswith("engine.backends.cupy")]:
+            del sys.modules[name]
+    assert len(forms.graph_s) == 15 and forms.notes == ()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import json
 import logging
+import statistics
 import subprocess
 import sys
 
@@ -45,7 +46,11 @@ def test_known_kernels_report_their_op_counts_and_time_split(profiled):
     assert loop.ops_per_call >= B  # a step per matrix, at least
     assert 1 <= batched.ops_per_call <= 5  # one batched kernel, a handful of steps
     for profile in (loop, batched):
-        assert profile.calls == 3 and 0 <= profile.op_time_s <= profile.wall_s
+        assert profile.calls == 9 and 0 <= profile.op_time_s <= profile.wall_s
+        assert len(profile.op_samples_s) == len(profile.wall_samples_s) == 9
+        assert all(
+            0 <= op <= wall for op, wall in zip(profile.op_samples_s, profile.wall_samples_s)
+        )
         assert profile.op_time_s + profile.host_time_s == pytest.approx(profile.wall_s)
         assert profile.tracing_count == 1 and not profile.retraced
         # The CPU allocator keeps statistics only with oneDNN on (TensorFlow's x86 default):
@@ -55,6 +60,10 @@ def test_known_kernels_report_their_op_counts_and_time_split(profiled):
         else:
             assert profile.peak_memory_bytes > 0 and profile.memory_note is None
     assert any(op.type == "BatchMatMulV2" for op in batched.top_ops)
+    for entry in profiled.to_dict()["results"]:
+        if entry["profile"]["status"] == "ok":
+            assert entry["profile"]["op_source"].startswith("TensorFlow profiler")
+            assert_time_split(entry)
     xla = found["batched_matvec+xla"].profile
     assert xla.status == "ok" and any(op.type == "XLA op" for op in xla.top_ops)
     assert found["numpy"].profile.status == "unsupported"
@@ -170,8 +179,8 @@ def test_tensorflows_vectorized_map_fallback_warning_is_kept_as_a_note():
 def test_slow_variants_are_profiled_over_fewer_calls():
     from engine.measure.trace_analysis import profile_calls
 
-    assert profile_calls(None) == 3 and profile_calls(0.001) == 3
-    assert profile_calls(0.06) == 2 and profile_calls(1.7) == 1
+    assert profile_calls(None) == 9 and profile_calls(0.001) == 9
+    assert profile_calls(0.06) == 5 and profile_calls(1.7) == 1
 
 
 def test_an_eager_loop_counts_each_op_it_dispatches():
@@ -212,4 +221,20 @@ def test_pytorch_variants_are_profiled_by_pytorch_in_their_own_process(tmp_path)
         assert 0 < found["op_time_s"] <= found["wall_s"]
         assert found["host_time_s"] == pytest.approx(found["wall_s"] - found["op_time_s"])
         assert "not reported on the CPU" in found["memory_note"]
-    RunResult.from_dict(data)  # the profile reads back
+        assert found["op_source"].startswith("PyTorch profiler")
+        assert_time_split(next(e for e in data["results"] if e["variant"] == variant))
+    again = RunResult.from_dict(data)  # the profile reads back, the split derived again
+    assert again.to_dict()["results"][0]["time_split"] == data["results"][0]["time_split"]
+
+
+def assert_time_split(entry: dict) -> None:
+    """Host time, op time and their difference, each inside its 95% interval, the op time
+    never above the host time."""
+    split, profile = entry["time_split"], entry["profile"]
+    assert split["host_s"] == statistics.median(profile["wall_samples_s"])
+    assert split["calls"].startswith("the profiled calls")
+    for name in ("host", "op", "overhead"):
+        low, high = split[f"{name}_ci_s"]
+        assert 0 <= low <= split[f"{name}_s"] <= high, (name, split)
+    assert 0 <= split["op_s"] <= split["host_s"]
+    assert split["count"] == profile["calls"]
