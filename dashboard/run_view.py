@@ -21,15 +21,10 @@ from dashboard.text.controls import in_page_words
 from dashboard.text.explain import answer_for
 from engine.analysis.prediction import prediction_words
 from engine.results.codec import run_entries
-from engine.results.formatting import (
-    grouped_notes,
-    reported_words,
-    sentence,
-    speed_of_light_line,
-    took_line,
-)
+from engine.results.formatting import grouped_notes, reported_words, sentence
 from engine.results.run_result import RunResult
 from engine.results.search import search_summary
+from engine.results.summary import speed_of_light_line, took_line
 
 NO_CORRECT_RESULT = "No strategy produced a correct result in this run."
 NO_SOURCE = "This version of the tool does not have that strategy's source."
@@ -126,7 +121,7 @@ def build(result: RunResult) -> RunView:
 
 
 def light_words(result: RunResult, chosen: dict[str, Any] | None) -> str | None:
-    """The speed of light line (`formatting.speed_of_light_line`), as a sentence that points at
+    """The speed of light line (`summary.speed_of_light_line`), as a sentence that points at
     each variant's share of it."""
     entries = run_entries(result)
     line = speed_of_light_line(result.speed_of_light(), entries, (chosen or {}).get("variant"))

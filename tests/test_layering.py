@@ -292,6 +292,37 @@ def test_a_framework_declaring_an_unknown_capability_is_refused():
         FrameworkInfo("made_up", "Made up", "made_up", "", 99, capabilities=("teleport",))
 
 
+def probes_of_a_runtime(path: Path) -> list[str]:
+    """`file:line` of each `getattr(runtime, ...)` or `hasattr(runtime, ...)` in `path`."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ("getattr", "hasattr")
+            and node.args
+            and isinstance(node.args[0], ast.Name)
+            and "runtime" in node.args[0].id
+        ):
+            found.append(f"{relative(path)}:{node.lineno}")
+    return found
+
+
+def test_a_runtime_is_asked_through_its_capabilities_never_probed():
+    """What a runtime can do is its declared capabilities (`harness/capabilities.py`, the one
+    place that looks a member up by name); code that probes a runtime for an attribute grows a
+    second list of what each one has."""
+    allowed = ROOT / "engine" / "harness" / "capabilities.py"
+    probes = [
+        probe
+        for path in sorted((ROOT / "engine").rglob("*.py"))
+        if path != allowed
+        for probe in probes_of_a_runtime(path)
+    ]
+    assert probes == []
+    assert probes_of_a_runtime(allowed)  # the check sees the one place it allows
+
+
 ROOM_MOST_MODULES = 12  # a room with more than this is two rooms
 
 

@@ -150,7 +150,7 @@ def said_run(result: Any, args: argparse.Namespace, progress: Any) -> int:
     """The finished run on the terminal (its table, a search's lines, where the time went) or
     as the last event; the exit code that says whether any variant was correct."""
     from engine.analysis.prediction import prediction_words
-    from engine.results.formatting import summary_table, took_line
+    from engine.results.summary import summary_table, took_line
 
     if args.progress == "jsonl":
         progress(ResultWritten(result.run_id, args.json_path))

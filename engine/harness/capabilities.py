@@ -116,6 +116,9 @@ class TimesDevice(Protocol):
     def clock_reader(self) -> Callable[[], Any] | None:
         """A reader of the GPU's clocks (`gpu_clocks.BlockClocks`)."""
 
+    def clocks_note(self) -> str | None:
+        """Why `clock_reader` read no clocks, where it read none (no NVML, no such GPU)."""
+
     def device_forms(self, call: Callable[[], Any]) -> Any:
         """`call` warm, as a graph replay and after an L2 flush: a `DeviceForms`."""
 

@@ -17,7 +17,8 @@ from dashboard.report.html import escape
 from dashboard.run_view import build
 from engine.machine.load import MachineLoad
 from engine.measure.uncertainty import NoiseFloor
-from engine.results.formatting import speed_words, summary_table, times
+from engine.results.formatting import speed_words, times
+from engine.results.summary import summary_table
 from engine.storage.history import History
 from tests.factories import make_run
 

@@ -26,6 +26,7 @@ class CupyRuntime(ArraysSayWhere):
         self.device = cp.cuda.Device(0)
         self.device.use()
         self.threads = threads  # host threads do not drive CuPy's kernels; kept for the record
+        self._clocks_note: str | None = None  # set by clock_reader
 
     def unsupported(self, dtype: str) -> str | None:
         if dtype == "bfloat16":
@@ -110,8 +111,12 @@ class CupyRuntime(ArraysSayWhere):
 
         raw = cp.cuda.runtime.getDeviceProperties(self.device.id).get("uuid")
         uuid = _uuid_text(raw) if isinstance(raw, bytes) and len(raw) == 16 else None
-        reader, self.clocks_note = nvml_reader(uuid, self.device.id)
+        reader, self._clocks_note = nvml_reader(uuid, self.device.id)
         return reader
+
+    def clocks_note(self) -> str | None:
+        """Why the clocks were not read per block, where they were not."""
+        return self._clocks_note
 
     def device_forms(self, call: Callable[[], Any]) -> Any:
         """`call` warm, as a CUDA graph replay, and after twice the L2 was written."""

@@ -30,7 +30,7 @@ def profile_variant(
 ) -> ProfileSummary | None:
     """The variant's profile; `fresh` makes and calls a new copy of its function once, for
     the first call's split (None: not taken apart in this mode)."""
-    result = item.result  # a peer's is taken in its own process (peer_worker.profile_in_process)
+    result = item.result  # a peer's is taken in its own process (peers/preparing.py)
     if strategy_info(result.strategy).runs_on_host:
         return ProfileSummary("unsupported", error="NumPy runs outside TensorFlow: no ops to see")
     if item.sampler is None or result.status != "ok":

@@ -37,6 +37,7 @@ class TorchRuntime(ArraysSayWhere):
         self.device = torch.device("cuda:0" if self.cuda else "cpu")
         self.device_kind = "GPU" if self.cuda else "CPU"
         self.dtype = DTYPES[dtype]
+        self._clocks_note: str | None = None  # set by clock_reader
         if self.cuda:
             torch.backends.cuda.matmul.allow_tf32 = False
 
@@ -148,8 +149,12 @@ class TorchRuntime(ArraysSayWhere):
         from engine.machine.gpu_clocks import nvml_reader
 
         uuid = getattr(torch.cuda.get_device_properties(self.device), "uuid", None)
-        reader, self.clocks_note = nvml_reader(f"GPU-{uuid}" if uuid else None, 0)
+        reader, self._clocks_note = nvml_reader(f"GPU-{uuid}" if uuid else None, 0)
         return reader
+
+    def clocks_note(self) -> str | None:
+        """Why the clocks were not read per block, where they were not."""
+        return self._clocks_note
 
     def device_forms(self, call: Callable[[], Any]) -> Any:
         """`call` warm, as a CUDA graph replay, and after twice the L2 was written."""

@@ -1,4 +1,4 @@
-"""An accelerator's own ceilings, read in its framework's process (`peer_worker`): its memory
+"""An accelerator's own ceilings, read in its framework's process (`peers/worker.py`): its memory
 (`device_probes`), and where the framework can say its size, its L2 (`device_l2_probes`); the
 results on that device are placed against them (`peers/parent.py`). A framework on the host has none
 here: the host's NumPy probes are its ceilings."""

@@ -1,9 +1,9 @@
 """A run's peer processes started early: each kept peer framework's process loads its framework
-and draws the run's inputs while the run's own process imports TensorFlow
-(`peers/prestart.py` says what it does, `PeerPool.prestart` how it is asked); `settle_peers`,
+and draws the run's inputs while the run's own process imports TensorFlow (`prestart` in
+`peers/preparing.py` says what it does, `PeerPool.prestart` how it is asked); `settle_peers`,
 before anything is measured, waits for every one. Only where the process may be kept
-(`peer_pool.pool_for`: inside `kept_peers()`, a single-mode run on a CPU machine, never a
-user's kernel)."""
+(`pool_for` in `peers/pool.py`: inside `kept_peers()`, a single-mode run on a CPU machine,
+never a user's kernel)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The peer frameworks' variants (JAX, PyTorch), each framework in a process of its own.
 
-The run starts one `peer_worker` process per framework *before* TensorFlow takes the device
+The run starts one `peers/worker.py` process per framework *before* TensorFlow takes the device
 (a TPU is held by one process at a time; JAX would preallocate a GPU), forwards its progress
 events, and merges its results, validated by the same parser as any imported file, into the
 one run. Every framework gets the same thread count. A framework that is not installed gives

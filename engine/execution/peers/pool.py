@@ -95,7 +95,7 @@ class PeerPool:
         self, key: tuple[str, int], request: dict[str, Any], timeout_s: float, dtype: str
     ) -> None:
         """Send `request` (a prestart: load the framework, draw the inputs, measure nothing:
-        `peers/prestart.py`) to the process for `key`, started now if need be, and wait for
+        `peers/preparing.py`) to the process for `key`, started now if need be, and wait for
         its answer on a thread of its own; `settle` waits for every such answer."""
         self.child_for(key, dtype)  # here: the threads never start processes
 

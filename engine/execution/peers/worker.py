@@ -1,13 +1,13 @@
 """One peer framework's variants, in a process of its own (`-m engine.execution.peers.worker`).
 
-Started by the run (`peers/parent.py`) with a request on stdin (`peer_request.PeerRequest`: the
-config, the variants, the number of cold-cache input sets, the thread count every framework gets
-...), validated before the framework is imported. It limits its CPU affinity to that many cores
-*before* the framework starts its thread pools, makes the engine's inputs (same seed, same
-streams: bit for bit what TensorFlow gets), puts them on the framework's device, and prepares,
-samples and checks each variant through the one path every framework takes (`variant.py`),
-interleaved with the others of its framework. It imports TensorFlow only to measure a user's
-TensorFlow kernel.
+Started by the run (`peers/parent.py`) with a request on stdin (`PeerRequest` in
+`peers/request.py`: the config, the variants, the number of cold-cache input sets, the thread
+count every framework gets ...), validated before the framework is imported. It limits its CPU
+affinity to that many cores *before* the framework starts its thread pools, makes the engine's
+inputs (same seed, same streams: bit for bit what TensorFlow gets), puts them on the
+framework's device, and prepares, samples and checks each variant through the one path every
+framework takes (`variant.py`), interleaved with the others of its framework. It imports
+TensorFlow only to measure a user's TensorFlow kernel.
 
 Protocol on stdout (one JSON object per line): `{"event": ...}` progress events, then one
 `{"peer_result": {...}}`. Everything else the framework prints goes to stderr, so it cannot
@@ -23,158 +23,33 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import IO, Any
 
-from engine.analysis.history_prior import Prior
-from engine.catalogue.catalog import ONE_THREAD, is_known, strategy_info, variant_name
+from engine.catalogue.catalog import is_known, strategy_info, variant_name
 from engine.catalogue.strategy_info import declared_call, framework_info
 from engine.execution.peers.device_probes import device_l2_probes, device_probes
 from engine.execution.peers.inputs import kept_inputs
-from engine.execution.peers.kept import KEPT, KEPT_FUNCTION
-from engine.execution.peers.prestart import prestart
+from engine.execution.peers.kept import KEPT
+from engine.execution.peers.preparing import after_samples, prepare_peer_variant, prestart
 from engine.execution.peers.request import PeerRequest, RequestRefused
 from engine.execution.peers.runtime import limit_cpus, load_runtime
 from engine.execution.plan.phase_order import PhaseOrder
-from engine.execution.replicas.device import SplitVariant
-from engine.execution.replicas.host import prepare_host_replicas
 from engine.execution.sampling.loop import fixed_plan, race_plan, take_samples
 from engine.harness import capabilities
 from engine.harness.recording import Prepared
-from engine.harness.runtime import Runtime
 from engine.harness.variant import (
-    PlacedInputs,
     failing_sample,
-    kernel_function,
-    prepare_variant,
 )
-from engine.measure.trace_analysis import profile_calls
 from engine.measure.uncertainty import NoiseFloor
 from engine.process.descendants import adopt_orphans, end_descendants
 from engine.process.parent_watch import die_with_parent
 from engine.results.codec import result_to_dict
 from engine.results.events import Event, Phase, VariantStarted
 from engine.results.formatting import one_line
-from engine.results.parts import ProfileSummary
-from engine.run_settings.config import BenchConfig
 
 RESULT_KEY = "peer_result"
 TOKEN_KEY = "token"  # the run's per-process token, on every protocol line
-
-
-def prepare_peer_variant(
-    runtime: Runtime,
-    request: PeerRequest,
-    inputs: PlacedInputs,
-    variant: tuple[str, str],
-    priors: Mapping[str, Prior],
-    own_ceiling: bool = False,
-) -> Prepared:
-    """One variant built, called, warmed and checked; one the history shows far slower than
-    the best here (`priors`) is prepared for its one confirming block, in a single process.
-    `own_ceiling`: the process probed its own device (an accelerator), its results' ceiling.
-    In modes replicated and sharded the batch is split over replicas (`prepare_split_variant`)."""
-    if request.config.mode != "single":
-        return prepare_split_variant(runtime, request.config, inputs, variant)
-    strategy, option = variant
-    name = variant_name(*variant)
-    one = capabilities.process_count(runtime) <= 1
-    confirm = priors[name].median_s if name in priors and one else None
-    how = "" if option == ONE_THREAD else option  # the thread count is the process's
-
-    config = request.config
-    shape = (config.matrices, config.dim, config.columns, config.dtype, config.threads)
-    reused: list[bool] = []
-
-    def build() -> Callable[..., Any]:
-        def make() -> Callable[..., Any]:
-            return runtime.build(kernel_function(strategy), strategy_info(strategy).build or how)
-
-        built, kept = KEPT.build((runtime.framework, name, *shape), make)
-        reused.append(kept)
-        return built
-
-    found = prepare_variant(
-        runtime,
-        config,
-        inputs,
-        variant,
-        build=build,
-        run_device_kind=request.device_kind,
-        confirm=confirm,
-        own_ceiling=own_ceiling,
-    )
-    if any(reused):
-        found.result.notes.append(KEPT_FUNCTION)
-    return found
-
-
-def prepare_split_variant(
-    runtime: Runtime, config: BenchConfig, inputs: PlacedInputs, variant: tuple[str, str]
-) -> Prepared:
-    """Modes replicated and sharded: the batch split over replicas (`replicas/host.py`)."""
-    strategy, option = variant
-
-    def build() -> Callable[..., Any]:
-        return runtime.build(kernel_function(strategy), strategy_info(strategy).build or option)
-
-    split = SplitVariant(config, inputs.timed, inputs.check, inputs.reference, variant, build)
-    return prepare_host_replicas(runtime, split)
-
-
-def profile_in_process(runtime: Runtime, item: Prepared) -> ProfileSummary | None:
-    """The variant's profile with its framework's own profiler, where it has one; a failed
-    profile never costs the timings."""
-    result = item.result
-    if item.sampler is None or result.status != "ok":
-        return None  # nothing ran to profile: the variant's own status says why
-    if not isinstance(runtime, capabilities.Profiles):
-        return ProfileSummary("unsupported", error=f"no profiler hook for {runtime.framework}")
-    calls = profile_calls(result.median_s)
-    try:
-        return runtime.profile(item.sampler.kernel.call, calls)
-    except Exception as error:  # noqa: BLE001 - a failed profile never costs the timings
-        return ProfileSummary("failed", error=one_line(error))
-
-
-def after_samples(
-    runtime: Any,
-    config: BenchConfig,
-    prepared: list[Prepared],
-    order: PhaseOrder,
-    emit: Callable[[Event], None],
-) -> None:
-    """What is taken of each variant once every sample is: on a GPU its graph and flushed
-    forms, and with `--profile` its profile; neither touches a sample."""
-    framework = runtime.framework
-    if isinstance(runtime, capabilities.TimesDevice) and runtime.device_kind == "GPU":
-        order.enter("device forms")
-        emit(Phase(f"graph and flushed forms ({framework})"))
-        for item in prepared:
-            forms_in_process(runtime, item)
-    if config.profile:
-        order.enter("profile")
-        emit(Phase(f"profiles ({framework})"))
-        for item in prepared:
-            item.result.profile = profile_in_process(runtime, item)
-
-
-def forms_in_process(runtime: Any, item: Prepared) -> None:
-    """On a GPU, the variant's call warm, as a graph replay and after an L2 flush, beside its
-    samples (`measure/device_forms.py`); a user's kernel (its own streams) and a replica mode
-    are not taken; a form that fails is said and never costs the timings. Says once why the
-    clocks were not read, where they were not."""
-    result = item.result
-    note = getattr(runtime, "clocks_note", None)
-    if note and result.status == "ok":
-        result.notes.append(f"clocks not read per block: {note}")
-    if item.sampler is None or result.status != "ok" or result.user_kernel or result.replicas:
-        return
-    call = item.sampler.kernel.call
-    try:
-        result.device_forms = runtime.device_forms(lambda: call(0))
-    except Exception as error:  # noqa: BLE001 - a failed form never costs the timings
-        result.notes.append(f"graph and flushed forms not taken: {one_line(error)}")
 
 
 def run(request: PeerRequest, write: Callable[[dict[str, Any]], None]) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """The phases of a measurement, in the one order every process kind goes through them.
 
-The run's own process (`orchestrator.measure`, TensorFlow's or the host's) and each
-framework's process (`peer_worker.run`, JAX's several processes included) enter the same
+The run's own process (`run/orchestrator.py`'s `measure`, TensorFlow's or the host's) and each
+framework's process (`peers/worker.py`'s `run`, JAX's several processes included) enter the same
 phases in the same order; a process may skip one (no profile asked, an interrupted run stops
 early) but never goes back, so a probe "after" is after every variant's last call and the
 record is made of finished variants. Each process keeps the phases it went through in its

@@ -1,7 +1,7 @@
 """A run's own process watched for a call that never returns.
 
 Every other framework runs in a process of its own, which the parent ends when one of its
-calls outlives the call limit (`peer_process`). TensorFlow's variants run in the run's own
+calls outlives the call limit (`peers/process.py`). TensorFlow's variants run in the run's own
 process, where nothing outside can watch them, so a thread inside does: every progress event
 of the run (a variant prepared, a sample taken, a variant finished) is a sign of life, and
 one variant's step that goes on past the limit with none means a call that will not return

@@ -85,6 +85,8 @@ def test_a_gpu_framework_runs_beside_the_host_against_its_own_ceiling(tmp_path):
         assert f"{placed} own read bandwidth" in entry["warnings"]
         assert entry["ceiling_level"] == ("L2" if l2_kept else "memory")  # 16 KiB fits its L2
         assert [level["level"] for level in entry["device_levels"]] == (["L2"] if l2_kept else [])
+        unread = [n for n in entry["notes"] if n.startswith("clocks not read per block: ")]
+        assert len(unread) == 1 and not entry["clocks"]  # no NVML here: said once, and why
     note = [w for w in data["warnings"] if w.startswith("cupy_matmul, cupy_einsum ran on an")]
     assert bool(note) != l2_kept and all("no cache of it has a ceiling" in w for w in note)
     assert "read 2 times in one launch" not in l2[0]["kernel"] and "one launch" in l2[0]["kernel"]
@@ -286,6 +288,7 @@ def test_a_gpu_variant_carries_its_device_time_clocks_and_forms(tmp_path):
     assert len(entry["device_samples_s"]) == len(kept) and left_out
     assert len(entry["clocks"]) == len(kept) + len(left_out)
     assert sum(c["throttled"] for c in entry["clocks"]) == len(left_out)
+    assert not [n for n in entry["notes"] if n.startswith("clocks not read")]
     assert entry["clocks"][0] == {
         "sm_mhz": 1755,
         "memory_mhz": 2619,

@@ -1,4 +1,4 @@
-"""A run's peer processes started early (`peers/early_start.py`, `peers/prestart.py`,
+"""A run's peer processes started early (`peers/early_start.py`, `peers/preparing.py`,
 `PeerPool.prestart`): a kept JAX process loads and draws before the run measures and then
 serves it, its inputs reused and their placement not reported as a timing; a fresh CLI run is
 served so; nothing is prestarted where nothing may be kept; a prestart that fails costs only

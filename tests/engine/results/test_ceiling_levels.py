@@ -13,9 +13,10 @@ from engine.measure.peak import LevelCeiling, Peak
 from engine.results.ceiling_text import ceiling_words
 from engine.results.codec import run_entries, run_to_dict
 from engine.results.decode import run_from_json
-from engine.results.formatting import format_entry, summary_table
+from engine.results.formatting import format_entry
 from engine.results.reader import ResultsRejected
 from engine.results.run_result import RunResult
+from engine.results.summary import summary_table
 from tests.factories import make_run
 
 MIB = 2**20

@@ -9,9 +9,9 @@ from engine.results.formatting import (
     format_number,
     format_seconds,
     select_time_unit,
-    summary_table,
     verdict,
 )
+from engine.results.summary import summary_table
 from tests.factories import make_run
 
 
@@ -50,7 +50,7 @@ def test_summary_table_names_every_variant_and_the_peak():
 
 
 def test_the_took_line_names_each_phase_that_took_time():
-    from engine.results.formatting import took_line
+    from engine.results.summary import took_line
 
     timings = {"startup_s": 3.04, "peers_s": 0.0, "peak_s": 1.6, "variants_s": 0.61, "total_s": 5.3}
     assert took_line(timings) == (
@@ -83,8 +83,8 @@ def test_notes_that_differ_only_in_a_number_are_one_line():
 
 
 def test_a_failed_profile_is_in_the_printed_notes():
-    from engine.results.formatting import summary_table
     from engine.results.parts import ProfileSummary
+    from engine.results.summary import summary_table
     from tests.factories import make_run
 
     run = make_run({"einsum": [0.001] * 4})

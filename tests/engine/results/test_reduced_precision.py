@@ -10,8 +10,8 @@ import sys
 import pytest
 
 from engine.catalogue.catalog import strategy_info
-from engine.results.formatting import summary_table
 from engine.results.run_result import RunResult
+from engine.results.summary import summary_table
 from engine.run_settings.config import BenchConfig
 from engine.run_settings.fields import ConfigError
 from tests.conftest import ROOT

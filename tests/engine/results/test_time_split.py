@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.results.formatting import took_line
+from engine.results.summary import took_line
 from engine.results.time_split import time_split
 from tests.factories import make_run
 
