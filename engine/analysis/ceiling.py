@@ -41,10 +41,6 @@ from engine.measure.plausible import dram_allowance, is_cache_resident
 Reprobe = Callable[[], list[Probe]]
 
 
-class ImplausibleThroughput(Exception):
-    """A variant's time says it read faster than the device can: the work was not timed."""
-
-
 def cache_limit_bytes_per_s(device: str | None, ceiling: float) -> float:
     """The fastest read a cache-resident working set can have on this machine's device."""
     return plausible.cache_limit_bytes_per_s(device, ceiling, os.cpu_count() or 1)

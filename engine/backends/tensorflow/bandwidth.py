@@ -22,7 +22,7 @@ from engine.measure.host_bandwidth import (
     host_probe,
 )
 from engine.measure.memory import bandwidth_buffer_bytes
-from engine.measure.peak import Peak, Probe, peak_from
+from engine.measure.peak import Peak, Probe
 from engine.measure.timing import Kernel, time_kernel
 
 FRAMEWORK_SHORTFALL = 0.90  # warn when TensorFlow reads this much slower than the host probe
@@ -100,12 +100,6 @@ def probe_round(buffers: ProbeBuffers, when: str, effort: ProbeEffort = FULL) ->
         ]
     buffers.rounds += 1
     return probes
-
-
-def measure_peak(device: str, device_kind: str, llc_bytes: int) -> Peak:
-    """One round of probes (used alone by callers that measure once)."""
-    probes = probe_round(ProbeBuffers(device, device_kind, llc_bytes), "before")
-    return peak_from(probes, device, llc_bytes)
 
 
 def ceiling_warning(peak: Peak) -> str | None:
