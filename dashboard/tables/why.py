@@ -14,10 +14,10 @@ WHICH_TIME_IS_WHICH = (
     "sampled timings are not perturbed by it. Timed median is the sampled call, the time the "
     "verdict judges (what a loop that calls the kernel pays). Call (wall), in ops and "
     "the rest are medians over the profiled calls, each with its 95% interval, taken call by "
-    "call: in ops is TensorFlow's time some op ran on any thread, PyTorch's operators' self "
-    "time; the rest is launch, dispatch, synchronisation and Python. The profiled calls run "
-    "slower under the profiler. On a GPU the device's own time (CUDA events) splits the timed "
-    "blocks themselves."
+    "call: in ops is the time some op ran on any thread (TensorFlow, JAX), PyTorch's "
+    "operators' self time; the rest is launch, dispatch, synchronisation and Python. The "
+    "profiled calls run slower under the profiler. On a GPU the device's own time (CUDA "
+    "events) splits the timed blocks themselves."
 )
 
 PROFILE_COLUMNS = (

@@ -247,7 +247,8 @@ class ProfiledOp:
 
 @dataclass(frozen=True)
 class ProfileSummary:
-    """A variant's TensorFlow profile, captured after its samples (docs/profiling.md)."""
+    """A variant's profile by its framework's profiler, captured after its samples
+    (docs/profiling.md)."""
 
     status: str  # ok | failed | unsupported
     error: str | None = None

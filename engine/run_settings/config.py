@@ -172,8 +172,8 @@ class BenchConfig:
     profile: bool = setting(
         False,
         kind="bool",
-        help="after each variant's samples, capture a TensorFlow profile of a few more calls "
-        "(ops per call, time in ops vs the rest, a trace to open)",
+        help="after each variant's samples, profile a few more calls with its framework's "
+        "profiler (TensorFlow, JAX, PyTorch: ops per call, time in ops vs the rest)",
         label="Profile (why it is fast or slow)",
         sweepable=False,
     )

@@ -87,5 +87,5 @@ FRAMEWORK = FrameworkInfo(
     user_kind="jit",
     calibration=("jax_vmap",),
     lay_out_replicas="engine.backends.jax.host_devices:show_replicas",
-    capabilities=("device_ceiling", "replica_devices"),
+    capabilities=("device_ceiling", "replica_devices", "profile"),
 )

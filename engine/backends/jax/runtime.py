@@ -85,6 +85,12 @@ class JaxRuntime(ArraysSayWhere):
     def sync(self, output: Any) -> None:
         output.block_until_ready()
 
+    def profile(self, call: Callable[[int], Any], calls: int) -> Any:
+        """A `ProfileSummary` of `calls` more calls (`jax.profiler`, read in the process)."""
+        from engine.backends.jax.profile import profile_kernel
+
+        return profile_kernel(call, self.sync, calls, self.device)
+
     def to_host(self, output: Any) -> np.ndarray:
         """The whole output on this host; laid out over other processes' devices too, it is
         gathered from all of them (a collective: every process checks at the same point)."""

@@ -238,3 +238,29 @@ def assert_time_split(entry: dict) -> None:
         assert 0 <= low <= split[f"{name}_s"] <= high, (name, split)
     assert 0 <= split["op_s"] <= split["host_s"]
     assert split["count"] == profile["calls"]
+
+
+def test_jax_variants_are_profiled_by_jax_in_their_own_process(tmp_path):
+    """A JAX variant's profile is `jax.profiler`'s, read in its process: XLA's ops (whatever
+    this XLA names them: a `dot`, a fusion) inside each call, the split with its intervals."""
+    pytest.importorskip("jax")
+    out = tmp_path / "run.json"
+    command = [sys.executable, "-m", "engine", "run", "--strategy=jax_vmap,jax_broadcast"]
+    command += ["--matrices=64", "--dim=8", "--repeats=5", "--time-budget=2", "--profile"]
+    done = subprocess.run(
+        [*command, f"--json={out}", "--no-history", "--progress=none"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    data = json.loads(out.read_text())
+    for entry in data["results"]:
+        found = entry["profile"]
+        assert found["status"] == "ok", found
+        assert found["top_ops"] and all(op["type"] == "XLA op" for op in found["top_ops"])
+        assert found["ops_per_call"] >= 1 and found["calls"] >= 1
+        assert 0 < found["op_time_s"] <= found["wall_s"]
+        assert found["op_source"] == "JAX profiler: XLA's ops on its CPU threads"
+        assert_time_split(entry)
