@@ -18,8 +18,6 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-import jax
-
 from engine.results.parts import ProfiledOp, ProfileSummary
 
 STEP_NAME = "matvec_call"
@@ -35,7 +33,10 @@ Interval = tuple[float, float]
 def profile_kernel(
     call: Callable[[int], Any], sync: Callable[[Any], None], calls: int, device: Any
 ) -> ProfileSummary:
-    """Profile `calls` calls of `call(i)` on `device`; what ran and where a call's time went."""
+    """Profile `calls` calls of `call(i)` on `device`; what ran and where a call's time went.
+    JAX is imported here, not with the module: reading a trace needs no JAX in the process."""
+    import jax
+
     with tempfile.TemporaryDirectory(prefix="matvec-jax-profile-") as folder:
         jax.profiler.start_trace(folder)
         try:
