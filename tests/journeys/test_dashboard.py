@@ -61,13 +61,26 @@ def no_error_on(page, where: str) -> None:
     assert page.locator('[data-testid="stException"]').count() == 0, where
 
 
+def devices_found(page) -> None:
+    """Wait for the page a user reads: the devices panel filled (until then it looks again
+    every second and, once filled, runs the whole page again) and that run over. Read before,
+    the sidebar may be mid-rerun, its widgets stale or not yet drawn."""
+    device = page.locator('[data-testid="stMetric"]').filter(has_text="Device").first
+    deadline = time.monotonic() + 90
+    while "…" in device.inner_text() and time.monotonic() < deadline:
+        page.wait_for_timeout(200)
+    assert "…" not in device.inner_text(), "the devices panel was not filled within 90 s"
+    settled(page)
+
+
 def walk(page, url: str, environment: Environment) -> str:
     """Open the Run page, press Run with the defaults, wait for the answer, then visit every
     page; returns the Run page's text as the answer left it."""
     page.goto(url)
     page.get_by_role("button", name="Run benchmark").wait_for(timeout=90_000)
-    settled(page)
-    chosen = page.locator('[data-testid="stMultiSelect"]').first.inner_text()
+    devices_found(page)
+    strategies = page.locator('[data-testid="stMultiSelect"]').filter(has_text="Strategies")
+    chosen = strategies.inner_text()
     for name in PRESELECTED[environment.name]:
         assert name in chosen, (name, chosen)
     if not environment.has_tensorflow:
