@@ -9,7 +9,7 @@ import os
 import sys
 from typing import Any
 
-from engine.cli.exit_codes import EXIT_INTERRUPTED
+from engine.cli.exit_codes import EXIT_INTERRUPTED, STARTING_INTERRUPTED
 from engine.cli.flags import config_from_args
 from engine.execution.plan.history_reads import usable_history
 from engine.machine.accelerators import probe_kind
@@ -18,6 +18,7 @@ from engine.machine.host import last_level_cache_bytes
 from engine.machine.jax_cluster import ClusterError, check_layout, jax_processes
 from engine.measure import memory, predraw
 from engine.measure.peak import Peak
+from engine.process.children import interrupt_ends_at_once
 from engine.results.events import Phase, Queued, ResultWritten, silent
 from engine.results.files import check_output_file, save_fallback, write_text_atomically
 from engine.results.run_result import RunInterrupted
@@ -109,19 +110,25 @@ def measured(
     # its peer processes (a warm worker's own, kept; else this run's) start beside TensorFlow;
     # a multi-worker run's workers each start their own, as before
     peers = kept_peers() if worker_count() <= 1 else contextlib.nullcontext()
+    # until it measures, a one-shot run has nothing to keep: Ctrl-C ends it at once (a warm
+    # worker's start is over long before)
+    starting = (
+        interrupt_ends_at_once(STARTING_INTERRUPTED) if warm is None else contextlib.nullcontext()
+    )
     interrupted = False
     with queue, peers:
-        history = usable_history(args.history)  # opened once for every read the plan makes
-        unprobed = Peak(None, NOT_PROBED) if args.no_ceiling else None
-        plan = plan_run(
-            config,
-            history,
-            probe_kind(),
-            learn=not args.no_history,
-            estimate=estimate,
-            peak=unprobed,
-        )
-        started = start_run(config.strategies, probe_kind(), progress, state=warm, early=config)
+        with starting:
+            history = usable_history(args.history)  # opened once for every read the plan makes
+            unprobed = Peak(None, NOT_PROBED) if args.no_ceiling else None
+            plan = plan_run(
+                config,
+                history,
+                probe_kind(),
+                learn=not args.no_history,
+                estimate=estimate,
+                peak=unprobed,
+            )
+            started = start_run(config.strategies, probe_kind(), progress, state=warm, early=config)
         watch = hang_watch_for(config, args, started.own.kind)
         try:
             with watch:

@@ -163,9 +163,12 @@ def test_ctrl_c_while_starting_ends_in_one_line_with_130(delay_s):
     process = subprocess.Popen(
         command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
     )
-    time.sleep(delay_s)
-    process.send_signal(signal.SIGINT)
-    _, stderr = process.communicate(timeout=120)
+    try:
+        time.sleep(delay_s)
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=120)
+    finally:
+        process.kill()  # never left holding the run queue, its stderr unread
     assert process.returncode == 130, stderr[-2000:]
     assert "Traceback" not in stderr and stderr.strip().splitlines()[-1].startswith("error: ")
 

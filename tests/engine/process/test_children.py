@@ -171,3 +171,38 @@ def test_an_engine_child_imports_the_engine_from_anywhere_with_quiet_tensorflow(
     assert (done.code, done.stdout.strip()) == (0, "2"), done.stderr_tail
     assert engine_environment(TF_CPP_MIN_LOG_LEVEL="3")["TF_CPP_MIN_LOG_LEVEL"] == "3"
     assert engine_command("devices") == [sys.executable, "-m", "engine", "devices"]
+
+
+SWALLOWS_AN_INTERRUPT = textwrap.dedent(
+    """
+    import contextlib, os, signal, sys
+    sys.path.insert(0, {root!r})
+    from engine.process.children import end_children_on_signals, interrupt_ends_at_once
+    end_children_on_signals()
+    window = interrupt_ends_at_once("error: ended at once")
+    with window if sys.argv[1] == "starting" else contextlib.nullcontext():
+        try:  # what an import's callback does with a KeyboardInterrupt raised inside it
+            os.kill(os.getpid(), signal.SIGINT)
+            sum(range(100_000))
+        except BaseException:
+            pass
+    print("went on", flush=True)
+    """
+).format(root=str(ROOT))
+
+
+@pytest.mark.parametrize("where", ["starting", "measuring"])
+def test_sigint_while_starting_ends_at_once_where_a_swallowed_interrupt_would_go_on(where):
+    """Inside `interrupt_ends_at_once`, SIGINT ends the process (its line, exit 130) before
+    any `except` can swallow it; outside, it is a KeyboardInterrupt like any other."""
+    done = subprocess.run(
+        [sys.executable, "-c", SWALLOWS_AN_INTERRUPT, where],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    if where == "starting":
+        assert (done.returncode, done.stdout) == (130, ""), done.stderr[-2000:]
+        assert done.stderr.strip().splitlines()[-1] == "error: ended at once"
+    else:
+        assert (done.returncode, done.stdout) == (0, "went on\n"), done.stderr[-2000:]
