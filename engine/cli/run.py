@@ -18,7 +18,7 @@ from engine.machine.host import last_level_cache_bytes
 from engine.machine.jax_cluster import ClusterError, check_layout, jax_processes
 from engine.measure import memory, predraw
 from engine.measure.peak import Peak
-from engine.process.children import interrupt_ends_at_once
+from engine.process.interrupts import interrupt_ends_at_once
 from engine.results.events import Phase, Queued, ResultWritten, silent
 from engine.results.files import check_output_file, save_fallback, write_text_atomically
 from engine.results.run_result import RunInterrupted

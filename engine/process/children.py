@@ -31,12 +31,13 @@ import sys
 import threading
 import time
 import weakref
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 from engine.process.deadline import Deadline
+from engine.process.interrupts import end_at_once_if_starting
 from engine.process.pipe_holders import end_holders
 
 KILL_GRACE_S = 3.0
@@ -303,33 +304,6 @@ def stop_children(grace_s: float = KILL_GRACE_S) -> None:
 atexit.register(end_children)
 
 
-# The line SIGINT ends the process with at once and the stderr it goes to, innermost last
-# (`interrupt_ends_at_once`).
-AT_ONCE: list[tuple[str, int]] = []
-
-
-@contextlib.contextmanager
-def interrupt_ends_at_once(line: str) -> Iterator[None]:
-    """While nothing is worth keeping (a run's start: its frameworks importing), SIGINT ends
-    the process at once, after its children, saying `line` (exit 130). A KeyboardInterrupt
-    raised inside an import can be swallowed (importlib reports one raised in its module
-    locks' callbacks as "Exception ignored" and the import goes on), and the run then went on
-    measuring, seen once in about twenty CI runs of the suite. The line goes to stderr as it is
-    now: TensorFlow's import sends file descriptor 2 to a file meanwhile (its native logs,
-    filtered after)."""
-    try:
-        descriptor = os.dup(2)
-    except OSError:  # no stderr: the exit is still at once
-        descriptor = -1
-    AT_ONCE.append((line, descriptor))
-    try:
-        yield
-    finally:
-        AT_ONCE.pop()
-        if descriptor >= 0:
-            os.close(descriptor)
-
-
 class StopRequested(SystemExit):
     """A stop signal (SIGTERM, SIGHUP) ending this process: unlike argparse's SystemExit, no
     command loop (the warm worker's) may take it for the end of one request."""
@@ -345,11 +319,8 @@ def end_children_on_signals(
         stop_children()
         if on_stop is not None:
             on_stop(signum)
-        if signum == signal.SIGINT and AT_ONCE:
-            line, descriptor = AT_ONCE[-1]
-            with contextlib.suppress(OSError):
-                os.write(descriptor, line.encode() + b"\n")
-            os._exit(128 + signum)
+        if signum == signal.SIGINT:
+            end_at_once_if_starting(signum)
         if signum == signal.SIGINT:
             raise KeyboardInterrupt
         raise StopRequested(128 + signum)

@@ -196,18 +196,7 @@ def test_pytorch_variants_are_profiled_by_pytorch_in_their_own_process(tmp_path)
     """A peer's profile is its own framework's (torch.profiler), taken in its process: the
     batched call is one aten::bmm; the broadcast form a multiply and a sum."""
     pytest.importorskip("torch")
-    out = tmp_path / "run.json"
-    command = [sys.executable, "-m", "engine", "run", "--strategy=torch_bmm,torch_broadcast"]
-    command += ["--matrices=64", "--dim=8", "--repeats=5", "--time-budget=2", "--profile"]
-    done = subprocess.run(
-        [*command, f"--json={out}", "--no-history", "--progress=none"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    data = json.loads(out.read_text())
+    data = profiled_run(tmp_path, "torch_bmm,torch_broadcast")
     profiles = {entry["variant"]: entry["profile"] for entry in data["results"]}
     for variant, ops in (
         ("torch_bmm", {"aten::bmm"}),
@@ -244,8 +233,21 @@ def test_jax_variants_are_profiled_by_jax_in_their_own_process(tmp_path):
     """A JAX variant's profile is `jax.profiler`'s, read in its process: XLA's ops (whatever
     this XLA names them: a `dot`, a fusion) inside each call, the split with its intervals."""
     pytest.importorskip("jax")
+    data = profiled_run(tmp_path, "jax_vmap,jax_broadcast")
+    for entry in data["results"]:
+        found = entry["profile"]
+        assert found["status"] == "ok", found
+        assert found["top_ops"] and all(op["type"] == "XLA op" for op in found["top_ops"])
+        assert found["ops_per_call"] >= 1 and found["calls"] >= 1
+        assert 0 < found["op_time_s"] <= found["wall_s"]
+        assert found["op_source"] == "JAX profiler: XLA's ops on its CPU threads"
+        assert_time_split(entry)
+
+
+def profiled_run(tmp_path, strategies: str) -> dict:
+    """A small `run --profile` of `strategies` in a fresh process: its results file."""
     out = tmp_path / "run.json"
-    command = [sys.executable, "-m", "engine", "run", "--strategy=jax_vmap,jax_broadcast"]
+    command = [sys.executable, "-m", "engine", "run", f"--strategy={strategies}"]
     command += ["--matrices=64", "--dim=8", "--repeats=5", "--time-budget=2", "--profile"]
     done = subprocess.run(
         [*command, f"--json={out}", "--no-history", "--progress=none"],
@@ -255,12 +257,4 @@ def test_jax_variants_are_profiled_by_jax_in_their_own_process(tmp_path):
         timeout=600,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    data = json.loads(out.read_text())
-    for entry in data["results"]:
-        found = entry["profile"]
-        assert found["status"] == "ok", found
-        assert found["top_ops"] and all(op["type"] == "XLA op" for op in found["top_ops"])
-        assert found["ops_per_call"] >= 1 and found["calls"] >= 1
-        assert 0 < found["op_time_s"] <= found["wall_s"]
-        assert found["op_source"] == "JAX profiler: XLA's ops on its CPU threads"
-        assert_time_split(entry)
+    return json.loads(out.read_text())

@@ -177,7 +177,8 @@ SWALLOWS_AN_INTERRUPT = textwrap.dedent(
     """
     import contextlib, os, signal, sys
     sys.path.insert(0, {root!r})
-    from engine.process.children import end_children_on_signals, interrupt_ends_at_once
+    from engine.process.children import end_children_on_signals
+    from engine.process.interrupts import interrupt_ends_at_once
     end_children_on_signals()
     window = interrupt_ends_at_once("error: ended at once")
     with window if sys.argv[1] == "starting" else contextlib.nullcontext():
